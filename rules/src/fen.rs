@@ -1,0 +1,426 @@
+//! FEN, as Fairy-Stockfish writes it (G3).
+//!
+//! `board[hand] turn castling ep halfmoves fullmoves`. The hand (Olympic)
+//! follows the board in brackets, White's pieces first, upper case for White;
+//! a promoted piece is written `+` and its unpromoted letter. The last two
+//! fields may be left out (`0 1`). For `alapawn-balanced`, the castling field
+//! (there is no castling) is `1` while White's first pawn turn is still to
+//! come (A6), `-` after it.
+
+use std::fmt::Write;
+
+use thiserror::Error;
+
+use crate::moves::Move;
+use crate::piece::{Piece, Power, Powers};
+use crate::position::Position;
+use crate::types::{Bitboard, Color, Square};
+use crate::variant::{Goal, Promotion, Variant};
+
+/// Why a FEN was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FenError {
+    /// The text does not have the shape of a FEN.
+    #[error("that is not a FEN: {0}")]
+    Syntax(String),
+    /// The FEN is well formed but describes no position of this variant.
+    #[error("that position is impossible in {variant}: {reason}")]
+    Impossible {
+        /// Variant name.
+        variant: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn syntax(msg: impl Into<String>) -> FenError {
+    FenError::Syntax(msg.into())
+}
+
+/// Most pieces one side may have on the board (as in chess).
+const MAX_PIECES: u32 = 16;
+/// Most pawns one side may have on the board.
+const MAX_PAWNS: u32 = 8;
+
+impl Position {
+    /// Reads a FEN of `variant`. Never panics, whatever the text.
+    pub fn from_fen(variant: &'static Variant, fen: &str) -> Result<Position, FenError> {
+        let impossible = |reason: &str| FenError::Impossible {
+            variant: variant.name,
+            reason: reason.to_string(),
+        };
+        let mut fields = fen.split_ascii_whitespace();
+        let placement = fields.next().ok_or_else(|| syntax("it is empty"))?;
+        let mut pos = Position::empty(variant);
+
+        let (board, hand) = match placement.find('[') {
+            Some(i) => {
+                let rest = &placement[i + 1..];
+                let hand = rest
+                    .strip_suffix(']')
+                    .ok_or_else(|| syntax("the hand has no closing ']'"))?;
+                (&placement[..i], Some(hand))
+            }
+            None => (placement, None),
+        };
+        let ranks: Vec<&str> = board.split('/').collect();
+        if ranks.len() != variant.height as usize {
+            return Err(syntax(format!(
+                "expected {} ranks, found {}",
+                variant.height,
+                ranks.len()
+            )));
+        }
+        for (i, row) in ranks.iter().enumerate() {
+            let rank = variant.height - 1 - i as u8;
+            let mut file = 0u8;
+            let mut promoted = false;
+            let mut chars = row.chars().peekable();
+            while let Some(c) = chars.next() {
+                if let Some(d) = c.to_digit(10) {
+                    if promoted {
+                        return Err(syntax("'+' must be followed by a piece letter"));
+                    }
+                    // Two-digit counts (10) are allowed for wide boards.
+                    let mut n = d;
+                    if let Some(d2) = chars.peek().and_then(|c| c.to_digit(10)) {
+                        n = n * 10 + d2;
+                        chars.next();
+                    }
+                    if n == 0 {
+                        return Err(syntax("an empty-square count of 0"));
+                    }
+                    file = file.saturating_add(n.min(255) as u8);
+                    if file > variant.width {
+                        return Err(syntax(format!("rank {} is too long", rank + 1)));
+                    }
+                } else if c == '+' {
+                    if promoted {
+                        return Err(syntax("'++'"));
+                    }
+                    promoted = true;
+                } else {
+                    let idx = variant
+                        .piece_index(c)
+                        .ok_or_else(|| syntax(format!("unknown piece '{c}'")))?;
+                    if file >= variant.width {
+                        return Err(syntax(format!("rank {} is too long", rank + 1)));
+                    }
+                    let color = if c.is_ascii_uppercase() {
+                        Color::White
+                    } else {
+                        Color::Black
+                    };
+                    let pt = variant.pieces[idx as usize];
+                    if promoted && !can_promote(variant, pt.powers) {
+                        return Err(impossible(&format!("a {} cannot be promoted", pt.name)));
+                    }
+                    let piece = Piece {
+                        color,
+                        powers: pt.powers,
+                        royal: pt.royal,
+                        promoted,
+                    };
+                    promoted = false;
+                    let sq = Square::from_coords(file, rank)
+                        .ok_or_else(|| syntax("square off the board"))?;
+                    pos.put(sq, piece);
+                    file += 1;
+                }
+            }
+            if promoted {
+                return Err(syntax("'+' at the end of a rank"));
+            }
+            if file != variant.width {
+                return Err(syntax(format!(
+                    "rank {} has {} squares, expected {}",
+                    rank + 1,
+                    file,
+                    variant.width
+                )));
+            }
+        }
+
+        if let Some(hand) = hand {
+            if !variant.drops && !hand.is_empty() {
+                return Err(impossible("there are no hands in this game"));
+            }
+            for c in hand.chars() {
+                if c == '-' && hand.len() == 1 {
+                    break;
+                }
+                let idx = variant
+                    .piece_index(c)
+                    .ok_or_else(|| syntax(format!("unknown piece '{c}' in hand")))?;
+                let pt = variant.pieces[idx as usize];
+                if pt.royal {
+                    return Err(impossible("a royal piece cannot be in hand"));
+                }
+                let color = if c.is_ascii_uppercase() {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let slot = &mut pos.hands[color.index()][idx as usize];
+                if *slot as u32 >= MAX_PIECES {
+                    return Err(impossible("too many pieces in hand"));
+                }
+                *slot += 1;
+            }
+        }
+
+        pos.turn = match fields.next() {
+            None | Some("w") | Some("W") => Color::White,
+            Some("b") | Some("B") => Color::Black,
+            Some(other) => {
+                return Err(syntax(format!(
+                    "the side to move must be 'w' or 'b', not '{other}'"
+                )));
+            }
+        };
+
+        let castling = fields.next().unwrap_or("-");
+        if variant.pawn_pairs {
+            pos.first_pawn_turn = match castling {
+                "1" => true,
+                "-" => false,
+                other => {
+                    return Err(syntax(format!(
+                        "the fourth field must be '1' or '-', not '{other}'"
+                    )));
+                }
+            };
+        } else if castling != "-" {
+            for c in castling.chars() {
+                let color = if c.is_ascii_uppercase() {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let file = match c.to_ascii_lowercase() {
+                    'k' => 7,
+                    'q' => 0,
+                    _ => return Err(syntax(format!("unknown castling right '{c}'"))),
+                };
+                // Rights that nothing on the board backs are dropped, as
+                // other tools do.
+                let rank = if color == Color::White {
+                    0
+                } else {
+                    variant.height - 1
+                };
+                let rook =
+                    Square::from_coords(file, rank).ok_or_else(|| syntax("castling square"))?;
+                let king = Square::from_coords(4, rank).ok_or_else(|| syntax("castling square"))?;
+                let is = |sq: Square, p: Powers, royal: bool| {
+                    pos.piece_at(sq).is_some_and(|x| {
+                        x.color == color && x.powers == p && x.royal == royal && !x.promoted
+                    })
+                };
+                if variant.castling && is(rook, Powers::ROOK, false) && is(king, Powers::KING, true)
+                {
+                    pos.castling |= rook.bb();
+                }
+            }
+        }
+
+        match fields.next() {
+            None | Some("-") => {}
+            Some(text) => {
+                let sq = Square::parse(text)
+                    .ok_or_else(|| syntax(format!("bad en passant square '{text}'")))?;
+                // Kept only where a double step could just have passed it.
+                let (us, them) = (pos.turn, !pos.turn);
+                let pusher = sq.bb().forward(them);
+                let start = sq.bb().forward(!them);
+                let passed_rank = pos.home_rank(them).forward(them).forward(them);
+                if variant.en_passant
+                    && passed_rank.has(sq)
+                    && (pusher & pos.power(Power::Pawn) & pos.by_color[them.index()]).any()
+                    && (sq.bb() & pos.occupied()).is_empty()
+                    && (start & pos.occupied()).is_empty()
+                    && (crate::attacks::tables().pawn(them, sq)
+                        & pos.power(Power::Pawn)
+                        & pos.by_color[us.index()])
+                    .any()
+                {
+                    pos.ep = Some(sq);
+                }
+            }
+        }
+
+        let number = |f: Option<&str>, default: u32, what: &str| -> Result<u32, FenError> {
+            match f {
+                None => Ok(default),
+                Some(t) => t
+                    .parse::<u32>()
+                    .map_err(|_| syntax(format!("the {what} must be a number, not '{t}'"))),
+            }
+        };
+        pos.halfmoves = number(fields.next(), 0, "half-move clock")?;
+        pos.fullmoves = number(fields.next(), 1, "move number")?.max(1);
+        if fields.next().is_some() {
+            return Err(syntax("unexpected text after the move number"));
+        }
+
+        pos.validate().map_err(|r| impossible(&r))?;
+        pos.hash = pos.compute_hash();
+        Ok(pos)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let v = self.variant;
+        for c in Color::ALL {
+            let ours = self.by_color[c.index()];
+            if ours.count() > MAX_PIECES {
+                return Err(format!("{} has more than {MAX_PIECES} pieces", c.name()));
+            }
+            if (ours & self.power(Power::Pawn)).count() > MAX_PAWNS {
+                return Err(format!("{} has more than {MAX_PAWNS} pawns", c.name()));
+            }
+            if v.has_royal() && (ours & self.royal).count() != 1 {
+                return Err(format!("{} must have exactly one king", c.name()));
+            }
+        }
+        let pawns = self.pure_pawns();
+        match (v.goal, v.promotion) {
+            (Goal::Checkmate, Promotion::Choice(_)) => {
+                if (pawns & (Bitboard::rank(0) | Bitboard::rank(v.height - 1))).any() {
+                    return Err("a pawn stands on the first or last rank".into());
+                }
+            }
+            (Goal::Checkmate, _) => {
+                for c in Color::ALL {
+                    if (pawns & self.by_color[c.index()] & self.last_rank(c)).any() {
+                        return Err("an unpromoted pawn stands on its last rank".into());
+                    }
+                }
+            }
+            (Goal::PawnRace, _) => {}
+        }
+        if let Some(k) = self.royal_square(!self.turn)
+            && self.is_attacked(k, self.turn)
+        {
+            return Err("the side that just moved is in check".into());
+        }
+        Ok(())
+    }
+
+    /// The position as FEN.
+    pub fn fen(&self) -> String {
+        let v = self.variant;
+        let mut s = String::with_capacity(90);
+        for rank in (0..v.height).rev() {
+            let mut gap = 0;
+            for file in 0..v.width {
+                let sq = Square::new(rank * 8 + file);
+                match self.piece_at(sq) {
+                    None => gap += 1,
+                    Some(p) => {
+                        if gap > 0 {
+                            let _ = write!(s, "{gap}");
+                            gap = 0;
+                        }
+                        if p.promoted {
+                            s.push('+');
+                        }
+                        s.push(self.letter(p));
+                    }
+                }
+            }
+            if gap > 0 {
+                let _ = write!(s, "{gap}");
+            }
+            if rank > 0 {
+                s.push('/');
+            }
+        }
+        if v.drops {
+            s.push('[');
+            for c in Color::ALL {
+                for &slot in HAND_ORDER {
+                    let Some(i) = v.piece_index(slot) else {
+                        continue;
+                    };
+                    let letter = if c == Color::White {
+                        slot
+                    } else {
+                        slot.to_ascii_lowercase()
+                    };
+                    for _ in 0..self.hands[c.index()][i as usize] {
+                        s.push(letter);
+                    }
+                }
+            }
+            s.push(']');
+        }
+        s.push_str(if self.turn == Color::White {
+            " w "
+        } else {
+            " b "
+        });
+        if v.pawn_pairs {
+            s.push(if self.first_pawn_turn { '1' } else { '-' });
+        } else if self.castling.is_empty() {
+            s.push('-');
+        } else {
+            for (c, sq) in [
+                (Color::White, 7u8),
+                (Color::White, 0),
+                (Color::Black, 7),
+                (Color::Black, 0),
+            ] {
+                let rank = if c == Color::White { 0 } else { v.height - 1 };
+                if self.castling.has(Square::new(rank * 8 + sq)) {
+                    let l = if sq == 7 { 'k' } else { 'q' };
+                    s.push(if c == Color::White {
+                        l.to_ascii_uppercase()
+                    } else {
+                        l
+                    });
+                }
+            }
+        }
+        match self.ep.filter(|&ep| self.has_legal_en_passant(ep)) {
+            Some(ep) => {
+                let _ = write!(s, " {ep}");
+            }
+            None => s.push_str(" -"),
+        }
+        let _ = write!(s, " {} {}", self.halfmoves, self.fullmoves);
+        s
+    }
+
+    fn has_legal_en_passant(&self, ep: Square) -> bool {
+        self.legal_moves()
+            .iter()
+            .any(|m| matches!(m, Move::EnPassant { to, .. } if *to == ep))
+    }
+
+    /// The FEN letter of a piece (upper case for White).
+    pub fn letter(&self, p: Piece) -> char {
+        let l = self
+            .variant
+            .piece_index_of(p.powers, p.royal)
+            .map_or('?', |i| self.variant.pieces[i as usize].letter);
+        if p.color == Color::White {
+            l
+        } else {
+            l.to_ascii_lowercase()
+        }
+    }
+}
+
+/// Order of pieces in a hand, as Fairy-Stockfish writes it.
+const HAND_ORDER: &[char] = &['Q', 'G', 'S', 'R', 'B', 'N', 'P'];
+
+fn can_promote(variant: &Variant, powers: Powers) -> bool {
+    match variant.promotion {
+        Promotion::Flip {
+            mandatory,
+            optional,
+            ..
+        } => powers.intersects(mandatory.with(optional)),
+        _ => false,
+    }
+}

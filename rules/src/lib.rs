@@ -1,0 +1,47 @@
+//! The rules of the Kibitz games.
+//!
+//! A piece is a colour plus a set of [`Powers`]; a [`Variant`] is a
+//! description; a [`Position`] generates legal moves, plays them and reads and
+//! writes FEN and notation; a [`Game`] adds the history that repetition rules
+//! need. Nothing here does I/O.
+//!
+//! ```
+//! use kibitz_rules::{Game, Variant, perft};
+//!
+//! let olympic = Variant::by_id("olympic").unwrap();
+//! let mut game = Game::new(olympic);
+//! assert_eq!(perft(game.position(), 2), 180);
+//! let played = game.play_text("Sb2").unwrap();
+//! assert_eq!(played.canonical, "c1b2");
+//! assert_eq!(game.position().fen(), "rbsgk/4p/5/PS3/KG1BR[] b - - 1 1");
+//! ```
+//!
+//! See `DESIGN.md` in this crate for how the later variants fit the same core.
+
+#![warn(missing_docs)]
+
+mod attacks;
+mod fen;
+mod game;
+mod movegen;
+mod moves;
+mod notation;
+mod perft;
+mod piece;
+mod position;
+mod types;
+mod variant;
+mod zobrist;
+
+pub use fen::FenError;
+pub use game::{EndReason, Game, Outcome, Played};
+pub use moves::{MAX_MOVES, Move, MoveList, Promote};
+pub use notation::MoveError;
+pub use perft::{divide, perft};
+pub use piece::{Piece, Powers};
+pub use position::Position;
+pub use types::{Bitboard, Color, Square};
+pub use variant::{
+    ALAPAWN, ALAPAWN_BALANCED, CHESS, Goal, OLYMPIC, PieceType, Promotion, Repetition, VARIANTS,
+    Variant,
+};

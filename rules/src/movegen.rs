@@ -1,0 +1,341 @@
+//! Legal move generation.
+//!
+//! For variants with a royal piece that steps like a king (chess, Olympic)
+//! moves are generated legal directly: the checkers give a mask of squares
+//! that resolve a single check, the enemy sliders give the pinned pieces and
+//! their lines, the royal piece is tested against the enemy's attacks with
+//! itself lifted off the board, and en passant (rare) is played out and
+//! tested. Variants without a royal piece (Alapawn) have no such filter.
+
+use crate::attacks::tables;
+use crate::moves::{Move, MoveList, Promote, castle_squares};
+use crate::piece::{Power, Powers};
+use crate::position::Position;
+use crate::types::{Bitboard, Color, Square};
+use crate::variant::Promotion;
+
+/// The part of the position that restricts which moves are legal.
+struct Restriction {
+    /// Squares a non-royal move must end on (resolving a single check).
+    target: Bitboard,
+    /// Pieces pinned to the royal piece.
+    pinned: Bitboard,
+    /// The royal piece of the side to move.
+    king: Option<Square>,
+    /// More than one checker: only the royal piece may move.
+    double_check: bool,
+    in_check: bool,
+}
+
+impl Position {
+    /// Every legal move in the position. Empty when the game is over.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate(&mut list);
+        list
+    }
+
+    /// True if `m` is legal here.
+    pub fn is_legal(&self, m: &Move) -> bool {
+        self.legal_moves().contains(m)
+    }
+
+    fn restriction(&self) -> Restriction {
+        let us = self.turn;
+        let Some(k) = self.royal_square(us) else {
+            return Restriction {
+                target: Bitboard::FULL,
+                pinned: Bitboard::EMPTY,
+                king: None,
+                double_check: false,
+                in_check: false,
+            };
+        };
+        let t = tables();
+        let them_bb = self.by_color[(!us).index()];
+        let occ = self.occupied();
+        let checkers = self.attackers(k, !us, them_bb, occ);
+        let target = match checkers.first() {
+            None => Bitboard::FULL,
+            Some(c) => t.between(k, c) | c.bb(),
+        };
+        let snipers = ((t.rook(k, Bitboard::EMPTY) & self.power(Power::Rook))
+            | (t.bishop(k, Bitboard::EMPTY) & self.power(Power::Bishop)))
+            & them_bb;
+        let mut pinned = Bitboard::EMPTY;
+        for s in snipers {
+            let blockers = t.between(k, s) & occ;
+            if !blockers.more_than_one() {
+                pinned |= blockers & self.by_color[us.index()];
+            }
+        }
+        Restriction {
+            target,
+            pinned,
+            king: Some(k),
+            double_check: checkers.more_than_one(),
+            in_check: checkers.any(),
+        }
+    }
+
+    pub(crate) fn generate(&self, list: &mut MoveList) {
+        if self.race_decided().is_some() {
+            return;
+        }
+        let r = self.restriction();
+        let us = self.turn;
+        let ours = self.by_color[us.index()];
+        let occ = self.occupied();
+        let t = tables();
+
+        if let Some(k) = r.king {
+            // The royal piece steps like a king (the fast path's assumption).
+            let them = self.by_color[(!us).index()];
+            let lifted = occ & !k.bb();
+            for to in t.king(k) & self.mask & !ours {
+                if self.attackers(to, !us, them, lifted).is_empty() {
+                    list.push(Move::Normal {
+                        from: k,
+                        to,
+                        promote: Promote::No,
+                    });
+                }
+            }
+            if r.double_check {
+                return;
+            }
+            if self.variant.castling && !r.in_check {
+                self.castling_moves(k, list);
+            }
+        }
+
+        let pawns = self.pure_pawns();
+        let movers = ours & !r.king.map_or(Bitboard::EMPTY, Square::bb);
+        for from in movers & !pawns {
+            let Some(piece) = self.piece_at(from) else {
+                continue;
+            };
+            let mut targets = self.attacks(from, self.moves_of(piece), us, occ) & !ours & r.target;
+            if r.pinned.has(from) {
+                targets &= t.line(r.king.unwrap_or(from), from);
+            }
+            let may_flip = match self.variant.promotion {
+                Promotion::Flip { optional, .. } => {
+                    !piece.promoted && piece.powers.intersects(optional)
+                }
+                _ => false,
+            };
+            let zone = self.last_rank(us);
+            for to in targets {
+                if may_flip && (zone.has(from) || zone.has(to)) {
+                    list.push(Move::Normal {
+                        from,
+                        to,
+                        promote: Promote::Flip,
+                    });
+                }
+                list.push(Move::Normal {
+                    from,
+                    to,
+                    promote: Promote::No,
+                });
+            }
+        }
+        self.pawn_moves(movers & pawns, &r, list);
+        if self.variant.drops {
+            self.drops(&r, list);
+        }
+        if self.variant.pawn_pairs && !(us == Color::White && self.first_pawn_turn) {
+            self.pawn_pairs(movers & pawns, list);
+        }
+    }
+
+    /// Squares a pawn on `from` may step to without capturing.
+    #[inline]
+    fn pawn_steps(&self, from: Square, us: Color, empty: Bitboard) -> Bitboard {
+        let t = tables();
+        let ahead = from.bb().forward(us) & self.mask;
+        let mut steps = ahead & empty;
+        if self.variant.double_step && steps.any() && self.home_rank(us).forward(us).has(from) {
+            steps |= steps.forward(us) & empty & self.mask;
+        }
+        if self.variant.pawn_diagonal_steps {
+            steps |= t.pawn(us, from) & empty & self.mask;
+        }
+        steps
+    }
+
+    fn pawn_moves(&self, pawns: Bitboard, r: &Restriction, list: &mut MoveList) {
+        let t = tables();
+        let us = self.turn;
+        let them = self.by_color[(!us).index()];
+        let empty = !self.occupied() & self.mask;
+        let zone = self.last_rank(us);
+        for from in pawns {
+            let mut targets = (self.pawn_steps(from, us, empty)
+                | (t.pawn(us, from) & them & self.mask))
+                & r.target;
+            if r.pinned.has(from) {
+                targets &= t.line(r.king.unwrap_or(from), from);
+            }
+            for to in targets {
+                if !zone.has(to) {
+                    list.push(Move::Normal {
+                        from,
+                        to,
+                        promote: Promote::No,
+                    });
+                    continue;
+                }
+                match self.variant.promotion {
+                    Promotion::None => list.push(Move::Normal {
+                        from,
+                        to,
+                        promote: Promote::No,
+                    }),
+                    Promotion::Flip { .. } => list.push(Move::Normal {
+                        from,
+                        to,
+                        promote: Promote::Flip,
+                    }),
+                    Promotion::Choice(kinds) => {
+                        for &k in kinds {
+                            list.push(Move::Normal {
+                                from,
+                                to,
+                                promote: Promote::To(k),
+                            });
+                        }
+                    }
+                }
+            }
+            if let Some(ep) = self.ep
+                && t.pawn(us, from).has(ep)
+            {
+                let m = Move::EnPassant { from, to: ep };
+                if self.en_passant_is_safe(from, ep) {
+                    list.push(m);
+                }
+            }
+        }
+    }
+
+    /// En passant removes two pieces from one line: play it out and look.
+    fn en_passant_is_safe(&self, from: Square, to: Square) -> bool {
+        let us = self.turn;
+        let Some(k) = self.royal_square(us) else {
+            return true;
+        };
+        let victim = Square::new(from.rank() * 8 + to.file());
+        let occ = (self.occupied() & !from.bb() & !victim.bb()) | to.bb();
+        let them = self.by_color[(!us).index()] & !victim.bb();
+        self.attackers(k, !us, them, occ).is_empty()
+    }
+
+    fn castling_moves(&self, king: Square, list: &mut MoveList) {
+        let us = self.turn;
+        let occ = self.occupied();
+        let t = tables();
+        let them = self.by_color[(!us).index()];
+        for rook in self.castling & self.by_color[us.index()] & self.home_rank(us) {
+            let (kd, rd) = castle_squares(king, rook);
+            let king_path = t.between(king, kd) | kd.bb();
+            let must_be_empty = (t.between(king, rook) | king_path | t.between(rook, rd) | rd.bb())
+                & !king.bb()
+                & !rook.bb();
+            if (must_be_empty & occ).any() {
+                continue;
+            }
+            let lifted = occ & !king.bb();
+            if king_path
+                .into_iter()
+                .all(|sq| self.attackers(sq, !us, them, lifted).is_empty())
+            {
+                list.push(Move::Castle { king, rook });
+            }
+        }
+    }
+
+    fn drops(&self, r: &Restriction, list: &mut MoveList) {
+        let us = self.turn;
+        // In check the target mask is the checker and the squares between;
+        // a drop cannot capture, so it can only land between.
+        let empty = !self.occupied() & self.mask & r.target;
+        for (slot, &count) in self.hands[us.index()].iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let mut squares = empty;
+            if self.variant.pieces[slot].powers == Powers::PAWN {
+                // O5: a pawn may not be dropped on its last rank.
+                squares &= !self.last_rank(us);
+            }
+            for to in squares {
+                list.push(Move::Drop {
+                    piece: slot as u8,
+                    to,
+                });
+            }
+        }
+    }
+
+    /// A6: two non-capturing pawn steps (Alapawn has no royal piece, so no
+    /// check restriction applies).
+    fn pawn_pairs(&self, pawns: Bitboard, list: &mut MoveList) {
+        let us = self.turn;
+        let them = self.by_color[(!us).index()];
+        let zone = self.last_rank(us);
+        let empty = !self.occupied() & self.mask;
+        for a in pawns {
+            // The first step may not reach the last rank: that wins at once.
+            let firsts = self.pawn_steps(a, us, empty) & !zone;
+            // One pawn twice: the square it passes must not be attacked by any
+            // enemy piece, judged with the pawn standing on it.
+            let mut safe = Bitboard::EMPTY;
+            for mid in firsts {
+                let occ_after = (self.occupied() & !a.bb()) | mid.bb();
+                if self.attackers(mid, !us, them, occ_after).is_empty() {
+                    safe |= mid.bb();
+                }
+            }
+            for mid in firsts {
+                let empty_after = (empty | a.bb()) & !mid.bb();
+                if safe.has(mid) {
+                    for to in self.pawn_steps(mid, us, empty_after) {
+                        // Two paths to the same square are the same turn:
+                        // keep the one through the lowest safe square.
+                        if (safe & self.pawn_sources(to, us)).first() == Some(mid) {
+                            list.push(Move::PawnPair {
+                                first: (a, mid),
+                                second: (mid, to),
+                            });
+                        }
+                    }
+                }
+                // Two different pawns once each.
+                for b in pawns & !a.bb() {
+                    for to in self.pawn_steps(b, us, empty_after) {
+                        // Both orders give the same turn; when both are
+                        // possible keep the one that starts with the lower pawn.
+                        let reverse_ok = to != a && !zone.has(to);
+                        if !(reverse_ok && b < a) {
+                            list.push(Move::PawnPair {
+                                first: (a, mid),
+                                second: (b, to),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Squares from which a pawn of `us` could step to `to`.
+    fn pawn_sources(&self, to: Square, us: Color) -> Bitboard {
+        let mut s = to.bb().forward(!us);
+        if self.variant.pawn_diagonal_steps {
+            s |= tables().pawn(!us, to);
+        }
+        s & self.mask
+    }
+}

@@ -1,0 +1,100 @@
+//! Moves.
+
+use arrayvec::ArrayVec;
+
+use crate::types::Square;
+
+/// What happens to the moving piece when it arrives.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Promote {
+    /// Nothing.
+    No,
+    /// Becomes the variant's piece type with this index (chess: `e7e8q`).
+    To(u8),
+    /// Flips to its promoted side (Olympic: `c4c5+`, O3).
+    Flip,
+}
+
+/// A move (or a whole turn that is not a plain move) in a position.
+///
+/// Moves are only meaningful in the position they were generated for; use
+/// [`crate::Position::legal_moves`] or the notation parsers to get them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Move {
+    /// A piece moves, capturing whatever stands on `to`.
+    Normal {
+        /// Origin.
+        from: Square,
+        /// Destination.
+        to: Square,
+        /// Promotion on arrival.
+        promote: Promote,
+    },
+    /// A pawn captures en passant; the victim stands beside `from`.
+    EnPassant {
+        /// Origin.
+        from: Square,
+        /// Destination (the square the victim passed).
+        to: Square,
+    },
+    /// King and rook castle. Written as the king's move (`e1g1`).
+    Castle {
+        /// Where the king stands.
+        king: Square,
+        /// Where the rook stands.
+        rook: Square,
+    },
+    /// A piece from hand is put on an empty square (`P@c3`).
+    Drop {
+        /// Index of the piece type in the variant.
+        piece: u8,
+        /// Destination.
+        to: Square,
+    },
+    /// A6: two non-capturing pawn steps in one turn, `first` then `second`,
+    /// each as (from, to). One pawn twice has `second.0 == first.1`.
+    PawnPair {
+        /// The first step.
+        first: (Square, Square),
+        /// The second step.
+        second: (Square, Square),
+    },
+}
+
+impl Move {
+    /// The destination square of the move (of its last step).
+    pub fn to(&self) -> Square {
+        match *self {
+            Move::Normal { to, .. } | Move::EnPassant { to, .. } | Move::Drop { to, .. } => to,
+            Move::Castle { king, rook } => castle_squares(king, rook).0,
+            Move::PawnPair { second, .. } => second.1,
+        }
+    }
+
+    /// The origin square, if a piece on the board moves.
+    pub fn from(&self) -> Option<Square> {
+        match *self {
+            Move::Normal { from, .. } | Move::EnPassant { from, .. } => Some(from),
+            Move::Castle { king, .. } => Some(king),
+            Move::PawnPair { first, .. } => Some(first.0),
+            Move::Drop { .. } => None,
+        }
+    }
+}
+
+/// Where king and rook end up when castling: (king, rook) destinations.
+pub(crate) fn castle_squares(king: Square, rook: Square) -> (Square, Square) {
+    let rank = king.rank();
+    let (kf, rf) = if rook.file() > king.file() {
+        (6, 5)
+    } else {
+        (2, 3)
+    };
+    (Square::new(rank * 8 + kf), Square::new(rank * 8 + rf))
+}
+
+/// Upper bound on legal moves in any position the FEN parser accepts.
+pub const MAX_MOVES: usize = 1024;
+
+/// A list of moves that lives on the stack.
+pub type MoveList = ArrayVec<Move, MAX_MOVES>;

@@ -1,0 +1,515 @@
+//! Move notation: the canonical form (G2) and SAN, written and read.
+//!
+//! Canonical moves are single tokens in the style of UCI and
+//! Fairy-Stockfish:
+//!
+//! | move | token |
+//! |---|---|
+//! | normal move | `e2e4` |
+//! | promotion (chess) | `e7e8q` |
+//! | flip promotion (Olympic, O3) | `c4c5+` |
+//! | drop (Olympic, O5) | `P@c3` (upper-case letter for both sides) |
+//! | castling | the king's move, `e1g1` (`e1h1` is accepted too) |
+//! | one pawn twice (A6) | every square in order, `a2a3a4` |
+//! | two pawns once each (A6) | both steps in order, `a2a3b2b3` |
+//!
+//! SAN is written in the usual way (`Nf3`, `exd5`, `e8=Q+`, `O-O`), with
+//! `P@c3` for drops, `=G` for Olympic's flip promotion (`a5=G`, `Sxd5=G`),
+//! the origin file for Alapawn's quiet diagonal pawn steps (`ed5`), and the two
+//! steps of an A6 pair separated by a comma (`a3,b3`).
+//!
+//! Reading is forgiving: any letter case where that leaves one move, `x`,
+//! `-`, `=`, `+`, `#`, `!` and `?` may be left out or added, `0-0` means
+//! `O-O`, a disambiguation may be given even where it is not needed, and a
+//! pawn's only promotion may be left unsaid (`a4a5` for Olympic's `a4a5+`). A
+//! trailing `+` is read as check, not as a flip promotion, unless only the
+//! promotion fits (`Sc5+` is the Silver's plain move with check; write
+//! `c4c5+` or `Sc5=G` to promote it).
+
+use std::fmt::Write;
+
+use thiserror::Error;
+
+use crate::moves::{Move, MoveList, Promote, castle_squares};
+use crate::piece::Powers;
+use crate::position::Position;
+use crate::types::Square;
+
+/// Why a move text was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum MoveError {
+    /// The text cannot be a move in any position.
+    #[error("'{0}' is not a move I can read")]
+    Syntax(String),
+    /// The text reads as a move, but no legal move matches it.
+    #[error("{text} is not legal here{}", hint(.closest))]
+    Illegal {
+        /// What was typed.
+        text: String,
+        /// The closest legal moves, canonical, best first.
+        closest: Vec<String>,
+    },
+    /// The text matches several legal moves.
+    #[error("{text} could mean {}", .candidates.join(" or "))]
+    Ambiguous {
+        /// What was typed.
+        text: String,
+        /// The matching moves in SAN.
+        candidates: Vec<String>,
+    },
+    /// The game is over.
+    #[error("the game is over")]
+    GameOver,
+}
+
+fn hint(closest: &[String]) -> String {
+    if closest.is_empty() {
+        String::new()
+    } else {
+        format!(" (did you mean {}?)", closest.join(", "))
+    }
+}
+
+impl Position {
+    /// The canonical token of a move (G2).
+    pub fn canonical(&self, m: &Move) -> String {
+        let mut s = String::with_capacity(8);
+        match *m {
+            Move::Normal { from, to, promote } => {
+                let _ = write!(s, "{from}{to}");
+                match promote {
+                    Promote::No => {}
+                    Promote::Flip => s.push('+'),
+                    Promote::To(i) => {
+                        s.push(self.variant.pieces[i as usize].letter.to_ascii_lowercase())
+                    }
+                }
+            }
+            Move::EnPassant { from, to } => {
+                let _ = write!(s, "{from}{to}");
+            }
+            Move::Castle { king, rook } => {
+                let _ = write!(s, "{king}{}", castle_squares(king, rook).0);
+            }
+            Move::Drop { piece, to } => {
+                let _ = write!(s, "{}@{to}", self.variant.pieces[piece as usize].letter);
+            }
+            Move::PawnPair { first, second } => {
+                let _ = write!(s, "{}{}", first.0, first.1);
+                if second.0 != first.1 {
+                    let _ = write!(s, "{}", second.0);
+                }
+                let _ = write!(s, "{}", second.1);
+            }
+        }
+        s
+    }
+
+    /// SAN of a legal move, with `+` for check and `#` for a move that wins
+    /// at once (checkmate, or Alapawn's race, A3).
+    pub fn san(&self, m: &Move) -> String {
+        let legal = self.legal_moves();
+        let mut s = self.san_body(m, &legal);
+        let mut after = self.clone();
+        after.play_unchecked(*m);
+        if after.winner_now() == Some(self.turn) {
+            s.push('#');
+        } else if after.is_check() {
+            s.push('+');
+        }
+        s
+    }
+
+    /// The side that has won on the board alone, if any.
+    fn winner_now(&self) -> Option<crate::types::Color> {
+        if let Some(w) = self.race_decided() {
+            return Some(w);
+        }
+        (self.is_check() && self.legal_moves().is_empty()).then_some(!self.turn)
+    }
+
+    fn san_body(&self, m: &Move, legal: &MoveList) -> String {
+        let mut s = String::with_capacity(8);
+        match *m {
+            Move::Castle { king, rook } => s.push_str(if rook.file() > king.file() {
+                "O-O"
+            } else {
+                "O-O-O"
+            }),
+            Move::Drop { piece, to } => {
+                let _ = write!(s, "{}@{to}", self.variant.pieces[piece as usize].letter);
+            }
+            Move::EnPassant { from, to } => {
+                let _ = write!(s, "{}x{to}", file_char(from));
+            }
+            Move::PawnPair { first, second } => {
+                s.push_str(&self.san_body(
+                    &Move::Normal {
+                        from: first.0,
+                        to: first.1,
+                        promote: Promote::No,
+                    },
+                    legal,
+                ));
+                let mut mid = self.clone();
+                mid.apply_step(first.0, first.1);
+                let step = Move::Normal {
+                    from: second.0,
+                    to: second.1,
+                    promote: Promote::No,
+                };
+                s.push(',');
+                s.push_str(&mid.san_body(&step, &MoveList::new()));
+            }
+            Move::Normal { from, to, promote } => {
+                let Some(piece) = self.piece_at(from) else {
+                    return self.canonical(m);
+                };
+                let capture = self.piece_at(to).is_some();
+                if piece.powers == Powers::PAWN && !piece.promoted {
+                    if capture || from.file() != to.file() {
+                        s.push(file_char(from));
+                    }
+                    if capture {
+                        s.push('x');
+                    }
+                } else {
+                    if piece.promoted {
+                        s.push('+');
+                    }
+                    s.push(self.letter(piece).to_ascii_uppercase());
+                    // Disambiguate among the same kind of piece going there.
+                    let rivals: Vec<Square> = legal
+                        .iter()
+                        .filter_map(|o| match *o {
+                            Move::Normal { from: f, to: t, .. } if t == to && f != from => {
+                                self.piece_at(f).filter(|p| *p == piece).map(|_| f)
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    if !rivals.is_empty() {
+                        if rivals.iter().all(|r| r.file() != from.file()) {
+                            s.push(file_char(from));
+                        } else if rivals.iter().all(|r| r.rank() != from.rank()) {
+                            s.push((b'1' + from.rank()) as char);
+                        } else {
+                            let _ = write!(s, "{from}");
+                        }
+                    }
+                    if capture {
+                        s.push('x');
+                    }
+                }
+                let _ = write!(s, "{to}");
+                match promote {
+                    Promote::No => {}
+                    Promote::Flip => s.push_str("=G"),
+                    Promote::To(i) => {
+                        let _ = write!(s, "={}", self.variant.pieces[i as usize].letter);
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// Moves one piece without any other bookkeeping (for writing pairs).
+    fn apply_step(&mut self, from: Square, to: Square) {
+        if let Some(p) = self.remove(from) {
+            self.put(to, p);
+        }
+    }
+
+    /// Reads a move typed by a person: canonical or SAN, forgivingly (G2).
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+        let trimmed = text.trim();
+        if trimmed.is_empty() || trimmed.len() > 32 || !trimmed.is_ascii() {
+            return Err(MoveError::Syntax(text.chars().take(32).collect()));
+        }
+        let legal = self.legal_moves();
+        if legal.is_empty() {
+            return Err(MoveError::GameOver);
+        }
+        // Canonical first, exactly then without case.
+        if let Some(m) = legal.iter().find(|m| self.canonical(m) == trimmed) {
+            return Ok(*m);
+        }
+        let lower = trimmed.to_ascii_lowercase();
+        let by_canonical: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|m| self.canonical_forms(m).contains(&lower))
+            .collect();
+        if let [m] = by_canonical[..] {
+            return Ok(m);
+        }
+        // Then SAN.
+        let (body, checked) = normalise(trimmed);
+        if body.is_empty() {
+            return Err(MoveError::Syntax(trimmed.to_string()));
+        }
+        let forms: Vec<(Move, Vec<String>)> = legal
+            .iter()
+            .map(|m| (*m, self.san_forms(m, &legal)))
+            .collect();
+        let find = |key: &str, exact_case: bool| -> Vec<Move> {
+            forms
+                .iter()
+                .filter(|(_, fs)| {
+                    fs.iter().any(|f| {
+                        if exact_case {
+                            f == key
+                        } else {
+                            f.eq_ignore_ascii_case(key)
+                        }
+                    })
+                })
+                .map(|(m, _)| *m)
+                .collect()
+        };
+        let mut found = find(&body, false);
+        if found.len() > 1 {
+            let exact = find(&body, true);
+            if !exact.is_empty() {
+                found = exact;
+            }
+        }
+        if found.is_empty() && checked {
+            // `a5+`: the `+` may be a flip promotion after all.
+            let with_plus = format!("{body}+");
+            found = find(&with_plus, false);
+        }
+        match found.len() {
+            1 => Ok(found[0]),
+            0 if !looks_like_move(&body) => Err(MoveError::Syntax(trimmed.to_string())),
+            0 => Err(MoveError::Illegal {
+                text: trimmed.to_string(),
+                closest: self.closest(&body, &legal),
+            }),
+            _ => Err(MoveError::Ambiguous {
+                text: trimmed.to_string(),
+                candidates: found.iter().map(|m| self.san_body(m, &legal)).collect(),
+            }),
+        }
+    }
+
+    /// Lower-case canonical spellings of a move.
+    fn canonical_forms(&self, m: &Move) -> Vec<String> {
+        let mut forms = vec![self.canonical(m).to_ascii_lowercase()];
+        match *m {
+            Move::Castle { king, rook } => forms.push(format!("{king}{rook}")),
+            // An only promotion may be left unsaid.
+            Move::Normal {
+                from,
+                to,
+                promote: Promote::Flip,
+            } => {
+                let plain = Move::Normal {
+                    from,
+                    to,
+                    promote: Promote::No,
+                };
+                if !self.legal_moves().contains(&plain) {
+                    forms.push(format!("{from}{to}"));
+                }
+            }
+            _ => {}
+        }
+        forms
+    }
+
+    /// SAN spellings of a move after [`normalise`]: every disambiguation, with
+    /// or without the piece letter for pawns.
+    fn san_forms(&self, m: &Move, legal: &MoveList) -> Vec<String> {
+        let mut out = Vec::new();
+        match *m {
+            Move::Castle { king, rook } => {
+                let long = rook.file() < king.file();
+                out.push(if long { "OOO" } else { "OO" }.to_string());
+                out.push(if long { "000" } else { "00" }.to_string());
+            }
+            Move::Drop { piece, to } => {
+                let l = self.variant.pieces[piece as usize].letter;
+                out.push(format!("{l}@{to}"));
+                out.push(format!("{l}{to}"));
+            }
+            Move::EnPassant { from, to } => {
+                out.push(format!("{}{to}", file_char(from)));
+                out.push(format!("P{}{to}", file_char(from)));
+                out.push(format!("{from}{to}"));
+            }
+            Move::PawnPair { first, second } => {
+                let (a, _) = normalise(&self.san_body(
+                    &Move::Normal {
+                        from: first.0,
+                        to: first.1,
+                        promote: Promote::No,
+                    },
+                    legal,
+                ));
+                let mut mid = self.clone();
+                mid.apply_step(first.0, first.1);
+                let step = Move::Normal {
+                    from: second.0,
+                    to: second.1,
+                    promote: Promote::No,
+                };
+                let (b, _) = normalise(&mid.san_body(&step, &MoveList::new()));
+                out.push(format!("{a},{b}"));
+            }
+            Move::Normal { from, to, promote } => {
+                let Some(piece) = self.piece_at(from) else {
+                    return out;
+                };
+                let suffixes: Vec<String> = match promote {
+                    Promote::No => vec![String::new()],
+                    Promote::To(i) => vec![self.variant.pieces[i as usize].letter.to_string()],
+                    Promote::Flip => {
+                        let mut v = vec!["G".to_string(), "+G".to_string(), "+".to_string()];
+                        let plain = Move::Normal {
+                            from,
+                            to,
+                            promote: Promote::No,
+                        };
+                        if !legal.contains(&plain) {
+                            v.push(String::new());
+                        }
+                        v
+                    }
+                };
+                let mut stems = Vec::new();
+                if piece.powers == Powers::PAWN && !piece.promoted {
+                    let f = file_char(from);
+                    if from.file() == to.file() {
+                        stems.push(format!("{to}"));
+                    } else {
+                        stems.push(format!("{f}{to}"));
+                    }
+                    stems.push(format!("{from}{to}"));
+                    let with_p: Vec<String> = stems.iter().map(|s| format!("P{s}")).collect();
+                    stems.extend(with_p);
+                } else {
+                    let letter = self.letter(piece).to_ascii_uppercase();
+                    let prefix = if piece.promoted {
+                        format!("+{letter}")
+                    } else {
+                        letter.to_string()
+                    };
+                    let canonical_stem = self.san_body(
+                        &Move::Normal {
+                            from,
+                            to,
+                            promote: Promote::No,
+                        },
+                        legal,
+                    );
+                    let (canonical_stem, _) = normalise(&canonical_stem);
+                    stems.push(canonical_stem);
+                    for d in [
+                        String::new(),
+                        file_char(from).to_string(),
+                        (from.rank() + 1).to_string(),
+                        from.to_string(),
+                    ] {
+                        stems.push(format!("{prefix}{d}{to}"));
+                    }
+                    if piece.promoted {
+                        // A promoted piece may also be named by what it moves as.
+                        stems.push(format!("G{to}"));
+                    }
+                }
+                for stem in &stems {
+                    for suf in &suffixes {
+                        out.push(format!("{stem}{suf}"));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Legal moves that look most like what was typed, canonical.
+    fn closest(&self, body: &str, legal: &MoveList) -> Vec<String> {
+        let target = last_square(body);
+        let letter = body.chars().next().filter(|c| c.is_ascii_uppercase());
+        let mut scored: Vec<(u32, String)> = legal
+            .iter()
+            .map(|m| {
+                let mut score = 0;
+                let to = m.to();
+                if let Some(t) = target {
+                    score +=
+                        to.file().abs_diff(t.file()) as u32 + to.rank().abs_diff(t.rank()) as u32;
+                    if to != t {
+                        score += 2;
+                    }
+                } else {
+                    score += 8;
+                }
+                let moving = m
+                    .from()
+                    .and_then(|f| self.piece_at(f))
+                    .map(|p| self.letter(p).to_ascii_uppercase());
+                if letter.is_some() && moving != letter {
+                    score += 3;
+                }
+                (score, self.canonical(m))
+            })
+            .collect();
+        scored.sort();
+        scored.into_iter().take(3).map(|(_, s)| s).collect()
+    }
+}
+
+fn file_char(sq: Square) -> char {
+    (b'a' + sq.file()) as char
+}
+
+/// Strips what SAN may add or omit. Returns the body and whether a trailing
+/// `+` (check, or perhaps a flip promotion) was present.
+fn normalise(text: &str) -> (String, bool) {
+    // `=+` is a flip promotion, whatever follows.
+    let mut t: String = text.trim().replace("=+", "=G");
+    let mut checked = false;
+    while let Some(c) = t.chars().last() {
+        match c {
+            '#' | '!' | '?' => {
+                t.pop();
+            }
+            '+' => {
+                checked = true;
+                t.pop();
+            }
+            _ => break,
+        }
+    }
+    let mut out = String::with_capacity(t.len());
+    for c in t.chars() {
+        match c {
+            'x' | 'X' | ':' | '-' | '=' => {}
+            ' ' | ';' | '&' | '/' => {
+                if !out.ends_with(',') {
+                    out.push(',');
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    (out, checked)
+}
+
+fn last_square(text: &str) -> Option<Square> {
+    let b = text.as_bytes();
+    (0..b.len().saturating_sub(1))
+        .rev()
+        .find_map(|i| Square::from_bytes(b[i], b[i + 1]))
+}
+
+fn looks_like_move(body: &str) -> bool {
+    last_square(body).is_some()
+        || body.eq_ignore_ascii_case("oo")
+        || body.eq_ignore_ascii_case("ooo")
+        || body == "00"
+        || body == "000"
+}

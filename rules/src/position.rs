@@ -1,0 +1,487 @@
+//! The position: pieces, hands, side to move and the state that decides
+//! which moves are legal.
+
+use crate::attacks::tables;
+use crate::moves::{Move, Promote, castle_squares};
+use crate::piece::{NUM_POWERS, Piece, Power, Powers};
+use crate::types::{Bitboard, Color, Square};
+use crate::variant::{Goal, Promotion, Variant};
+use crate::zobrist::{HAND_SLOTS, keys};
+
+/// A position of one variant.
+///
+/// `Position` knows nothing of the game's history; repetition rules live in
+/// [`crate::Game`].
+#[derive(Clone)]
+pub struct Position {
+    pub(crate) variant: &'static Variant,
+    pub(crate) board: [Option<Piece>; 64],
+    pub(crate) by_color: [Bitboard; 2],
+    /// Squares of the pieces that move with each power (promoted pieces are
+    /// counted with the powers they move as).
+    pub(crate) by_power: [Bitboard; NUM_POWERS],
+    pub(crate) royal: Bitboard,
+    /// The squares of the board.
+    pub(crate) mask: Bitboard,
+    /// Pieces in hand by colour and piece-type index.
+    pub(crate) hands: [[u8; HAND_SLOTS]; 2],
+    pub(crate) turn: Color,
+    /// Rooks that may still castle.
+    pub(crate) castling: Bitboard,
+    /// The square a pawn just passed with a double step, if an enemy pawn
+    /// could capture there.
+    pub(crate) ep: Option<Square>,
+    pub(crate) halfmoves: u32,
+    pub(crate) fullmoves: u32,
+    /// A6: White has not yet made a pawn move (its first must be a single step).
+    pub(crate) first_pawn_turn: bool,
+    pub(crate) hash: u64,
+}
+
+impl Position {
+    /// The start position of `variant`.
+    pub fn new(variant: &'static Variant) -> Position {
+        Position::from_fen(variant, variant.start_fen).expect("every variant's start FEN is valid")
+    }
+
+    pub(crate) fn empty(variant: &'static Variant) -> Position {
+        Position {
+            variant,
+            board: [None; 64],
+            by_color: [Bitboard::EMPTY; 2],
+            by_power: [Bitboard::EMPTY; NUM_POWERS],
+            royal: Bitboard::EMPTY,
+            mask: Bitboard::board(variant.width, variant.height),
+            hands: [[0; HAND_SLOTS]; 2],
+            turn: Color::White,
+            castling: Bitboard::EMPTY,
+            ep: None,
+            halfmoves: 0,
+            fullmoves: 1,
+            first_pawn_turn: false,
+            hash: 0,
+        }
+    }
+
+    /// The variant being played.
+    #[inline]
+    pub fn variant(&self) -> &'static Variant {
+        self.variant
+    }
+
+    /// The side to move.
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// The piece on `sq`.
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.board[sq.index()]
+    }
+
+    /// How many pieces of type `piece` (index into the variant's pieces)
+    /// `color` holds in hand.
+    pub fn hand(&self, color: Color, piece: u8) -> u8 {
+        self.hands[color.index()]
+            .get(piece as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Half-moves since the last capture or pawn move.
+    pub fn halfmoves(&self) -> u32 {
+        self.halfmoves
+    }
+
+    /// Move number, starting at 1 and increased after Black's move.
+    pub fn fullmoves(&self) -> u32 {
+        self.fullmoves
+    }
+
+    /// Zobrist hash of board, side to move, hands and rights.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Squares occupied by `color`.
+    pub fn pieces_of(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+
+    /// All occupied squares.
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    /// The powers a piece moves with here (a promoted piece moves as the
+    /// variant's promoted form).
+    #[inline]
+    pub(crate) fn moves_of(&self, piece: Piece) -> Powers {
+        match (piece.promoted, self.variant.promotion) {
+            (true, Promotion::Flip { moves_as, .. }) => moves_as,
+            _ => piece.powers,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn power(&self, p: Power) -> Bitboard {
+        self.by_power[p as usize]
+    }
+
+    /// Pieces made of the pawn power alone.
+    #[inline]
+    pub(crate) fn pure_pawns(&self) -> Bitboard {
+        let others = self
+            .by_power
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != Power::Pawn as usize);
+        others.fold(self.power(Power::Pawn), |acc, (_, &b)| acc & !b)
+    }
+
+    pub(crate) fn put(&mut self, sq: Square, piece: Piece) {
+        debug_assert!(self.board[sq.index()].is_none());
+        let bb = sq.bb();
+        self.board[sq.index()] = Some(piece);
+        self.by_color[piece.color.index()] |= bb;
+        for i in self.moves_of(piece).each() {
+            self.by_power[i] |= bb;
+        }
+        if piece.royal {
+            self.royal |= bb;
+        }
+        self.hash ^= keys().piece(piece, sq);
+    }
+
+    pub(crate) fn remove(&mut self, sq: Square) -> Option<Piece> {
+        let piece = self.board[sq.index()].take()?;
+        let keep = !sq.bb();
+        self.by_color[piece.color.index()] &= keep;
+        for i in self.moves_of(piece).each() {
+            self.by_power[i] &= keep;
+        }
+        self.royal &= keep;
+        self.hash ^= keys().piece(piece, sq);
+        Some(piece)
+    }
+
+    pub(crate) fn set_hand(&mut self, color: Color, slot: usize, count: u8) {
+        let k = keys();
+        let old = self.hands[color.index()][slot];
+        self.hash ^= k.hand(color, slot, old) ^ k.hand(color, slot, count);
+        self.hands[color.index()][slot] = count;
+    }
+
+    /// The last rank of `color` (its promotion zone).
+    #[inline]
+    pub(crate) fn last_rank(&self, color: Color) -> Bitboard {
+        match color {
+            Color::White => Bitboard::rank(self.variant.height - 1),
+            Color::Black => Bitboard::rank(0),
+        }
+    }
+
+    /// Squares a piece with `powers` of `color` on `sq` attacks (for pawns:
+    /// the diagonal capture squares), given blockers `occ`.
+    #[inline]
+    pub(crate) fn attacks(
+        &self,
+        sq: Square,
+        powers: Powers,
+        color: Color,
+        occ: Bitboard,
+    ) -> Bitboard {
+        let t = tables();
+        let bits = powers.bits();
+        let has = |p: Power| bits >> p as u16 & 1 != 0;
+        let mut a = Bitboard::EMPTY;
+        if has(Power::Rook) {
+            a |= t.rook(sq, occ | !self.mask);
+        }
+        if has(Power::Bishop) {
+            a |= t.bishop(sq, occ | !self.mask);
+        }
+        if has(Power::Knight) {
+            a |= t.knight(sq);
+        }
+        if has(Power::King) {
+            a |= t.king(sq);
+        }
+        if has(Power::Pawn) {
+            a |= t.pawn(color, sq);
+        }
+        if has(Power::Silver) {
+            a |= t.silver(color, sq);
+        }
+        if has(Power::Gold) {
+            a |= t.gold(color, sq);
+        }
+        a & self.mask
+    }
+
+    /// Pieces among `candidates` (all of colour `by`) that attack `sq` when
+    /// the occupied squares are `occ`.
+    #[inline]
+    pub(crate) fn attackers(
+        &self,
+        sq: Square,
+        by: Color,
+        candidates: Bitboard,
+        occ: Bitboard,
+    ) -> Bitboard {
+        let t = tables();
+        let them = !by;
+        let slide_occ = occ | !self.mask;
+        let mut a = (t.knight(sq) & self.power(Power::Knight))
+            | (t.king(sq) & self.power(Power::King))
+            | (t.pawn(them, sq) & self.power(Power::Pawn))
+            | (t.rook(sq, slide_occ) & self.power(Power::Rook))
+            | (t.bishop(sq, slide_occ) & self.power(Power::Bishop));
+        let stepper = self.power(Power::Silver) | self.power(Power::Gold);
+        if stepper.any() {
+            a |= (t.silver(them, sq) & self.power(Power::Silver))
+                | (t.gold(them, sq) & self.power(Power::Gold));
+        }
+        a & candidates
+    }
+
+    /// True if `by` attacks `sq`.
+    #[inline]
+    pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
+        self.attackers(sq, by, self.by_color[by.index()], self.occupied())
+            .any()
+    }
+
+    /// The royal piece of `color`, if the variant has one and it is on the board.
+    #[inline]
+    pub fn royal_square(&self, color: Color) -> Option<Square> {
+        (self.royal & self.by_color[color.index()]).first()
+    }
+
+    /// Pieces giving check to the side to move.
+    pub fn checkers(&self) -> Bitboard {
+        match self.royal_square(self.turn) {
+            Some(k) => self.attackers(
+                k,
+                !self.turn,
+                self.by_color[(!self.turn).index()],
+                self.occupied(),
+            ),
+            None => Bitboard::EMPTY,
+        }
+    }
+
+    /// True if the side to move is in check.
+    pub fn is_check(&self) -> bool {
+        self.checkers().any()
+    }
+
+    /// Applies a move without checking that it is legal.
+    ///
+    /// Playing a move that is not in [`Position::legal_moves`] leaves the
+    /// position in an unspecified (but memory-safe) state.
+    pub fn play_unchecked(&mut self, m: Move) {
+        let k = keys();
+        let us = self.turn;
+        if let Some(ep) = self.ep.take() {
+            self.hash ^= k.ep[ep.index()];
+        }
+        self.halfmoves += 1;
+        let mut pawn_moved = false;
+        match m {
+            Move::Normal { from, to, promote } => {
+                let Some(mut piece) = self.remove(from) else {
+                    return;
+                };
+                if let Some(victim) = self.remove(to) {
+                    self.halfmoves = 0;
+                    self.capture_to_hand(us, victim);
+                }
+                self.touch_castling(from, to, piece);
+                if self.moves_of(piece).contains(Powers::PAWN) {
+                    pawn_moved = true;
+                    if self.variant.en_passant && from.rank().abs_diff(to.rank()) == 2 {
+                        let passed = Square::new((from.index() + to.index()) as u8 / 2);
+                        let enemy_pawns = self.power(Power::Pawn) & self.by_color[(!us).index()];
+                        if (tables().pawn(us, passed) & enemy_pawns).any() {
+                            self.ep = Some(passed);
+                            self.hash ^= k.ep[passed.index()];
+                        }
+                    }
+                }
+                match promote {
+                    Promote::No => {}
+                    Promote::Flip => piece.promoted = true,
+                    Promote::To(i) => {
+                        let pt = self.variant.pieces[i as usize];
+                        piece = Piece {
+                            color: us,
+                            powers: pt.powers,
+                            royal: pt.royal,
+                            promoted: false,
+                        };
+                    }
+                }
+                self.put(to, piece);
+            }
+            Move::EnPassant { from, to } => {
+                pawn_moved = true;
+                let Some(piece) = self.remove(from) else {
+                    return;
+                };
+                let victim_sq = Square::new(from.rank() * 8 + to.file());
+                if let Some(victim) = self.remove(victim_sq) {
+                    self.capture_to_hand(us, victim);
+                }
+                self.put(to, piece);
+            }
+            Move::Castle { king, rook } => {
+                let (kd, rd) = castle_squares(king, rook);
+                let (Some(kp), Some(rp)) = (self.remove(king), self.remove(rook)) else {
+                    return;
+                };
+                self.put(kd, kp);
+                self.put(rd, rp);
+                self.touch_castling(king, rook, kp);
+            }
+            Move::Drop { piece, to } => {
+                let slot = piece as usize;
+                let count = self.hands[us.index()][slot];
+                self.set_hand(us, slot, count.saturating_sub(1));
+                let pt = self.variant.pieces[slot];
+                self.put(
+                    to,
+                    Piece {
+                        color: us,
+                        powers: pt.powers,
+                        royal: pt.royal,
+                        promoted: false,
+                    },
+                );
+            }
+            Move::PawnPair { first, second } => {
+                pawn_moved = true;
+                for (from, to) in [first, second] {
+                    if let Some(p) = self.remove(from) {
+                        self.put(to, p);
+                    }
+                }
+            }
+        }
+        if pawn_moved {
+            self.halfmoves = 0;
+            if us == Color::White && self.first_pawn_turn {
+                self.first_pawn_turn = false;
+                self.hash ^= k.first_pawn_turn;
+            }
+        }
+        if us == Color::Black {
+            self.fullmoves += 1;
+        }
+        self.turn = !us;
+        self.hash ^= k.black;
+    }
+
+    fn capture_to_hand(&mut self, captor: Color, victim: Piece) {
+        if !self.variant.drops {
+            return;
+        }
+        // O4: the piece changes colour and returns to its unpromoted form.
+        if let Some(slot) = self.variant.piece_index_of(victim.powers, victim.royal) {
+            let slot = slot as usize;
+            let count = self.hands[captor.index()][slot];
+            self.set_hand(captor, slot, count.saturating_add(1));
+        }
+    }
+
+    /// Removes castling rights that a move from `from` to `to` by `piece` ends.
+    fn touch_castling(&mut self, from: Square, to: Square, piece: Piece) {
+        if self.castling.is_empty() {
+            return;
+        }
+        let mut lost = self.castling & (from.bb() | to.bb());
+        if piece.royal {
+            lost |= self.castling & self.home_rank(piece.color);
+        }
+        for sq in lost {
+            self.hash ^= keys().castling[sq.index()];
+        }
+        self.castling &= !lost;
+    }
+
+    pub(crate) fn home_rank(&self, color: Color) -> Bitboard {
+        match color {
+            Color::White => Bitboard::rank(0),
+            Color::Black => Bitboard::rank(self.variant.height - 1),
+        }
+    }
+
+    /// True if the game is over on the board alone (A3; checkmate and
+    /// stalemate are found by generating moves).
+    pub(crate) fn race_decided(&self) -> Option<Color> {
+        if self.variant.goal != Goal::PawnRace {
+            return None;
+        }
+        let pawns = self.power(Power::Pawn);
+        let white = pawns & self.by_color[0];
+        let black = pawns & self.by_color[1];
+        if (white & self.last_rank(Color::White)).any() {
+            return Some(Color::White);
+        }
+        if (black & self.last_rank(Color::Black)).any() {
+            return Some(Color::Black);
+        }
+        match (white.any(), black.any()) {
+            (true, true) => None,
+            (true, false) => Some(Color::White),
+            (false, true) => Some(Color::Black),
+            // Both gone at once: the side that just moved made it happen.
+            (false, false) => Some(!self.turn),
+        }
+    }
+
+    /// Recomputes the hash from scratch (used by FEN parsing and checks).
+    pub(crate) fn compute_hash(&self) -> u64 {
+        let k = keys();
+        let mut h = 0;
+        for sq in self.occupied() {
+            if let Some(p) = self.board[sq.index()] {
+                h ^= k.piece(p, sq);
+            }
+        }
+        for c in Color::ALL {
+            for slot in 0..HAND_SLOTS {
+                h ^= k.hand(c, slot, self.hands[c.index()][slot]);
+            }
+        }
+        for sq in self.castling {
+            h ^= k.castling[sq.index()];
+        }
+        if let Some(ep) = self.ep {
+            h ^= k.ep[ep.index()];
+        }
+        if self.turn == Color::Black {
+            h ^= k.black;
+        }
+        if self.first_pawn_turn {
+            h ^= k.first_pawn_turn;
+        }
+        h
+    }
+}
+
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({} {})", self.variant.id, self.fen())
+    }
+}
+
+impl PartialEq for Position {
+    fn eq(&self, other: &Position) -> bool {
+        std::ptr::eq(self.variant, other.variant) && self.fen() == other.fen()
+    }
+}

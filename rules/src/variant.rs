@@ -1,0 +1,271 @@
+//! Variants as descriptions.
+//!
+//! A variant is data: the board, the named piece types and their powers, the
+//! start position, how pawns behave, how promotion works, whether captures go
+//! to hand, and how the game ends. The move generator reads the description;
+//! it has no per-variant code paths beyond the switches declared here.
+
+use std::fmt;
+
+use crate::piece::Powers;
+
+/// A named kind of piece: its FEN letter and the powers it is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PieceType {
+    /// Upper-case letter used in FEN and notation.
+    pub letter: char,
+    /// English name.
+    pub name: &'static str,
+    /// Powers the piece moves with.
+    pub powers: Powers,
+    /// Royal: may not be left in check.
+    pub royal: bool,
+}
+
+/// How pieces promote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Promotion {
+    /// Nothing promotes.
+    None,
+    /// A pawn reaching the last rank must become one of these piece types
+    /// (indices into [`Variant::pieces`]).
+    Choice(&'static [u8]),
+    /// Shogi style (O3): pieces are flipped over and then move as
+    /// `moves_as`. A piece made of `mandatory` must promote on reaching the
+    /// last rank; one made of `optional` may promote when a move starts or
+    /// ends on it.
+    Flip {
+        /// How a promoted piece moves.
+        moves_as: Powers,
+        /// Pieces with these powers must promote on reaching the last rank.
+        mandatory: Powers,
+        /// Pieces with these powers may promote when a move starts or ends there.
+        optional: Powers,
+    },
+}
+
+/// What wins the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goal {
+    /// Checkmate the royal piece; stalemate draws.
+    Checkmate,
+    /// Alapawn (A3, A4): a pawn on the last rank or the capture of the last
+    /// enemy pawn wins at once; a player with no legal move loses.
+    PawnRace,
+}
+
+/// What a repeated position or a long quiet spell does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repetition {
+    /// Threefold repetition and the 50-move rule draw at once (G4).
+    Draw,
+    /// O6: the third occurrence loses for White, unless every Black move since
+    /// the previous occurrence gave check, which wins for White. No 50-move
+    /// rule.
+    WhiteLoses,
+    /// A5: the third occurrence or 50 quiet moves each remove each side's
+    /// most recently moved piece.
+    Removal,
+}
+
+/// A variant of chess, described as data.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// Identifier used in commands (`chess`, `olympic`, ...).
+    pub id: &'static str,
+    /// Display name.
+    pub name: &'static str,
+    /// Number of files (at most 8).
+    pub width: u8,
+    /// Number of ranks (at most 8).
+    pub height: u8,
+    /// The named piece types. Hands and drops refer to them by index.
+    pub pieces: &'static [PieceType],
+    /// Start position as FEN.
+    pub start_fen: &'static str,
+    /// Pawns may step twice from their second rank.
+    pub double_step: bool,
+    /// A double step may be taken en passant.
+    pub en_passant: bool,
+    /// Pawns may also step diagonally forward onto an empty square (A2).
+    pub pawn_diagonal_steps: bool,
+    /// How pieces promote.
+    pub promotion: Promotion,
+    /// Captured pieces go to the captor's hand and may be dropped (O4, O5).
+    pub drops: bool,
+    /// Standard castling.
+    pub castling: bool,
+    /// How the game is won.
+    pub goal: Goal,
+    /// What repetition and quiet moves do.
+    pub repetition: Repetition,
+    /// Draw by insufficient material (chess only, G4).
+    pub insufficient_material: bool,
+    /// A6: a turn may be two non-capturing pawn steps.
+    pub pawn_pairs: bool,
+}
+
+const fn pt(letter: char, name: &'static str, powers: Powers) -> PieceType {
+    PieceType {
+        letter,
+        name,
+        powers,
+        royal: false,
+    }
+}
+const fn royal(letter: char, name: &'static str, powers: Powers) -> PieceType {
+    PieceType {
+        letter,
+        name,
+        powers,
+        royal: true,
+    }
+}
+
+const CHESS_PIECES: [PieceType; 6] = [
+    royal('K', "King", Powers::KING),
+    pt('Q', "Queen", Powers::QUEEN),
+    pt('R', "Rook", Powers::ROOK),
+    pt('B', "Bishop", Powers::BISHOP),
+    pt('N', "Knight", Powers::KNIGHT),
+    pt('P', "Pawn", Powers::PAWN),
+];
+
+/// A1: the King is an ordinary piece.
+const ALAPAWN_PIECES: [PieceType; 6] = [
+    pt('K', "King", Powers::KING),
+    pt('Q', "Queen", Powers::QUEEN),
+    pt('R', "Rook", Powers::ROOK),
+    pt('B', "Bishop", Powers::BISHOP),
+    pt('N', "Knight", Powers::KNIGHT),
+    pt('P', "Pawn", Powers::PAWN),
+];
+
+const OLYMPIC_PIECES: [PieceType; 6] = [
+    royal('K', "King", Powers::KING),
+    pt('R', "Rook", Powers::ROOK),
+    pt('B', "Bishop", Powers::BISHOP),
+    pt('G', "Gold", Powers::GOLD),
+    pt('S', "Silver", Powers::SILVER),
+    pt('P', "Pawn", Powers::PAWN),
+];
+
+/// FIDE chess.
+pub static CHESS: Variant = Variant {
+    id: "chess",
+    name: "Chess",
+    width: 8,
+    height: 8,
+    pieces: &CHESS_PIECES,
+    start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    double_step: true,
+    en_passant: true,
+    pawn_diagonal_steps: false,
+    promotion: Promotion::Choice(&[1, 2, 3, 4]),
+    drops: false,
+    castling: true,
+    goal: Goal::Checkmate,
+    repetition: Repetition::Draw,
+    insufficient_material: true,
+    pawn_pairs: false,
+};
+
+/// Olympic Chess: 5x5, Minishogi's array (O1), drops, Silver and Gold.
+pub static OLYMPIC: Variant = Variant {
+    id: "olympic",
+    name: "Olympic Chess",
+    width: 5,
+    height: 5,
+    pieces: &OLYMPIC_PIECES,
+    start_fen: "rbsgk/4p/5/P4/KGSBR[] w - - 0 1",
+    double_step: false,
+    en_passant: false,
+    pawn_diagonal_steps: false,
+    promotion: Promotion::Flip {
+        moves_as: Powers::GOLD,
+        mandatory: Powers::PAWN,
+        optional: Powers::SILVER,
+    },
+    drops: true,
+    castling: false,
+    goal: Goal::Checkmate,
+    repetition: Repetition::WhiteLoses,
+    insufficient_material: false,
+    pawn_pairs: false,
+};
+
+/// Alapawn: race a pawn to the last rank.
+pub static ALAPAWN: Variant = ALAPAWN_RULES;
+
+/// Alapawn with the balancing rule A6: two pawn steps in one turn.
+///
+/// Its FEN's castling field (unused: there is no castling) holds `1` while
+/// White's first pawn turn, which must be a single step, is still to come.
+pub static ALAPAWN_BALANCED: Variant = Variant {
+    id: "alapawn-balanced",
+    name: "Alapawn (balanced)",
+    start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 1 - 0 1",
+    pawn_pairs: true,
+    ..ALAPAWN_RULES
+};
+
+/// Shared by both Alapawn variants (`..` needs a constant, not a static).
+const ALAPAWN_RULES: Variant = Variant {
+    id: "alapawn",
+    name: "Alapawn",
+    width: 8,
+    height: 8,
+    pieces: &ALAPAWN_PIECES,
+    start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+    double_step: false,
+    en_passant: false,
+    pawn_diagonal_steps: true,
+    promotion: Promotion::None,
+    drops: false,
+    castling: false,
+    goal: Goal::PawnRace,
+    repetition: Repetition::Removal,
+    insufficient_material: false,
+    pawn_pairs: false,
+};
+
+/// Every variant the rules know, in menu order.
+pub static VARIANTS: [&Variant; 4] = [&CHESS, &OLYMPIC, &ALAPAWN, &ALAPAWN_BALANCED];
+
+impl Variant {
+    /// Looks a variant up by id (case-insensitive).
+    pub fn by_id(id: &str) -> Option<&'static Variant> {
+        VARIANTS
+            .iter()
+            .copied()
+            .find(|v| v.id.eq_ignore_ascii_case(id))
+    }
+
+    /// The index of the piece type with this letter (either case).
+    pub fn piece_index(&self, letter: char) -> Option<u8> {
+        let up = letter.to_ascii_uppercase();
+        self.pieces
+            .iter()
+            .position(|p| p.letter == up)
+            .map(|i| i as u8)
+    }
+
+    /// The index of the piece type with exactly these powers and royalty.
+    pub fn piece_index_of(&self, powers: Powers, royal: bool) -> Option<u8> {
+        self.pieces
+            .iter()
+            .position(|p| p.powers == powers && p.royal == royal)
+            .map(|i| i as u8)
+    }
+
+    /// True if some piece type is royal (the game has check).
+    pub fn has_royal(&self) -> bool {
+        self.pieces.iter().any(|p| p.royal)
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
