@@ -1,1 +1,201 @@
-fn main() {}
+//! `kibitz`: the chat bot's binary and its command-line tools.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::{Parser, Subcommand};
+use kibitz_rules::{Game, Position, Variant, divide, perft};
+
+/// Kibitz: chess variants with friends, by chat.
+#[derive(Parser)]
+#[command(name = "kibitz", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the leaf nodes of the legal-move tree. The last line is the count.
+    Perft {
+        /// Variant id: chess, olympic, alapawn, alapawn-balanced.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// Start from this position instead of the variant's start.
+        #[arg(long)]
+        fen: Option<String>,
+        /// Print the count below each legal move first.
+        #[arg(long)]
+        divide: bool,
+        /// Plies to search.
+        depth: u32,
+    },
+    /// List the legal moves in canonical notation, one per line, sorted.
+    Moves {
+        /// Variant id.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// Position (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+    },
+    /// Play moves (SAN or canonical); print the resulting FEN and outcome.
+    Play {
+        /// Variant id.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// Position to start from (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Moves in order.
+        #[arg(allow_hyphen_values = true)]
+        moves: Vec<String>,
+    },
+    /// Measure speed.
+    Bench {
+        #[command(subcommand)]
+        what: BenchTarget,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchTarget {
+    /// Perft speed: chess (start depth 6, Kiwipete depth 5) and Olympic (start depth 7).
+    Perft,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => {
+            println!("Kibitz plays chess variants. The chat adapters are not built yet; try `kibitz --help`.");
+            Ok(())
+        }
+        Some(Command::Perft {
+            variant,
+            fen,
+            divide: per_move,
+            depth,
+        }) => run_perft(&variant, fen.as_deref(), per_move, depth),
+        Some(Command::Moves { variant, fen }) => run_moves(&variant, fen.as_deref()),
+        Some(Command::Play { variant, fen, moves }) => run_play(&variant, fen.as_deref(), &moves),
+        Some(Command::Bench {
+            what: BenchTarget::Perft,
+        }) => {
+            bench_perft();
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("kibitz: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn variant(id: &str) -> Result<&'static Variant, String> {
+    Variant::by_id(id).ok_or_else(|| {
+        let known: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
+        format!("unknown variant '{id}' (known: {})", known.join(", "))
+    })
+}
+
+fn position(id: &str, fen: Option<&str>) -> Result<Position, String> {
+    let v = variant(id)?;
+    match fen {
+        None => Ok(Position::new(v)),
+        Some(f) => Position::from_fen(v, f).map_err(|e| e.to_string()),
+    }
+}
+
+fn run_perft(id: &str, fen: Option<&str>, per_move: bool, depth: u32) -> Result<(), String> {
+    let pos = position(id, fen)?;
+    if per_move {
+        let mut rows: Vec<(String, u64)> = divide(&pos, depth)
+            .into_iter()
+            .map(|(m, n)| (pos.canonical(&m), n))
+            .collect();
+        rows.sort();
+        for (m, n) in &rows {
+            println!("{m}: {n}");
+        }
+        println!();
+        println!("{}", rows.iter().map(|r| r.1).sum::<u64>() + u64::from(depth == 0));
+    } else {
+        println!("{}", perft(&pos, depth));
+    }
+    Ok(())
+}
+
+fn run_moves(id: &str, fen: Option<&str>) -> Result<(), String> {
+    let game = Game::from_position(position(id, fen)?);
+    let mut moves: Vec<String> = game
+        .legal_moves()
+        .iter()
+        .map(|m| game.position().canonical(m))
+        .collect();
+    moves.sort();
+    for m in moves {
+        println!("{m}");
+    }
+    Ok(())
+}
+
+fn run_play(id: &str, fen: Option<&str>, moves: &[String]) -> Result<(), String> {
+    let mut game = Game::from_position(position(id, fen)?);
+    for (i, text) in moves.iter().enumerate() {
+        game.play_text(text)
+            .map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
+    }
+    println!("{}", game.position().fen());
+    match game.outcome() {
+        Some(o) => println!("{o}"),
+        None => println!("* game in progress"),
+    }
+    Ok(())
+}
+
+/// Nodes per second of the best of `runs` timings.
+fn time_perft(pos: &Position, depth: u32, runs: u32) -> (u64, Duration) {
+    let mut best = Duration::MAX;
+    let mut nodes = 0;
+    for _ in 0..runs {
+        let t = Instant::now();
+        nodes = perft(pos, depth);
+        best = best.min(t.elapsed());
+    }
+    (nodes, best)
+}
+
+fn bench_perft() {
+    const OLYMPIC_TARGET: f64 = 20e6;
+    let chess = variant("chess").expect("chess exists");
+    let olympic = variant("olympic").expect("olympic exists");
+    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let rows = [
+        ("chess start, depth 6", Position::new(chess), 6),
+        (
+            "chess Kiwipete, depth 5",
+            Position::from_fen(chess, kiwipete).expect("Kiwipete is valid"),
+            5,
+        ),
+        ("olympic start, depth 7", Position::new(olympic), 7),
+    ];
+    let mut olympic_nps = 0.0;
+    for (name, pos, depth) in rows {
+        let (nodes, time) = time_perft(&pos, depth, 3);
+        let nps = nodes as f64 / time.as_secs_f64();
+        println!(
+            "{name:<26} {nodes:>11} nodes  {:>8.3} s  {:>7.1} M nodes/s",
+            time.as_secs_f64(),
+            nps / 1e6
+        );
+        if name.starts_with("olympic") {
+            olympic_nps = nps;
+        }
+    }
+    println!("olympic / 20 M nodes/s target: {:.2}", olympic_nps / OLYMPIC_TARGET);
+    println!("(the side-by-side comparison with shakmaty: cargo bench -p kibitz-rules --bench perft)");
+}

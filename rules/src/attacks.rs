@@ -10,26 +10,8 @@ use crate::types::{Bitboard, Color, Square};
 
 include!(concat!(env!("OUT_DIR"), "/magics.rs"));
 
-const KING_STEPS: [(i8, i8); 8] = [
-    (1, 0),
-    (-1, 0),
-    (0, 1),
-    (0, -1),
-    (1, 1),
-    (1, -1),
-    (-1, 1),
-    (-1, -1),
-];
-const KNIGHT_JUMPS: [(i8, i8); 8] = [
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-];
+const KING_STEPS: [(i8, i8); 8] = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)];
+const KNIGHT_JUMPS: [(i8, i8); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
 /// Silver, for White: one step diagonally or straight forward (O2).
 const SILVER_STEPS: [(i8, i8); 5] = [(1, 1), (-1, 1), (1, -1), (-1, -1), (0, 1)];
 /// Gold, for White: one step orthogonally or diagonally forward (O2).
@@ -99,11 +81,7 @@ fn relevant(sq: Square, dirs: &[(i8, i8); 4]) -> u64 {
     mask
 }
 
-fn build_magics(
-    dirs: &[(i8, i8); 4],
-    magics: &[u64; 64],
-    slides: &mut Vec<Bitboard>,
-) -> Vec<Magic> {
+fn build_magics(dirs: &[(i8, i8); 4], magics: &[u64; 64], slides: &mut Vec<Bitboard>) -> Vec<Magic> {
     (0..64u8)
         .map(|i| {
             let sq = Square::new(i);
@@ -131,15 +109,8 @@ fn build_magics(
 }
 
 static TABLES: LazyLock<Tables> = LazyLock::new(|| {
-    let per_square = |steps: &[(i8, i8)], c: Color| {
-        std::array::from_fn(|i| leaper(Square::new(i as u8), steps, c))
-    };
-    let per_color = |steps: &[(i8, i8)]| {
-        [
-            per_square(steps, Color::White),
-            per_square(steps, Color::Black),
-        ]
-    };
+    let per_square = |steps: &[(i8, i8)], c: Color| std::array::from_fn(|i| leaper(Square::new(i as u8), steps, c));
+    let per_color = |steps: &[(i8, i8)]| [per_square(steps, Color::White), per_square(steps, Color::Black)];
     let mut slides = Vec::new();
     let rook = build_magics(&ROOK_DIRS, &ROOK_MAGICS, &mut slides);
     let bishop = build_magics(&BISHOP_DIRS, &BISHOP_MAGICS, &mut slides);

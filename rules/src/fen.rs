@@ -122,8 +122,7 @@ impl Position {
                         promoted,
                     };
                     promoted = false;
-                    let sq = Square::from_coords(file, rank)
-                        .ok_or_else(|| syntax("square off the board"))?;
+                    let sq = Square::from_coords(file, rank).ok_or_else(|| syntax("square off the board"))?;
                     pos.put(sq, piece);
                     file += 1;
                 }
@@ -173,9 +172,7 @@ impl Position {
             None | Some("w") | Some("W") => Color::White,
             Some("b") | Some("B") => Color::Black,
             Some(other) => {
-                return Err(syntax(format!(
-                    "the side to move must be 'w' or 'b', not '{other}'"
-                )));
+                return Err(syntax(format!("the side to move must be 'w' or 'b', not '{other}'")));
             }
         };
 
@@ -185,9 +182,7 @@ impl Position {
                 "1" => true,
                 "-" => false,
                 other => {
-                    return Err(syntax(format!(
-                        "the fourth field must be '1' or '-', not '{other}'"
-                    )));
+                    return Err(syntax(format!("the fourth field must be '1' or '-', not '{other}'")));
                 }
             };
         } else if castling != "-" {
@@ -204,21 +199,14 @@ impl Position {
                 };
                 // Rights that nothing on the board backs are dropped, as
                 // other tools do.
-                let rank = if color == Color::White {
-                    0
-                } else {
-                    variant.height - 1
-                };
-                let rook =
-                    Square::from_coords(file, rank).ok_or_else(|| syntax("castling square"))?;
+                let rank = if color == Color::White { 0 } else { variant.height - 1 };
+                let rook = Square::from_coords(file, rank).ok_or_else(|| syntax("castling square"))?;
                 let king = Square::from_coords(4, rank).ok_or_else(|| syntax("castling square"))?;
                 let is = |sq: Square, p: Powers, royal: bool| {
-                    pos.piece_at(sq).is_some_and(|x| {
-                        x.color == color && x.powers == p && x.royal == royal && !x.promoted
-                    })
+                    pos.piece_at(sq)
+                        .is_some_and(|x| x.color == color && x.powers == p && x.royal == royal && !x.promoted)
                 };
-                if variant.castling && is(rook, Powers::ROOK, false) && is(king, Powers::KING, true)
-                {
+                if variant.castling && is(rook, Powers::ROOK, false) && is(king, Powers::KING, true) {
                     pos.castling |= rook.bb();
                 }
             }
@@ -227,8 +215,7 @@ impl Position {
         match fields.next() {
             None | Some("-") => {}
             Some(text) => {
-                let sq = Square::parse(text)
-                    .ok_or_else(|| syntax(format!("bad en passant square '{text}'")))?;
+                let sq = Square::parse(text).ok_or_else(|| syntax(format!("bad en passant square '{text}'")))?;
                 // Kept only where a double step could just have passed it.
                 let (us, them) = (pos.turn, !pos.turn);
                 let pusher = sq.bb().forward(them);
@@ -239,10 +226,8 @@ impl Position {
                     && (pusher & pos.power(Power::Pawn) & pos.by_color[them.index()]).any()
                     && (sq.bb() & pos.occupied()).is_empty()
                     && (start & pos.occupied()).is_empty()
-                    && (crate::attacks::tables().pawn(them, sq)
-                        & pos.power(Power::Pawn)
-                        & pos.by_color[us.index()])
-                    .any()
+                    && (crate::attacks::tables().pawn(them, sq) & pos.power(Power::Pawn) & pos.by_color[us.index()])
+                        .any()
                 {
                     pos.ep = Some(sq);
                 }
@@ -354,11 +339,7 @@ impl Position {
             }
             s.push(']');
         }
-        s.push_str(if self.turn == Color::White {
-            " w "
-        } else {
-            " b "
-        });
+        s.push_str(if self.turn == Color::White { " w " } else { " b " });
         if v.pawn_pairs {
             s.push(if self.first_pawn_turn { '1' } else { '-' });
         } else if self.castling.is_empty() {
@@ -373,11 +354,7 @@ impl Position {
                 let rank = if c == Color::White { 0 } else { v.height - 1 };
                 if self.castling.has(Square::new(rank * 8 + sq)) {
                     let l = if sq == 7 { 'k' } else { 'q' };
-                    s.push(if c == Color::White {
-                        l.to_ascii_uppercase()
-                    } else {
-                        l
-                    });
+                    s.push(if c == Color::White { l.to_ascii_uppercase() } else { l });
                 }
             }
         }
@@ -417,9 +394,7 @@ const HAND_ORDER: &[char] = &['Q', 'G', 'S', 'R', 'B', 'N', 'P'];
 fn can_promote(variant: &Variant, powers: Powers) -> bool {
     match variant.promotion {
         Promotion::Flip {
-            mandatory,
-            optional,
-            ..
+            mandatory, optional, ..
         } => powers.intersects(mandatory.with(optional)),
         _ => false,
     }

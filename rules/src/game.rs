@@ -68,10 +68,7 @@ impl Outcome {
         }
     }
     fn draw(reason: EndReason) -> Outcome {
-        Outcome {
-            winner: None,
-            reason,
-        }
+        Outcome { winner: None, reason }
     }
 
     /// `1-0`, `0-1` or `1/2-1/2`.
@@ -116,9 +113,7 @@ impl Position {
         if self.legal_moves_ignoring_draws().is_empty() {
             return Some(match self.variant.goal {
                 Goal::PawnRace => Outcome::win(!self.turn, EndReason::NoMoves),
-                Goal::Checkmate if self.is_check() => {
-                    Outcome::win(!self.turn, EndReason::Checkmate)
-                }
+                Goal::Checkmate if self.is_check() => Outcome::win(!self.turn, EndReason::Checkmate),
                 Goal::Checkmate => Outcome::draw(EndReason::Stalemate),
             });
         }
@@ -305,9 +300,7 @@ impl Game {
     fn track_last_moved(&mut self, mover: Color, m: &Move) {
         let (captured, dest) = match *m {
             Move::Normal { to, .. } => (Some(to), Some(to)),
-            Move::EnPassant { from, to } => {
-                (Some(Square::new(from.rank() * 8 + to.file())), Some(to))
-            }
+            Move::EnPassant { from, to } => (Some(Square::new(from.rank() * 8 + to.file())), Some(to)),
             Move::Castle { king, rook } => (None, Some(crate::moves::castle_squares(king, rook).0)),
             Move::Drop { to, .. } => (None, Some(to)),
             // Of two pawns, the second is the most recently moved piece.
@@ -321,20 +314,12 @@ impl Game {
     }
 
     /// Repetition rules, which need the history.
-    fn history_outcome(
-        &mut self,
-        mover: Color,
-        removed: &mut Vec<(Square, Piece)>,
-    ) -> Option<Outcome> {
+    fn history_outcome(&mut self, mover: Color, removed: &mut Vec<(Square, Piece)>) -> Option<Outcome> {
         let now = self.history.len() - 1;
         let hash = self.history[now].hash;
-        let occurrences: Vec<usize> = (0..=now)
-            .filter(|&i| self.history[i].hash == hash)
-            .collect();
+        let occurrences: Vec<usize> = (0..=now).filter(|&i| self.history[i].hash == hash).collect();
         match self.position.variant().repetition {
-            Repetition::Draw => {
-                (occurrences.len() >= 3).then(|| Outcome::draw(EndReason::Repetition))
-            }
+            Repetition::Draw => (occurrences.len() >= 3).then(|| Outcome::draw(EndReason::Repetition)),
             Repetition::WhiteLoses => {
                 if occurrences.len() < 3 {
                     return None;

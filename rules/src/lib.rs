@@ -42,6 +42,5 @@ pub use piece::{Piece, Powers};
 pub use position::Position;
 pub use types::{Bitboard, Color, Square};
 pub use variant::{
-    ALAPAWN, ALAPAWN_BALANCED, CHESS, Goal, OLYMPIC, PieceType, Promotion, Repetition, VARIANTS,
-    Variant,
+    ALAPAWN, ALAPAWN_BALANCED, CHESS, Goal, OLYMPIC, PieceType, Promotion, Repetition, VARIANTS, Variant,
 };

@@ -35,6 +35,12 @@ impl Position {
         list
     }
 
+    /// Appends every legal move to `list` (no copy of the list on return:
+    /// the form for hot loops).
+    pub fn legal_moves_into(&self, list: &mut MoveList) {
+        self.generate(list);
+    }
+
     /// True if `m` is legal here.
     pub fn is_legal(&self, m: &Move) -> bool {
         self.legal_moves().contains(m)
@@ -120,9 +126,7 @@ impl Position {
                 targets &= t.line(r.king.unwrap_or(from), from);
             }
             let may_flip = match self.variant.promotion {
-                Promotion::Flip { optional, .. } => {
-                    !piece.promoted && piece.powers.intersects(optional)
-                }
+                Promotion::Flip { optional, .. } => !piece.promoted && piece.powers.intersects(optional),
                 _ => false,
             };
             let zone = self.last_rank(us);
@@ -170,51 +174,90 @@ impl Position {
         let us = self.turn;
         let them = self.by_color[(!us).index()];
         let empty = !self.occupied() & self.mask;
-        let zone = self.last_rank(us);
-        for from in pawns {
-            let mut targets = (self.pawn_steps(from, us, empty)
-                | (t.pawn(us, from) & them & self.mask))
-                & r.target;
-            if r.pinned.has(from) {
-                targets &= t.line(r.king.unwrap_or(from), from);
-            }
+
+        // Unpinned pawns, all at once: each target set is a shift of the
+        // pawns, so the origin is the target minus the shift.
+        let free = pawns & !r.pinned;
+        let fwd: i8 = if us == Color::White { 8 } else { -8 };
+        let not_a = !Bitboard::file(0);
+        let not_h = !Bitboard::file(7);
+        let west = (free & not_a).forward(us).shift(-1) & self.mask;
+        let east = (free & not_h).forward(us).shift(1) & self.mask;
+        let single = free.forward(us) & empty;
+        self.emit_pawn_set(single & r.target, fwd, list);
+        if self.variant.double_step {
+            let from_home = single & self.home_rank(us).forward(us).forward(us);
+            self.emit_pawn_set(from_home.forward(us) & empty & r.target, 2 * fwd, list);
+        }
+        self.emit_pawn_set(west & them & r.target, fwd - 1, list);
+        self.emit_pawn_set(east & them & r.target, fwd + 1, list);
+        if self.variant.pawn_diagonal_steps {
+            self.emit_pawn_set(west & empty & r.target, fwd - 1, list);
+            self.emit_pawn_set(east & empty & r.target, fwd + 1, list);
+        }
+
+        // Pinned pawns may only move along the pin.
+        for from in pawns & r.pinned {
+            let line = t.line(r.king.unwrap_or(from), from);
+            let targets = (self.pawn_steps(from, us, empty) | (t.pawn(us, from) & them & self.mask)) & r.target & line;
             for to in targets {
-                if !zone.has(to) {
+                self.emit_pawn(from, to, list);
+            }
+        }
+
+        if let Some(ep) = self.ep {
+            for from in t.pawn(!us, ep) & pawns {
+                if self.en_passant_is_safe(from, ep) {
+                    list.push(Move::EnPassant { from, to: ep });
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn emit_pawn_set(&self, targets: Bitboard, shift: i8, list: &mut MoveList) {
+        let zone = self.last_rank(self.turn);
+        for to in targets & !zone {
+            let from = Square::new((to.index() as i8 - shift) as u8);
+            list.push(Move::Normal {
+                from,
+                to,
+                promote: Promote::No,
+            });
+        }
+        for to in targets & zone {
+            self.emit_pawn(Square::new((to.index() as i8 - shift) as u8), to, list);
+        }
+    }
+
+    /// A pawn move, with the promotions the variant asks for on the last rank.
+    fn emit_pawn(&self, from: Square, to: Square, list: &mut MoveList) {
+        if !self.last_rank(self.turn).has(to) {
+            list.push(Move::Normal {
+                from,
+                to,
+                promote: Promote::No,
+            });
+            return;
+        }
+        match self.variant.promotion {
+            Promotion::None => list.push(Move::Normal {
+                from,
+                to,
+                promote: Promote::No,
+            }),
+            Promotion::Flip { .. } => list.push(Move::Normal {
+                from,
+                to,
+                promote: Promote::Flip,
+            }),
+            Promotion::Choice(kinds) => {
+                for &k in kinds {
                     list.push(Move::Normal {
                         from,
                         to,
-                        promote: Promote::No,
+                        promote: Promote::To(k),
                     });
-                    continue;
-                }
-                match self.variant.promotion {
-                    Promotion::None => list.push(Move::Normal {
-                        from,
-                        to,
-                        promote: Promote::No,
-                    }),
-                    Promotion::Flip { .. } => list.push(Move::Normal {
-                        from,
-                        to,
-                        promote: Promote::Flip,
-                    }),
-                    Promotion::Choice(kinds) => {
-                        for &k in kinds {
-                            list.push(Move::Normal {
-                                from,
-                                to,
-                                promote: Promote::To(k),
-                            });
-                        }
-                    }
-                }
-            }
-            if let Some(ep) = self.ep
-                && t.pawn(us, from).has(ep)
-            {
-                let m = Move::EnPassant { from, to: ep };
-                if self.en_passant_is_safe(from, ep) {
-                    list.push(m);
                 }
             }
         }
@@ -240,9 +283,8 @@ impl Position {
         for rook in self.castling & self.by_color[us.index()] & self.home_rank(us) {
             let (kd, rd) = castle_squares(king, rook);
             let king_path = t.between(king, kd) | kd.bb();
-            let must_be_empty = (t.between(king, rook) | king_path | t.between(rook, rd) | rd.bb())
-                & !king.bb()
-                & !rook.bb();
+            let must_be_empty =
+                (t.between(king, rook) | king_path | t.between(rook, rd) | rd.bb()) & !king.bb() & !rook.bb();
             if (must_be_empty & occ).any() {
                 continue;
             }
@@ -271,10 +313,7 @@ impl Position {
                 squares &= !self.last_rank(us);
             }
             for to in squares {
-                list.push(Move::Drop {
-                    piece: slot as u8,
-                    to,
-                });
+                list.push(Move::Drop { piece: slot as u8, to });
             }
         }
     }

@@ -85,11 +85,7 @@ impl Move {
 /// Where king and rook end up when castling: (king, rook) destinations.
 pub(crate) fn castle_squares(king: Square, rook: Square) -> (Square, Square) {
     let rank = king.rank();
-    let (kf, rf) = if rook.file() > king.file() {
-        (6, 5)
-    } else {
-        (2, 3)
-    };
+    let (kf, rf) = if rook.file() > king.file() { (6, 5) } else { (2, 3) };
     (Square::new(rank * 8 + kf), Square::new(rank * 8 + rf))
 }
 

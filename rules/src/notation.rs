@@ -80,9 +80,7 @@ impl Position {
                 match promote {
                     Promote::No => {}
                     Promote::Flip => s.push('+'),
-                    Promote::To(i) => {
-                        s.push(self.variant.pieces[i as usize].letter.to_ascii_lowercase())
-                    }
+                    Promote::To(i) => s.push(self.variant.pieces[i as usize].letter.to_ascii_lowercase()),
                 }
             }
             Move::EnPassant { from, to } => {
@@ -131,11 +129,7 @@ impl Position {
     fn san_body(&self, m: &Move, legal: &MoveList) -> String {
         let mut s = String::with_capacity(8);
         match *m {
-            Move::Castle { king, rook } => s.push_str(if rook.file() > king.file() {
-                "O-O"
-            } else {
-                "O-O-O"
-            }),
+            Move::Castle { king, rook } => s.push_str(if rook.file() > king.file() { "O-O" } else { "O-O-O" }),
             Move::Drop { piece, to } => {
                 let _ = write!(s, "{}@{to}", self.variant.pieces[piece as usize].letter);
             }
@@ -249,10 +243,7 @@ impl Position {
         if body.is_empty() {
             return Err(MoveError::Syntax(trimmed.to_string()));
         }
-        let forms: Vec<(Move, Vec<String>)> = legal
-            .iter()
-            .map(|m| (*m, self.san_forms(m, &legal)))
-            .collect();
+        let forms: Vec<(Move, Vec<String>)> = legal.iter().map(|m| (*m, self.san_forms(m, &legal))).collect();
         let find = |key: &str, exact_case: bool| -> Vec<Move> {
             forms
                 .iter()
@@ -439,8 +430,7 @@ impl Position {
                 let mut score = 0;
                 let to = m.to();
                 if let Some(t) = target {
-                    score +=
-                        to.file().abs_diff(t.file()) as u32 + to.rank().abs_diff(t.rank()) as u32;
+                    score += to.file().abs_diff(t.file()) as u32 + to.rank().abs_diff(t.rank()) as u32;
                     if to != t {
                         score += 2;
                     }

@@ -1,6 +1,6 @@
 //! Perft: counting the leaves of the legal-move tree (G5).
 
-use crate::moves::Move;
+use crate::moves::{Move, MoveList};
 use crate::position::Position;
 
 /// Number of leaf nodes `depth` plies below `pos`. The last ply is counted
@@ -9,7 +9,8 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    let moves = pos.legal_moves();
+    let mut moves = MoveList::new();
+    pos.legal_moves_into(&mut moves);
     if depth == 1 {
         return moves.len() as u64;
     }

@@ -86,8 +86,7 @@ impl Powers {
 
 impl fmt::Debug for Powers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const NAMES: [&str; NUM_POWERS] =
-            ["King", "Rook", "Bishop", "Knight", "Pawn", "Silver", "Gold"];
+        const NAMES: [&str; NUM_POWERS] = ["King", "Rook", "Bishop", "Knight", "Pawn", "Silver", "Gold"];
         let names: Vec<_> = self.each().map(|i| NAMES[i]).collect();
         write!(f, "{{{}}}", names.join("+"))
     }

@@ -84,10 +84,7 @@ impl Position {
     /// How many pieces of type `piece` (index into the variant's pieces)
     /// `color` holds in hand.
     pub fn hand(&self, color: Color, piece: u8) -> u8 {
-        self.hands[color.index()]
-            .get(piece as usize)
-            .copied()
-            .unwrap_or(0)
+        self.hands[color.index()].get(piece as usize).copied().unwrap_or(0)
     }
 
     /// Half-moves since the last capture or pawn move.
@@ -188,13 +185,7 @@ impl Position {
     /// Squares a piece with `powers` of `color` on `sq` attacks (for pawns:
     /// the diagonal capture squares), given blockers `occ`.
     #[inline]
-    pub(crate) fn attacks(
-        &self,
-        sq: Square,
-        powers: Powers,
-        color: Color,
-        occ: Bitboard,
-    ) -> Bitboard {
+    pub(crate) fn attacks(&self, sq: Square, powers: Powers, color: Color, occ: Bitboard) -> Bitboard {
         let t = tables();
         let bits = powers.bits();
         let has = |p: Power| bits >> p as u16 & 1 != 0;
@@ -226,13 +217,7 @@ impl Position {
     /// Pieces among `candidates` (all of colour `by`) that attack `sq` when
     /// the occupied squares are `occ`.
     #[inline]
-    pub(crate) fn attackers(
-        &self,
-        sq: Square,
-        by: Color,
-        candidates: Bitboard,
-        occ: Bitboard,
-    ) -> Bitboard {
+    pub(crate) fn attackers(&self, sq: Square, by: Color, candidates: Bitboard, occ: Bitboard) -> Bitboard {
         let t = tables();
         let them = !by;
         let slide_occ = occ | !self.mask;
@@ -243,8 +228,7 @@ impl Position {
             | (t.bishop(sq, slide_occ) & self.power(Power::Bishop));
         let stepper = self.power(Power::Silver) | self.power(Power::Gold);
         if stepper.any() {
-            a |= (t.silver(them, sq) & self.power(Power::Silver))
-                | (t.gold(them, sq) & self.power(Power::Gold));
+            a |= (t.silver(them, sq) & self.power(Power::Silver)) | (t.gold(them, sq) & self.power(Power::Gold));
         }
         a & candidates
     }
@@ -252,8 +236,7 @@ impl Position {
     /// True if `by` attacks `sq`.
     #[inline]
     pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
-        self.attackers(sq, by, self.by_color[by.index()], self.occupied())
-            .any()
+        self.attackers(sq, by, self.by_color[by.index()], self.occupied()).any()
     }
 
     /// The royal piece of `color`, if the variant has one and it is on the board.
@@ -265,12 +248,7 @@ impl Position {
     /// Pieces giving check to the side to move.
     pub fn checkers(&self) -> Bitboard {
         match self.royal_square(self.turn) {
-            Some(k) => self.attackers(
-                k,
-                !self.turn,
-                self.by_color[(!self.turn).index()],
-                self.occupied(),
-            ),
+            Some(k) => self.attackers(k, !self.turn, self.by_color[(!self.turn).index()], self.occupied()),
             None => Bitboard::EMPTY,
         }
     }

@@ -121,12 +121,7 @@ impl Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}",
-            (b'a' + self.file()) as char,
-            (b'1' + self.rank()) as char
-        )
+        write!(f, "{}{}", (b'a' + self.file()) as char, (b'1' + self.rank()) as char)
     }
 }
 
@@ -200,6 +195,17 @@ impl Bitboard {
         (self.0 != 0).then(|| Square(self.0.trailing_zeros() as u8))
     }
 
+    /// The set shifted `files` files to the east (negative: west). Squares
+    /// that cross the a/h edge wrap to the next rank: mask them first.
+    #[inline]
+    pub fn shift(self, files: i8) -> Bitboard {
+        if files >= 0 {
+            Bitboard(self.0 << files)
+        } else {
+            Bitboard(self.0 >> -files)
+        }
+    }
+
     /// The set shifted one rank towards `color`'s opponent.
     #[inline]
     pub fn forward(self, color: Color) -> Bitboard {
@@ -258,11 +264,7 @@ impl fmt::Debug for Bitboard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for r in (0..8).rev() {
             for file in 0..8 {
-                let c = if self.has(Square(r * 8 + file)) {
-                    'x'
-                } else {
-                    '.'
-                };
+                let c = if self.has(Square(r * 8 + file)) { 'x' } else { '.' };
                 write!(f, "{c}")?;
             }
             writeln!(f)?;

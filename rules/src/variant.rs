@@ -235,19 +235,13 @@ pub static VARIANTS: [&Variant; 4] = [&CHESS, &OLYMPIC, &ALAPAWN, &ALAPAWN_BALAN
 impl Variant {
     /// Looks a variant up by id (case-insensitive).
     pub fn by_id(id: &str) -> Option<&'static Variant> {
-        VARIANTS
-            .iter()
-            .copied()
-            .find(|v| v.id.eq_ignore_ascii_case(id))
+        VARIANTS.iter().copied().find(|v| v.id.eq_ignore_ascii_case(id))
     }
 
     /// The index of the piece type with this letter (either case).
     pub fn piece_index(&self, letter: char) -> Option<u8> {
         let up = letter.to_ascii_uppercase();
-        self.pieces
-            .iter()
-            .position(|p| p.letter == up)
-            .map(|i| i as u8)
+        self.pieces.iter().position(|p| p.letter == up).map(|i| i as u8)
     }
 
     /// The index of the piece type with exactly these powers and royalty.
