@@ -54,8 +54,7 @@ fn run(file: &'static str, variant: &str, slow: bool) {
         if (case.nodes > FAST_NODES) != slow {
             continue;
         }
-        let pos = Position::from_fen(variant, &case.fen)
-            .unwrap_or_else(|e| panic!("{} {}: {e}", case.file, case.id));
+        let pos = Position::from_fen(variant, &case.fen).unwrap_or_else(|e| panic!("{} {}: {e}", case.file, case.id));
         assert_eq!(
             perft(&pos, case.depth),
             case.nodes,
