@@ -5,13 +5,14 @@
 //! a promoted piece is written `+` and its unpromoted letter. The last two
 //! fields may be left out (`0 1`). For `alapawn-balanced`, the castling field
 //! (there is no castling) is `1` while White's first pawn turn is still to
-//! come (A6), `-` after it.
+//! come (A6), `-` after it. The en passant square is written after a double
+//! step whenever an enemy pawn stands beside the pawn (as Fairy-Stockfish
+//! does), even where the capture is illegal.
 
 use std::fmt::Write;
 
 use thiserror::Error;
 
-use crate::moves::Move;
 use crate::piece::{Piece, Power, Powers};
 use crate::position::Position;
 use crate::types::{Bitboard, Color, Square};
@@ -358,7 +359,9 @@ impl Position {
                 }
             }
         }
-        match self.ep.filter(|&ep| self.has_legal_en_passant(ep)) {
+        // As Fairy-Stockfish: the square is written when an enemy pawn could
+        // capture there, even if that capture would be illegal.
+        match self.ep {
             Some(ep) => {
                 let _ = write!(s, " {ep}");
             }
@@ -366,12 +369,6 @@ impl Position {
         }
         let _ = write!(s, " {} {}", self.halfmoves, self.fullmoves);
         s
-    }
-
-    fn has_legal_en_passant(&self, ep: Square) -> bool {
-        self.legal_moves()
-            .iter()
-            .any(|m| matches!(m, Move::EnPassant { to, .. } if *to == ep))
     }
 
     /// The FEN letter of a piece (upper case for White).

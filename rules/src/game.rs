@@ -207,7 +207,7 @@ impl Game {
     /// A new game from any position.
     pub fn from_position(position: Position) -> Game {
         let entry = Entry {
-            hash: position.hash(),
+            hash: position.repetition_key(),
             mover: None,
             check: position.is_check(),
         };
@@ -278,7 +278,7 @@ impl Game {
         self.position.play_unchecked(m);
         self.moves.push(m);
         let entry = Entry {
-            hash: self.position.hash(),
+            hash: self.position.repetition_key(),
             mover: Some(mover),
             check: self.position.is_check(),
         };
@@ -362,7 +362,7 @@ impl Game {
                     self.position.halfmoves = 0;
                     let p = &self.position;
                     self.history = vec![Entry {
-                        hash: p.hash(),
+                        hash: p.repetition_key(),
                         mover: Some(mover),
                         check: p.is_check(),
                     }];

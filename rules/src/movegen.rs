@@ -322,28 +322,18 @@ impl Position {
     /// check restriction applies).
     fn pawn_pairs(&self, pawns: Bitboard, list: &mut MoveList) {
         let us = self.turn;
-        let them = self.by_color[(!us).index()];
         let zone = self.last_rank(us);
         let empty = !self.occupied() & self.mask;
         for a in pawns {
             // The first step may not reach the last rank: that wins at once.
             let firsts = self.pawn_steps(a, us, empty) & !zone;
-            // One pawn twice: the square it passes must not be attacked by any
-            // enemy piece, judged with the pawn standing on it.
-            let mut safe = Bitboard::EMPTY;
-            for mid in firsts {
-                let occ_after = (self.occupied() & !a.bb()) | mid.bb();
-                if self.attackers(mid, !us, them, occ_after).is_empty() {
-                    safe |= mid.bb();
-                }
-            }
+            let safe = self.safe_passes(a);
             for mid in firsts {
                 let empty_after = (empty | a.bb()) & !mid.bb();
                 if safe.has(mid) {
                     for to in self.pawn_steps(mid, us, empty_after) {
-                        // Two paths to the same square are the same turn:
-                        // keep the one through the lowest safe square.
-                        if (safe & self.pawn_sources(to, us)).first() == Some(mid) {
+                        // Two paths to the same square are the same turn.
+                        if self.preferred_pass(a, safe, to) == Some(mid) {
                             list.push(Move::PawnPair {
                                 first: (a, mid),
                                 second: (mid, to),
@@ -367,6 +357,36 @@ impl Position {
                 }
             }
         }
+    }
+
+    /// A6: the squares a pawn on `a` may pass through when it steps twice:
+    /// first steps short of the last rank that no enemy piece attacks, judged
+    /// with the pawn standing on them.
+    pub(crate) fn safe_passes(&self, a: Square) -> Bitboard {
+        let us = self.turn;
+        let them = self.by_color[(!us).index()];
+        let empty = !self.occupied() & self.mask;
+        let mut safe = Bitboard::EMPTY;
+        for mid in self.pawn_steps(a, us, empty) & !self.last_rank(us) {
+            let occ_after = (self.occupied() & !a.bb()) | mid.bb();
+            if self.attackers(mid, !us, them, occ_after).is_empty() {
+                safe |= mid.bb();
+            }
+        }
+        safe
+    }
+
+    /// The passed squares (among `safe`) through which a pawn on `a` can
+    /// reach `to` with two steps.
+    pub(crate) fn passes_to(&self, safe: Bitboard, to: Square) -> Bitboard {
+        safe & self.pawn_sources(to, self.turn)
+    }
+
+    /// The square a two-step turn from `a` to `to` is written through: the
+    /// straight step first where it is safe, else the lowest safe square.
+    fn preferred_pass(&self, a: Square, safe: Bitboard, to: Square) -> Option<Square> {
+        let through = self.passes_to(safe, to);
+        (through & Bitboard::file(a.file())).first().or(through.first())
     }
 
     /// Squares from which a pawn of `us` could step to `to`.

@@ -225,52 +225,41 @@ impl Position {
         if legal.is_empty() {
             return Err(MoveError::GameOver);
         }
-        // Canonical first, exactly then without case.
         if let Some(m) = legal.iter().find(|m| self.canonical(m) == trimmed) {
             return Ok(*m);
         }
-        let lower = trimmed.to_ascii_lowercase();
-        let by_canonical: Vec<Move> = legal
-            .iter()
-            .copied()
-            .filter(|m| self.canonical_forms(m).contains(&lower))
-            .collect();
-        if let [m] = by_canonical[..] {
-            return Ok(m);
-        }
-        // Then SAN.
         let (body, checked) = normalise(trimmed);
         if body.is_empty() {
             return Err(MoveError::Syntax(trimmed.to_string()));
         }
-        let forms: Vec<(Move, Vec<String>)> = legal.iter().map(|m| (*m, self.san_forms(m, &legal))).collect();
-        let find = |key: &str, exact_case: bool| -> Vec<Move> {
-            forms
-                .iter()
-                .filter(|(_, fs)| {
-                    fs.iter().any(|f| {
-                        if exact_case {
-                            f == key
-                        } else {
-                            f.eq_ignore_ascii_case(key)
-                        }
-                    })
-                })
-                .map(|(m, _)| *m)
-                .collect()
+        let lower = trimmed.to_ascii_lowercase();
+        let forms: Vec<(Move, Vec<String>, Vec<String>, Vec<String>)> = legal
+            .iter()
+            .map(|m| {
+                let (strict, loose) = self.san_forms(m, &legal);
+                (*m, self.canonical_forms(m), strict, loose)
+            })
+            .collect();
+        let pick = |f: &dyn Fn(&(Move, Vec<String>, Vec<String>, Vec<String>)) -> bool| -> Vec<Move> {
+            forms.iter().filter(|x| f(x)).map(|x| x.0).collect()
         };
-        let mut found = find(&body, false);
-        if found.len() > 1 {
-            let exact = find(&body, true);
-            if !exact.is_empty() {
-                found = exact;
-            }
-        }
-        if found.is_empty() && checked {
+        let same = |list: &[String], key: &str| list.iter().any(|f| f == key);
+        let alike = |list: &[String], key: &str| list.iter().any(|f| f.eq_ignore_ascii_case(key));
+        // From the most exact reading to the loosest; the first reading that
+        // matches anything decides.
+        let plus = format!("{body}+");
+        let readings: [&dyn Fn(&(Move, Vec<String>, Vec<String>, Vec<String>)) -> bool; 4] = [
+            &|x| same(&x.2, &body),
+            &|x| same(&x.1, &lower) || alike(&x.2, &body),
+            &|x| alike(&x.3, &body),
             // `a5+`: the `+` may be a flip promotion after all.
-            let with_plus = format!("{body}+");
-            found = find(&with_plus, false);
-        }
+            &|x| checked && (alike(&x.2, &plus) || alike(&x.3, &plus)),
+        ];
+        let found = readings
+            .iter()
+            .map(|r| pick(*r))
+            .find(|f| !f.is_empty())
+            .unwrap_or_default();
         match found.len() {
             1 => Ok(found[0]),
             0 if !looks_like_move(&body) => Err(MoveError::Syntax(trimmed.to_string())),
@@ -305,15 +294,24 @@ impl Position {
                     forms.push(format!("{from}{to}"));
                 }
             }
+            // A6: one pawn twice may be written through any safe square.
+            Move::PawnPair { first, second } if second.0 == first.1 => {
+                for mid in self.passes_to(self.safe_passes(first.0), second.1) {
+                    forms.push(format!("{}{mid}{}", first.0, second.1));
+                }
+            }
             _ => {}
         }
         forms
     }
 
     /// SAN spellings of a move after [`normalise`]: every disambiguation, with
-    /// or without the piece letter for pawns.
-    fn san_forms(&self, m: &Move, legal: &MoveList) -> Vec<String> {
+    /// or without the piece letter for pawns. The second list holds looser
+    /// spellings, read only when no strict one matches (a drop without `@`,
+    /// a promoted piece named by what it moves as).
+    fn san_forms(&self, m: &Move, legal: &MoveList) -> (Vec<String>, Vec<String>) {
         let mut out = Vec::new();
+        let mut loose = Vec::new();
         match *m {
             Move::Castle { king, rook } => {
                 let long = rook.file() < king.file();
@@ -323,7 +321,7 @@ impl Position {
             Move::Drop { piece, to } => {
                 let l = self.variant.pieces[piece as usize].letter;
                 out.push(format!("{l}@{to}"));
-                out.push(format!("{l}{to}"));
+                loose.push(format!("{l}{to}"));
             }
             Move::EnPassant { from, to } => {
                 out.push(format!("{}{to}", file_char(from)));
@@ -351,7 +349,7 @@ impl Position {
             }
             Move::Normal { from, to, promote } => {
                 let Some(piece) = self.piece_at(from) else {
-                    return out;
+                    return (out, loose);
                 };
                 let suffixes: Vec<String> = match promote {
                     Promote::No => vec![String::new()],
@@ -407,7 +405,9 @@ impl Position {
                     }
                     if piece.promoted {
                         // A promoted piece may also be named by what it moves as.
-                        stems.push(format!("G{to}"));
+                        for suf in &suffixes {
+                            loose.push(format!("G{to}{suf}"));
+                        }
                     }
                 }
                 for stem in &stems {
@@ -417,7 +417,7 @@ impl Position {
                 }
             }
         }
-        out
+        (out, loose)
     }
 
     /// Legal moves that look most like what was typed, canonical.

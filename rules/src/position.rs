@@ -103,6 +103,17 @@ impl Position {
         self.hash
     }
 
+    /// The hash that decides repetitions: like [`Position::hash`], but an en
+    /// passant square counts only if the capture is legal (FIDE 9.2.3).
+    pub fn repetition_key(&self) -> u64 {
+        match self.ep {
+            Some(ep) if !self.legal_moves().iter().any(|m| matches!(m, Move::EnPassant { .. })) => {
+                self.hash ^ keys().ep[ep.index()]
+            }
+            _ => self.hash,
+        }
+    }
+
     /// Squares occupied by `color`.
     pub fn pieces_of(&self, color: Color) -> Bitboard {
         self.by_color[color.index()]
@@ -268,7 +279,7 @@ impl Position {
         if let Some(ep) = self.ep.take() {
             self.hash ^= k.ep[ep.index()];
         }
-        self.halfmoves += 1;
+        self.halfmoves = self.halfmoves.saturating_add(1);
         let mut pawn_moved = false;
         match m {
             Move::Normal { from, to, promote } => {
@@ -358,7 +369,7 @@ impl Position {
             }
         }
         if us == Color::Black {
-            self.fullmoves += 1;
+            self.fullmoves = self.fullmoves.saturating_add(1);
         }
         self.turn = !us;
         self.hash ^= k.black;
