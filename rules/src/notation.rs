@@ -233,31 +233,33 @@ impl Position {
             return Err(MoveError::Syntax(trimmed.to_string()));
         }
         let lower = trimmed.to_ascii_lowercase();
-        let forms: Vec<(Move, Vec<String>, Vec<String>, Vec<String>)> = legal
+        let spellings: Vec<Spellings> = legal
             .iter()
             .map(|m| {
                 let (strict, loose) = self.san_forms(m, &legal);
-                (*m, self.canonical_forms(m), strict, loose)
+                Spellings {
+                    mv: *m,
+                    canonical: self.canonical_forms(m),
+                    strict,
+                    loose,
+                }
             })
             .collect();
-        let pick = |f: &dyn Fn(&(Move, Vec<String>, Vec<String>, Vec<String>)) -> bool| -> Vec<Move> {
-            forms.iter().filter(|x| f(x)).map(|x| x.0).collect()
-        };
         let same = |list: &[String], key: &str| list.iter().any(|f| f == key);
         let alike = |list: &[String], key: &str| list.iter().any(|f| f.eq_ignore_ascii_case(key));
         // From the most exact reading to the loosest; the first reading that
         // matches anything decides.
         let plus = format!("{body}+");
-        let readings: [&dyn Fn(&(Move, Vec<String>, Vec<String>, Vec<String>)) -> bool; 4] = [
-            &|x| same(&x.2, &body),
-            &|x| same(&x.1, &lower) || alike(&x.2, &body),
-            &|x| alike(&x.3, &body),
+        let readings: [&dyn Fn(&Spellings) -> bool; 4] = [
+            &|x| same(&x.strict, &body),
+            &|x| same(&x.canonical, &lower) || alike(&x.strict, &body),
+            &|x| alike(&x.loose, &body),
             // `a5+`: the `+` may be a flip promotion after all.
-            &|x| checked && (alike(&x.2, &plus) || alike(&x.3, &plus)),
+            &|x| checked && (alike(&x.strict, &plus) || alike(&x.loose, &plus)),
         ];
-        let found = readings
+        let found: Vec<Move> = readings
             .iter()
-            .map(|r| pick(*r))
+            .map(|r| spellings.iter().filter(|x| r(x)).map(|x| x.mv).collect::<Vec<_>>())
             .find(|f| !f.is_empty())
             .unwrap_or_default();
         match found.len() {
@@ -450,6 +452,17 @@ impl Position {
         scored.sort();
         scored.into_iter().take(3).map(|(_, s)| s).collect()
     }
+}
+
+/// The ways one legal move may be written.
+struct Spellings {
+    mv: Move,
+    /// Lower-case canonical tokens.
+    canonical: Vec<String>,
+    /// SAN after [`normalise`].
+    strict: Vec<String>,
+    /// Looser SAN, read only when nothing strict matches.
+    loose: Vec<String>,
 }
 
 fn file_char(sq: Square) -> char {
