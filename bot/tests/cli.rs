@@ -1,0 +1,79 @@
+//! The command-line forms that other tools depend on: `perft`, `moves`, `play`.
+
+use std::process::{Command, Output};
+
+fn kibitz(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kibitz")).args(args).output().expect("kibitz runs")
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(out.status.success(), "kibitz failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[test]
+fn perft_prints_the_count_last() {
+    let out = stdout(&kibitz(&["perft", "--variant", "olympic", "3"]));
+    assert_eq!(out.lines().last(), Some("2464"));
+    let out = stdout(&kibitz(&["perft", "--variant", "olympic", "--fen", "r1s1k/2g1p/2P2/1B3/K1G1R[Sb] w - - 0 1", "2"]));
+    assert_eq!(out.lines().last(), Some("134"));
+}
+
+#[test]
+fn perft_divide_lists_root_moves_then_total() {
+    let out = stdout(&kibitz(&["perft", "--variant", "chess", "--divide", "2"]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.last(), Some(&"400"));
+    let rows: Vec<&str> = lines.iter().copied().filter(|l| l.contains(':')).collect();
+    assert_eq!(rows.len(), 20);
+    assert!(rows.contains(&"e2e4: 20"));
+    assert!(rows.contains(&"g1f3: 20"));
+}
+
+#[test]
+fn moves_are_canonical_and_sorted() {
+    let out = stdout(&kibitz(&["moves", "--variant", "olympic", "--fen", "r1s1k/2g1p/2P2/1B3/K1G1R[Sb] w - - 0 1"]));
+    let moves: Vec<&str> = out.lines().collect();
+    let mut sorted = moves.clone();
+    sorted.sort();
+    assert_eq!(moves, sorted);
+    // Five moves: the rest would leave the king to the bishop's check.
+    assert_eq!(moves.len(), 5);
+    assert!(moves.iter().all(|m| m.len() >= 4));
+}
+
+#[test]
+fn moves_of_start_position() {
+    let out = stdout(&kibitz(&["moves", "--variant", "alapawn"]));
+    assert_eq!(out.lines().count(), 26);
+    assert!(out.lines().any(|l| l == "e2d3"), "A2: diagonal quiet step");
+}
+
+#[test]
+fn play_prints_fen_and_outcome() {
+    let out = stdout(&kibitz(&["play", "--variant", "chess", "f3", "e5", "g4", "Qh4#"]));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
+    assert_eq!(lines[1], "0-1 Black wins by checkmate");
+    let out = stdout(&kibitz(&["play", "--variant", "olympic", "Sb2", "e4e3"]));
+    assert_eq!(out.lines().collect::<Vec<_>>(), ["rbsgk/5/4p/PS3/KG1BR[] w - - 0 2", "* game in progress"]);
+}
+
+#[test]
+fn play_names_the_first_illegal_move() {
+    let out = kibitz(&["play", "--variant", "chess", "e4", "e5", "Ke3", "Nf6"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("move 3 (Ke3)"), "{err}");
+    assert!(err.contains("not legal"), "{err}");
+}
+
+#[test]
+fn bad_input_is_refused_clearly() {
+    let out = kibitz(&["moves", "--variant", "xiangqi"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown variant 'xiangqi'"));
+    let out = kibitz(&["moves", "--variant", "chess", "--fen", "not a fen"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a FEN"));
+}
