@@ -1,7 +1,8 @@
 //! FEN, as Fairy-Stockfish writes it (G3).
 //!
 //! `board[hand] turn castling ep halfmoves fullmoves`. The hand (Olympic)
-//! follows the board in brackets, White's pieces first, upper case for White;
+//! follows the board in brackets, White's pieces first, upper case for White,
+//! in the variant's `hand_order` (Olympic: `PGSRB`, as Fairy-Stockfish writes it);
 //! a promoted piece is written `+` and its unpromoted letter. The last two
 //! fields may be left out (`0 1`). For `alapawn-balanced`, the castling field
 //! (there is no castling) is `1` while White's first pawn turn is still to
@@ -324,7 +325,7 @@ impl Position {
         if v.drops {
             s.push('[');
             for c in Color::ALL {
-                for &slot in HAND_ORDER {
+                for slot in v.hand_order.chars() {
                     let Some(i) = v.piece_index(slot) else {
                         continue;
                     };
@@ -384,9 +385,6 @@ impl Position {
         }
     }
 }
-
-/// Order of pieces in a hand, as Fairy-Stockfish writes it.
-const HAND_ORDER: &[char] = &['Q', 'G', 'S', 'R', 'B', 'N', 'P'];
 
 fn can_promote(variant: &Variant, powers: Powers) -> bool {
     match variant.promotion {

@@ -93,6 +93,8 @@ pub struct Variant {
     pub promotion: Promotion,
     /// Captured pieces go to the captor's hand and may be dropped (O4, O5).
     pub drops: bool,
+    /// Letters of the pieces that can be in hand, in the order FEN writes them.
+    pub hand_order: &'static str,
     /// Standard castling.
     pub castling: bool,
     /// How the game is won.
@@ -163,6 +165,7 @@ pub static CHESS: Variant = Variant {
     pawn_diagonal_steps: false,
     promotion: Promotion::Choice(&[1, 2, 3, 4]),
     drops: false,
+    hand_order: "",
     castling: true,
     goal: Goal::Checkmate,
     repetition: Repetition::Draw,
@@ -187,6 +190,7 @@ pub static OLYMPIC: Variant = Variant {
         optional: Powers::SILVER,
     },
     drops: true,
+    hand_order: "PGSRB",
     castling: false,
     goal: Goal::Checkmate,
     repetition: Repetition::WhiteLoses,
@@ -222,6 +226,7 @@ const ALAPAWN_RULES: Variant = Variant {
     pawn_diagonal_steps: true,
     promotion: Promotion::None,
     drops: false,
+    hand_order: "",
     castling: false,
     goal: Goal::PawnRace,
     repetition: Repetition::Removal,

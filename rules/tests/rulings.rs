@@ -384,9 +384,15 @@ fn g3_olympic_hands_and_promoted_pieces() {
     assert_eq!(p.hand(Color::White, O_BISHOP), 0);
     assert_eq!(p.piece_at(sq("c3")), Some(piece(Color::White, Powers::PAWN, true)));
 
-    let fen = "k1+s2/5/5/5/K4[RPPp] b - - 0 12";
-    let p = pos("olympic", fen);
+    // Hands are written in Fairy-Stockfish's order, P G S R B, whatever the
+    // order read (pyffish writes `[PPSSGRBbpgsr]` back as `[PPGSSRBpgsrb]`).
+    let fen = "k1+s2/5/5/5/K4[PPRp] b - - 0 12";
+    let p = pos("olympic", "k1+s2/5/5/5/K4[RPPp] b - - 0 12");
     assert_eq!(p.fen(), fen);
+    assert_eq!(
+        pos("olympic", "k4/5/5/1p3/K1B2[PPSSGRBbpgsr] w - - 0 1").fen(),
+        "k4/5/5/1p3/K1B2[PPGSSRBpgsrb] w - - 0 1"
+    );
     assert_eq!(p.hand(Color::White, O_PAWN), 2);
     assert_eq!(p.hand(Color::White, O_ROOK), 1);
     assert_eq!(p.hand(Color::Black, O_PAWN), 1);
