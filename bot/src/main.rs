@@ -71,17 +71,12 @@ fn main() -> ExitCode {
             println!("Kibitz plays chess variants. The chat adapters are not built yet; try `kibitz --help`.");
             Ok(())
         }
-        Some(Command::Perft {
-            variant,
-            fen,
-            divide: per_move,
-            depth,
-        }) => run_perft(&variant, fen.as_deref(), per_move, depth),
+        Some(Command::Perft { variant, fen, divide: per_move, depth }) => {
+            run_perft(&variant, fen.as_deref(), per_move, depth)
+        }
         Some(Command::Moves { variant, fen }) => run_moves(&variant, fen.as_deref()),
         Some(Command::Play { variant, fen, moves }) => run_play(&variant, fen.as_deref(), &moves),
-        Some(Command::Bench {
-            what: BenchTarget::Perft,
-        }) => {
+        Some(Command::Bench { what: BenchTarget::Perft }) => {
             bench_perft();
             Ok(())
         }
@@ -113,10 +108,8 @@ fn position(id: &str, fen: Option<&str>) -> Result<Position, String> {
 fn run_perft(id: &str, fen: Option<&str>, per_move: bool, depth: u32) -> Result<(), String> {
     let pos = position(id, fen)?;
     if per_move {
-        let mut rows: Vec<(String, u64)> = divide(&pos, depth)
-            .into_iter()
-            .map(|(m, n)| (pos.canonical(&m), n))
-            .collect();
+        let mut rows: Vec<(String, u64)> =
+            divide(&pos, depth).into_iter().map(|(m, n)| (pos.canonical(&m), n)).collect();
         rows.sort();
         for (m, n) in &rows {
             println!("{m}: {n}");
@@ -131,11 +124,7 @@ fn run_perft(id: &str, fen: Option<&str>, per_move: bool, depth: u32) -> Result<
 
 fn run_moves(id: &str, fen: Option<&str>) -> Result<(), String> {
     let game = Game::from_position(position(id, fen)?);
-    let mut moves: Vec<String> = game
-        .legal_moves()
-        .iter()
-        .map(|m| game.position().canonical(m))
-        .collect();
+    let mut moves: Vec<String> = game.legal_moves().iter().map(|m| game.position().canonical(m)).collect();
     moves.sort();
     for m in moves {
         println!("{m}");
@@ -146,8 +135,7 @@ fn run_moves(id: &str, fen: Option<&str>) -> Result<(), String> {
 fn run_play(id: &str, fen: Option<&str>, moves: &[String]) -> Result<(), String> {
     let mut game = Game::from_position(position(id, fen)?);
     for (i, text) in moves.iter().enumerate() {
-        game.play_text(text)
-            .map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
+        game.play_text(text).map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
     }
     println!("{}", game.position().fen());
     match game.outcome() {
@@ -176,22 +164,14 @@ fn bench_perft() {
     let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
     let rows = [
         ("chess start, depth 6", Position::new(chess), 6),
-        (
-            "chess Kiwipete, depth 5",
-            Position::from_fen(chess, kiwipete).expect("Kiwipete is valid"),
-            5,
-        ),
+        ("chess Kiwipete, depth 5", Position::from_fen(chess, kiwipete).expect("Kiwipete is valid"), 5),
         ("olympic start, depth 7", Position::new(olympic), 7),
     ];
     let mut olympic_nps = 0.0;
     for (name, pos, depth) in rows {
         let (nodes, time) = time_perft(&pos, depth, 3);
         let nps = nodes as f64 / time.as_secs_f64();
-        println!(
-            "{name:<26} {nodes:>11} nodes  {:>8.3} s  {:>7.1} M nodes/s",
-            time.as_secs_f64(),
-            nps / 1e6
-        );
+        println!("{name:<26} {nodes:>11} nodes  {:>8.3} s  {:>7.1} M nodes/s", time.as_secs_f64(), nps / 1e6);
         if name.starts_with("olympic") {
             olympic_nps = nps;
         }

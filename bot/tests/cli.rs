@@ -15,7 +15,8 @@ fn stdout(out: &Output) -> String {
 fn perft_prints_the_count_last() {
     let out = stdout(&kibitz(&["perft", "--variant", "olympic", "3"]));
     assert_eq!(out.lines().last(), Some("2464"));
-    let out = stdout(&kibitz(&["perft", "--variant", "olympic", "--fen", "r1s1k/2g1p/2P2/1B3/K1G1R[Sb] w - - 0 1", "2"]));
+    let out =
+        stdout(&kibitz(&["perft", "--variant", "olympic", "--fen", "r1s1k/2g1p/2P2/1B3/K1G1R[Sb] w - - 0 1", "2"]));
     assert_eq!(out.lines().last(), Some("134"));
 }
 

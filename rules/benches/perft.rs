@@ -36,21 +36,14 @@ fn main() {
         return;
     }
     let chess = Variant::by_id("chess").expect("chess");
-    println!(
-        "{:<22} {:>12} {:>12} {:>12} {:>7}",
-        "position", "nodes", "kibitz M/s", "shakmaty M/s", "ratio"
-    );
+    println!("{:<22} {:>12} {:>12} {:>12} {:>7}", "position", "nodes", "kibitz M/s", "shakmaty M/s", "ratio");
     for (name, fen, depth) in [("chess start d6", None, 6), ("kiwipete d5", Some(KIWIPETE), 5)] {
         let ours = match fen {
             Some(f) => Position::from_fen(chess, f).expect("valid FEN"),
             None => Position::new(chess),
         };
         let theirs: Chess = match fen {
-            Some(f) => f
-                .parse::<Fen>()
-                .expect("fen")
-                .into_position(CastlingMode::Standard)
-                .expect("position"),
+            Some(f) => f.parse::<Fen>().expect("fen").into_position(CastlingMode::Standard).expect("position"),
             None => Chess::default(),
         };
         let (n1, t1) = best(|| kibitz_rules::perft(black_box(&ours), depth));
@@ -61,11 +54,5 @@ fn main() {
     }
     let olympic = Position::new(Variant::by_id("olympic").expect("olympic"));
     let (n, t) = best(|| kibitz_rules::perft(black_box(&olympic), 7));
-    println!(
-        "{:<22} {n:>12} {:>12.1} {:>12} {:>7}",
-        "olympic start d7",
-        mnps(n, t),
-        "-",
-        "-"
-    );
+    println!("{:<22} {n:>12} {:>12.1} {:>12} {:>7}", "olympic start d7", mnps(n, t), "-", "-");
 }

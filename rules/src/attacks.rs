@@ -45,10 +45,7 @@ pub(crate) struct Tables {
 
 fn leaper(sq: Square, steps: &[(i8, i8)], color: Color) -> Bitboard {
     let sign = if color == Color::White { 1 } else { -1 };
-    steps
-        .iter()
-        .filter_map(|&(df, dr)| sq.offset(df, dr * sign))
-        .fold(Bitboard::EMPTY, |acc, s| acc | s.bb())
+    steps.iter().filter_map(|&(df, dr)| sq.offset(df, dr * sign)).fold(Bitboard::EMPTY, |acc, s| acc | s.bb())
 }
 
 fn slide(sq: Square, occ: u64, dirs: &[(i8, i8); 4]) -> Bitboard {
@@ -98,12 +95,7 @@ fn build_magics(dirs: &[(i8, i8); 4], magics: &[u64; 64], slides: &mut Vec<Bitbo
                     break;
                 }
             }
-            Magic {
-                mask,
-                magic: magics[i as usize],
-                shift: 64 - bits,
-                offset,
-            }
+            Magic { mask, magic: magics[i as usize], shift: 64 - bits, offset }
         })
         .collect()
 }

@@ -47,10 +47,7 @@ const MAX_PAWNS: u32 = 8;
 impl Position {
     /// Reads a FEN of `variant`. Never panics, whatever the text.
     pub fn from_fen(variant: &'static Variant, fen: &str) -> Result<Position, FenError> {
-        let impossible = |reason: &str| FenError::Impossible {
-            variant: variant.name,
-            reason: reason.to_string(),
-        };
+        let impossible = |reason: &str| FenError::Impossible { variant: variant.name, reason: reason.to_string() };
         let mut fields = fen.split_ascii_whitespace();
         let placement = fields.next().ok_or_else(|| syntax("it is empty"))?;
         let mut pos = Position::empty(variant);
@@ -58,20 +55,14 @@ impl Position {
         let (board, hand) = match placement.find('[') {
             Some(i) => {
                 let rest = &placement[i + 1..];
-                let hand = rest
-                    .strip_suffix(']')
-                    .ok_or_else(|| syntax("the hand has no closing ']'"))?;
+                let hand = rest.strip_suffix(']').ok_or_else(|| syntax("the hand has no closing ']'"))?;
                 (&placement[..i], Some(hand))
             }
             None => (placement, None),
         };
         let ranks: Vec<&str> = board.split('/').collect();
         if ranks.len() != variant.height as usize {
-            return Err(syntax(format!(
-                "expected {} ranks, found {}",
-                variant.height,
-                ranks.len()
-            )));
+            return Err(syntax(format!("expected {} ranks, found {}", variant.height, ranks.len())));
         }
         for (i, row) in ranks.iter().enumerate() {
             let rank = variant.height - 1 - i as u8;
@@ -102,27 +93,16 @@ impl Position {
                     }
                     promoted = true;
                 } else {
-                    let idx = variant
-                        .piece_index(c)
-                        .ok_or_else(|| syntax(format!("unknown piece '{c}'")))?;
+                    let idx = variant.piece_index(c).ok_or_else(|| syntax(format!("unknown piece '{c}'")))?;
                     if file >= variant.width {
                         return Err(syntax(format!("rank {} is too long", rank + 1)));
                     }
-                    let color = if c.is_ascii_uppercase() {
-                        Color::White
-                    } else {
-                        Color::Black
-                    };
+                    let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
                     let pt = variant.pieces[idx as usize];
                     if promoted && !can_promote(variant, pt.powers) {
                         return Err(impossible(&format!("a {} cannot be promoted", pt.name)));
                     }
-                    let piece = Piece {
-                        color,
-                        powers: pt.powers,
-                        royal: pt.royal,
-                        promoted,
-                    };
+                    let piece = Piece { color, powers: pt.powers, royal: pt.royal, promoted };
                     promoted = false;
                     let sq = Square::from_coords(file, rank).ok_or_else(|| syntax("square off the board"))?;
                     pos.put(sq, piece);
@@ -133,12 +113,7 @@ impl Position {
                 return Err(syntax("'+' at the end of a rank"));
             }
             if file != variant.width {
-                return Err(syntax(format!(
-                    "rank {} has {} squares, expected {}",
-                    rank + 1,
-                    file,
-                    variant.width
-                )));
+                return Err(syntax(format!("rank {} has {} squares, expected {}", rank + 1, file, variant.width)));
             }
         }
 
@@ -150,18 +125,12 @@ impl Position {
                 if c == '-' && hand.len() == 1 {
                     break;
                 }
-                let idx = variant
-                    .piece_index(c)
-                    .ok_or_else(|| syntax(format!("unknown piece '{c}' in hand")))?;
+                let idx = variant.piece_index(c).ok_or_else(|| syntax(format!("unknown piece '{c}' in hand")))?;
                 let pt = variant.pieces[idx as usize];
                 if pt.royal {
                     return Err(impossible("a royal piece cannot be in hand"));
                 }
-                let color = if c.is_ascii_uppercase() {
-                    Color::White
-                } else {
-                    Color::Black
-                };
+                let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
                 let slot = &mut pos.hands[color.index()][idx as usize];
                 if *slot as u32 >= MAX_PIECES {
                     return Err(impossible("too many pieces in hand"));
@@ -189,11 +158,7 @@ impl Position {
             };
         } else if castling != "-" {
             for c in castling.chars() {
-                let color = if c.is_ascii_uppercase() {
-                    Color::White
-                } else {
-                    Color::Black
-                };
+                let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
                 let file = match c.to_ascii_lowercase() {
                     'k' => 7,
                     'q' => 0,
@@ -239,9 +204,7 @@ impl Position {
         let number = |f: Option<&str>, default: u32, what: &str| -> Result<u32, FenError> {
             match f {
                 None => Ok(default),
-                Some(t) => t
-                    .parse::<u32>()
-                    .map_err(|_| syntax(format!("the {what} must be a number, not '{t}'"))),
+                Some(t) => t.parse::<u32>().map_err(|_| syntax(format!("the {what} must be a number, not '{t}'"))),
             }
         };
         pos.halfmoves = number(fields.next(), 0, "half-move clock")?;
@@ -329,11 +292,7 @@ impl Position {
                     let Some(i) = v.piece_index(slot) else {
                         continue;
                     };
-                    let letter = if c == Color::White {
-                        slot
-                    } else {
-                        slot.to_ascii_lowercase()
-                    };
+                    let letter = if c == Color::White { slot } else { slot.to_ascii_lowercase() };
                     for _ in 0..self.hands[c.index()][i as usize] {
                         s.push(letter);
                     }
@@ -347,12 +306,7 @@ impl Position {
         } else if self.castling.is_empty() {
             s.push('-');
         } else {
-            for (c, sq) in [
-                (Color::White, 7u8),
-                (Color::White, 0),
-                (Color::Black, 7),
-                (Color::Black, 0),
-            ] {
+            for (c, sq) in [(Color::White, 7u8), (Color::White, 0), (Color::Black, 7), (Color::Black, 0)] {
                 let rank = if c == Color::White { 0 } else { v.height - 1 };
                 if self.castling.has(Square::new(rank * 8 + sq)) {
                     let l = if sq == 7 { 'k' } else { 'q' };
@@ -374,23 +328,14 @@ impl Position {
 
     /// The FEN letter of a piece (upper case for White).
     pub fn letter(&self, p: Piece) -> char {
-        let l = self
-            .variant
-            .piece_index_of(p.powers, p.royal)
-            .map_or('?', |i| self.variant.pieces[i as usize].letter);
-        if p.color == Color::White {
-            l
-        } else {
-            l.to_ascii_lowercase()
-        }
+        let l = self.variant.piece_index_of(p.powers, p.royal).map_or('?', |i| self.variant.pieces[i as usize].letter);
+        if p.color == Color::White { l } else { l.to_ascii_lowercase() }
     }
 }
 
 fn can_promote(variant: &Variant, powers: Powers) -> bool {
     match variant.promotion {
-        Promotion::Flip {
-            mandatory, optional, ..
-        } => powers.intersects(mandatory.with(optional)),
+        Promotion::Flip { mandatory, optional, .. } => powers.intersects(mandatory.with(optional)),
         _ => false,
     }
 }

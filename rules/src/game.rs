@@ -62,10 +62,7 @@ pub struct Outcome {
 
 impl Outcome {
     fn win(c: Color, reason: EndReason) -> Outcome {
-        Outcome {
-            winner: Some(c),
-            reason,
-        }
+        Outcome { winner: Some(c), reason }
     }
     fn draw(reason: EndReason) -> Outcome {
         Outcome { winner: None, reason }
@@ -103,11 +100,7 @@ impl Position {
     pub fn outcome(&self) -> Option<Outcome> {
         if let Some(w) = self.race_decided() {
             let pawns = self.power(Power::Pawn) & self.by_color[(!w).index()];
-            let reason = if pawns.is_empty() {
-                EndReason::LastPawnCaptured
-            } else {
-                EndReason::PawnPromoted
-            };
+            let reason = if pawns.is_empty() { EndReason::LastPawnCaptured } else { EndReason::PawnPromoted };
             return Some(Outcome::win(w, reason));
         }
         if self.legal_moves_ignoring_draws().is_empty() {
@@ -206,11 +199,7 @@ impl Game {
 
     /// A new game from any position.
     pub fn from_position(position: Position) -> Game {
-        let entry = Entry {
-            hash: position.repetition_key(),
-            mover: None,
-            check: position.is_check(),
-        };
+        let entry = Entry { hash: position.repetition_key(), mover: None, check: position.is_check() };
         let outcome = position.outcome();
         Game {
             start: position.clone(),
@@ -244,11 +233,7 @@ impl Game {
 
     /// The legal moves; none once the game is over (G5).
     pub fn legal_moves(&self) -> MoveList {
-        if self.outcome.is_some() {
-            MoveList::new()
-        } else {
-            self.position.legal_moves()
-        }
+        if self.outcome.is_some() { MoveList::new() } else { self.position.legal_moves() }
     }
 
     /// Reads and plays a move typed by a person (canonical or SAN).
@@ -266,10 +251,7 @@ impl Game {
             return Err(MoveError::GameOver);
         }
         if !self.position.is_legal(&m) {
-            return Err(MoveError::Illegal {
-                text: self.position.canonical(&m),
-                closest: Vec::new(),
-            });
+            return Err(MoveError::Illegal { text: self.position.canonical(&m), closest: Vec::new() });
         }
         let mover = self.position.turn();
         let canonical = self.position.canonical(&m);
@@ -277,24 +259,11 @@ impl Game {
         self.track_last_moved(mover, &m);
         self.position.play_unchecked(m);
         self.moves.push(m);
-        let entry = Entry {
-            hash: self.position.repetition_key(),
-            mover: Some(mover),
-            check: self.position.is_check(),
-        };
+        let entry = Entry { hash: self.position.repetition_key(), mover: Some(mover), check: self.position.is_check() };
         self.history.push(entry);
         let mut removed = Vec::new();
-        self.outcome = self
-            .position
-            .outcome()
-            .or_else(|| self.history_outcome(mover, &mut removed));
-        Ok(Played {
-            mv: m,
-            canonical,
-            san,
-            removed,
-            outcome: self.outcome,
-        })
+        self.outcome = self.position.outcome().or_else(|| self.history_outcome(mover, &mut removed));
+        Ok(Played { mv: m, canonical, san, removed, outcome: self.outcome })
     }
 
     fn track_last_moved(&mut self, mover: Color, m: &Move) {
@@ -326,10 +295,8 @@ impl Game {
                 }
                 // O6: did every Black move since the previous occurrence check?
                 let previous = occurrences[occurrences.len() - 2];
-                let perpetual = self.history[previous + 1..=now]
-                    .iter()
-                    .filter(|e| e.mover == Some(Color::Black))
-                    .all(|e| e.check);
+                let perpetual =
+                    self.history[previous + 1..=now].iter().filter(|e| e.mover == Some(Color::Black)).all(|e| e.check);
                 Some(if perpetual {
                     Outcome::win(Color::White, EndReason::PerpetualCheck)
                 } else {
@@ -361,11 +328,7 @@ impl Game {
                     // Play goes on with a fresh history and count.
                     self.position.halfmoves = 0;
                     let p = &self.position;
-                    self.history = vec![Entry {
-                        hash: p.repetition_key(),
-                        mover: Some(mover),
-                        check: p.is_check(),
-                    }];
+                    self.history = vec![Entry { hash: p.repetition_key(), mover: Some(mover), check: p.is_check() }];
                     if self.position.legal_moves().is_empty() {
                         return self.position.outcome();
                     }

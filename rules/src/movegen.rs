@@ -75,13 +75,7 @@ impl Position {
                 pinned |= blockers & self.by_color[us.index()];
             }
         }
-        Restriction {
-            target,
-            pinned,
-            king: Some(k),
-            double_check: checkers.more_than_one(),
-            in_check: checkers.any(),
-        }
+        Restriction { target, pinned, king: Some(k), double_check: checkers.more_than_one(), in_check: checkers.any() }
     }
 
     pub(crate) fn generate(&self, list: &mut MoveList) {
@@ -100,11 +94,7 @@ impl Position {
             let lifted = occ & !k.bb();
             for to in t.king(k) & self.mask & !ours {
                 if self.attackers(to, !us, them, lifted).is_empty() {
-                    list.push(Move::Normal {
-                        from: k,
-                        to,
-                        promote: Promote::No,
-                    });
+                    list.push(Move::Normal { from: k, to, promote: Promote::No });
                 }
             }
             if r.double_check {
@@ -132,17 +122,9 @@ impl Position {
             let zone = self.last_rank(us);
             for to in targets {
                 if may_flip && (zone.has(from) || zone.has(to)) {
-                    list.push(Move::Normal {
-                        from,
-                        to,
-                        promote: Promote::Flip,
-                    });
+                    list.push(Move::Normal { from, to, promote: Promote::Flip });
                 }
-                list.push(Move::Normal {
-                    from,
-                    to,
-                    promote: Promote::No,
-                });
+                list.push(Move::Normal { from, to, promote: Promote::No });
             }
         }
         self.pawn_moves(movers & pawns, &r, list);
@@ -219,11 +201,7 @@ impl Position {
         let zone = self.last_rank(self.turn);
         for to in targets & !zone {
             let from = Square::new((to.index() as i8 - shift) as u8);
-            list.push(Move::Normal {
-                from,
-                to,
-                promote: Promote::No,
-            });
+            list.push(Move::Normal { from, to, promote: Promote::No });
         }
         for to in targets & zone {
             self.emit_pawn(Square::new((to.index() as i8 - shift) as u8), to, list);
@@ -233,31 +211,15 @@ impl Position {
     /// A pawn move, with the promotions the variant asks for on the last rank.
     fn emit_pawn(&self, from: Square, to: Square, list: &mut MoveList) {
         if !self.last_rank(self.turn).has(to) {
-            list.push(Move::Normal {
-                from,
-                to,
-                promote: Promote::No,
-            });
+            list.push(Move::Normal { from, to, promote: Promote::No });
             return;
         }
         match self.variant.promotion {
-            Promotion::None => list.push(Move::Normal {
-                from,
-                to,
-                promote: Promote::No,
-            }),
-            Promotion::Flip { .. } => list.push(Move::Normal {
-                from,
-                to,
-                promote: Promote::Flip,
-            }),
+            Promotion::None => list.push(Move::Normal { from, to, promote: Promote::No }),
+            Promotion::Flip { .. } => list.push(Move::Normal { from, to, promote: Promote::Flip }),
             Promotion::Choice(kinds) => {
                 for &k in kinds {
-                    list.push(Move::Normal {
-                        from,
-                        to,
-                        promote: Promote::To(k),
-                    });
+                    list.push(Move::Normal { from, to, promote: Promote::To(k) });
                 }
             }
         }
@@ -289,10 +251,7 @@ impl Position {
                 continue;
             }
             let lifted = occ & !king.bb();
-            if king_path
-                .into_iter()
-                .all(|sq| self.attackers(sq, !us, them, lifted).is_empty())
-            {
+            if king_path.into_iter().all(|sq| self.attackers(sq, !us, them, lifted).is_empty()) {
                 list.push(Move::Castle { king, rook });
             }
         }
@@ -334,10 +293,7 @@ impl Position {
                     for to in self.pawn_steps(mid, us, empty_after) {
                         // Two paths to the same square are the same turn.
                         if self.preferred_pass(a, safe, to) == Some(mid) {
-                            list.push(Move::PawnPair {
-                                first: (a, mid),
-                                second: (mid, to),
-                            });
+                            list.push(Move::PawnPair { first: (a, mid), second: (mid, to) });
                         }
                     }
                 }
@@ -348,10 +304,7 @@ impl Position {
                         // possible keep the one that starts with the lower pawn.
                         let reverse_ok = to != a && !zone.has(to);
                         if !(reverse_ok && b < a) {
-                            list.push(Move::PawnPair {
-                                first: (a, mid),
-                                second: (b, to),
-                            });
+                            list.push(Move::PawnPair { first: (a, mid), second: (b, to) });
                         }
                     }
                 }

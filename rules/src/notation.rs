@@ -63,11 +63,7 @@ pub enum MoveError {
 }
 
 fn hint(closest: &[String]) -> String {
-    if closest.is_empty() {
-        String::new()
-    } else {
-        format!(" (did you mean {}?)", closest.join(", "))
-    }
+    if closest.is_empty() { String::new() } else { format!(" (did you mean {}?)", closest.join(", ")) }
 }
 
 impl Position {
@@ -137,21 +133,10 @@ impl Position {
                 let _ = write!(s, "{}x{to}", file_char(from));
             }
             Move::PawnPair { first, second } => {
-                s.push_str(&self.san_body(
-                    &Move::Normal {
-                        from: first.0,
-                        to: first.1,
-                        promote: Promote::No,
-                    },
-                    legal,
-                ));
+                s.push_str(&self.san_body(&Move::Normal { from: first.0, to: first.1, promote: Promote::No }, legal));
                 let mut mid = self.clone();
                 mid.apply_step(first.0, first.1);
-                let step = Move::Normal {
-                    from: second.0,
-                    to: second.1,
-                    promote: Promote::No,
-                };
+                let step = Move::Normal { from: second.0, to: second.1, promote: Promote::No };
                 s.push(',');
                 s.push_str(&mid.san_body(&step, &MoveList::new()));
             }
@@ -237,12 +222,7 @@ impl Position {
             .iter()
             .map(|m| {
                 let (strict, loose) = self.san_forms(m, &legal);
-                Spellings {
-                    mv: *m,
-                    canonical: self.canonical_forms(m),
-                    strict,
-                    loose,
-                }
+                Spellings { mv: *m, canonical: self.canonical_forms(m), strict, loose }
             })
             .collect();
         let same = |list: &[String], key: &str| list.iter().any(|f| f == key);
@@ -265,10 +245,7 @@ impl Position {
         match found.len() {
             1 => Ok(found[0]),
             0 if !looks_like_move(&body) => Err(MoveError::Syntax(trimmed.to_string())),
-            0 => Err(MoveError::Illegal {
-                text: trimmed.to_string(),
-                closest: self.closest(&body, &legal),
-            }),
+            0 => Err(MoveError::Illegal { text: trimmed.to_string(), closest: self.closest(&body, &legal) }),
             _ => Err(MoveError::Ambiguous {
                 text: trimmed.to_string(),
                 candidates: found.iter().map(|m| self.san_body(m, &legal)).collect(),
@@ -282,16 +259,8 @@ impl Position {
         match *m {
             Move::Castle { king, rook } => forms.push(format!("{king}{rook}")),
             // An only promotion may be left unsaid.
-            Move::Normal {
-                from,
-                to,
-                promote: Promote::Flip,
-            } => {
-                let plain = Move::Normal {
-                    from,
-                    to,
-                    promote: Promote::No,
-                };
+            Move::Normal { from, to, promote: Promote::Flip } => {
+                let plain = Move::Normal { from, to, promote: Promote::No };
                 if !self.legal_moves().contains(&plain) {
                     forms.push(format!("{from}{to}"));
                 }
@@ -331,21 +300,12 @@ impl Position {
                 out.push(format!("{from}{to}"));
             }
             Move::PawnPair { first, second } => {
-                let (a, _) = normalise(&self.san_body(
-                    &Move::Normal {
-                        from: first.0,
-                        to: first.1,
-                        promote: Promote::No,
-                    },
-                    legal,
-                ));
+                let (a, _) = normalise(
+                    &self.san_body(&Move::Normal { from: first.0, to: first.1, promote: Promote::No }, legal),
+                );
                 let mut mid = self.clone();
                 mid.apply_step(first.0, first.1);
-                let step = Move::Normal {
-                    from: second.0,
-                    to: second.1,
-                    promote: Promote::No,
-                };
+                let step = Move::Normal { from: second.0, to: second.1, promote: Promote::No };
                 let (b, _) = normalise(&mid.san_body(&step, &MoveList::new()));
                 out.push(format!("{a},{b}"));
             }
@@ -358,11 +318,7 @@ impl Position {
                     Promote::To(i) => vec![self.variant.pieces[i as usize].letter.to_string()],
                     Promote::Flip => {
                         let mut v = vec!["G".to_string(), "+G".to_string(), "+".to_string()];
-                        let plain = Move::Normal {
-                            from,
-                            to,
-                            promote: Promote::No,
-                        };
+                        let plain = Move::Normal { from, to, promote: Promote::No };
                         if !legal.contains(&plain) {
                             v.push(String::new());
                         }
@@ -382,27 +338,13 @@ impl Position {
                     stems.extend(with_p);
                 } else {
                     let letter = self.letter(piece).to_ascii_uppercase();
-                    let prefix = if piece.promoted {
-                        format!("+{letter}")
-                    } else {
-                        letter.to_string()
-                    };
-                    let canonical_stem = self.san_body(
-                        &Move::Normal {
-                            from,
-                            to,
-                            promote: Promote::No,
-                        },
-                        legal,
-                    );
+                    let prefix = if piece.promoted { format!("+{letter}") } else { letter.to_string() };
+                    let canonical_stem = self.san_body(&Move::Normal { from, to, promote: Promote::No }, legal);
                     let (canonical_stem, _) = normalise(&canonical_stem);
                     stems.push(canonical_stem);
-                    for d in [
-                        String::new(),
-                        file_char(from).to_string(),
-                        (from.rank() + 1).to_string(),
-                        from.to_string(),
-                    ] {
+                    for d in
+                        [String::new(), file_char(from).to_string(), (from.rank() + 1).to_string(), from.to_string()]
+                    {
                         stems.push(format!("{prefix}{d}{to}"));
                     }
                     if piece.promoted {
@@ -439,10 +381,7 @@ impl Position {
                 } else {
                     score += 8;
                 }
-                let moving = m
-                    .from()
-                    .and_then(|f| self.piece_at(f))
-                    .map(|p| self.letter(p).to_ascii_uppercase());
+                let moving = m.from().and_then(|f| self.piece_at(f)).map(|p| self.letter(p).to_ascii_uppercase());
                 if letter.is_some() && moving != letter {
                     score += 3;
                 }
@@ -504,9 +443,7 @@ fn normalise(text: &str) -> (String, bool) {
 
 fn last_square(text: &str) -> Option<Square> {
     let b = text.as_bytes();
-    (0..b.len().saturating_sub(1))
-        .rev()
-        .find_map(|i| Square::from_bytes(b[i], b[i + 1]))
+    (0..b.len().saturating_sub(1)).rev().find_map(|i| Square::from_bytes(b[i], b[i + 1]))
 }
 
 fn looks_like_move(body: &str) -> bool {

@@ -110,11 +110,6 @@ pub struct Piece {
 impl Piece {
     /// A plain, unpromoted, non-royal piece.
     pub const fn new(color: Color, powers: Powers) -> Piece {
-        Piece {
-            color,
-            powers,
-            royal: false,
-            promoted: false,
-        }
+        Piece { color, powers, royal: false, promoted: false }
     }
 }

@@ -143,11 +143,7 @@ impl Position {
     /// Pieces made of the pawn power alone.
     #[inline]
     pub(crate) fn pure_pawns(&self) -> Bitboard {
-        let others = self
-            .by_power
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != Power::Pawn as usize);
+        let others = self.by_power.iter().enumerate().filter(|&(i, _)| i != Power::Pawn as usize);
         others.fold(self.power(Power::Pawn), |acc, (_, &b)| acc & !b)
     }
 
@@ -304,15 +300,15 @@ impl Position {
                 }
                 match promote {
                     Promote::No => {}
-                    Promote::Flip => piece.promoted = true,
+                    Promote::Flip => {
+                        piece.promoted = true;
+                        // Promotion is irreversible: the clock restarts, as
+                        // Fairy-Stockfish counts.
+                        self.halfmoves = 0;
+                    }
                     Promote::To(i) => {
                         let pt = self.variant.pieces[i as usize];
-                        piece = Piece {
-                            color: us,
-                            powers: pt.powers,
-                            royal: pt.royal,
-                            promoted: false,
-                        };
+                        piece = Piece { color: us, powers: pt.powers, royal: pt.royal, promoted: false };
                     }
                 }
                 self.put(to, piece);
@@ -342,15 +338,10 @@ impl Position {
                 let count = self.hands[us.index()][slot];
                 self.set_hand(us, slot, count.saturating_sub(1));
                 let pt = self.variant.pieces[slot];
-                self.put(
-                    to,
-                    Piece {
-                        color: us,
-                        powers: pt.powers,
-                        royal: pt.royal,
-                        promoted: false,
-                    },
-                );
+                self.put(to, Piece { color: us, powers: pt.powers, royal: pt.royal, promoted: false });
+                // A drop resets the clock, as Fairy-Stockfish counts (Olympic
+                // has no fifty-move rule, so only the FEN shows it).
+                self.halfmoves = 0;
             }
             Move::PawnPair { first, second } => {
                 pawn_moved = true;

@@ -199,11 +199,7 @@ impl Bitboard {
     /// that cross the a/h edge wrap to the next rank: mask them first.
     #[inline]
     pub fn shift(self, files: i8) -> Bitboard {
-        if files >= 0 {
-            Bitboard(self.0 << files)
-        } else {
-            Bitboard(self.0 >> -files)
-        }
+        if files >= 0 { Bitboard(self.0 << files) } else { Bitboard(self.0 >> -files) }
     }
 
     /// The set shifted one rank towards `color`'s opponent.

@@ -108,20 +108,10 @@ pub struct Variant {
 }
 
 const fn pt(letter: char, name: &'static str, powers: Powers) -> PieceType {
-    PieceType {
-        letter,
-        name,
-        powers,
-        royal: false,
-    }
+    PieceType { letter, name, powers, royal: false }
 }
 const fn royal(letter: char, name: &'static str, powers: Powers) -> PieceType {
-    PieceType {
-        letter,
-        name,
-        powers,
-        royal: true,
-    }
+    PieceType { letter, name, powers, royal: true }
 }
 
 const CHESS_PIECES: [PieceType; 6] = [
@@ -184,11 +174,7 @@ pub static OLYMPIC: Variant = Variant {
     double_step: false,
     en_passant: false,
     pawn_diagonal_steps: false,
-    promotion: Promotion::Flip {
-        moves_as: Powers::GOLD,
-        mandatory: Powers::PAWN,
-        optional: Powers::SILVER,
-    },
+    promotion: Promotion::Flip { moves_as: Powers::GOLD, mandatory: Powers::PAWN, optional: Powers::SILVER },
     drops: true,
     hand_order: "PGSRB",
     castling: false,
@@ -251,10 +237,7 @@ impl Variant {
 
     /// The index of the piece type with exactly these powers and royalty.
     pub fn piece_index_of(&self, powers: Powers, royal: bool) -> Option<u8> {
-        self.pieces
-            .iter()
-            .position(|p| p.powers == powers && p.royal == royal)
-            .map(|i| i as u8)
+        self.pieces.iter().position(|p| p.powers == powers && p.royal == royal).map(|i| i as u8)
     }
 
     /// True if some piece type is royal (the game has check).

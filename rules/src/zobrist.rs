@@ -47,17 +47,7 @@ static KEYS: LazyLock<Box<Keys>> = LazyLock::new(|| {
     let hand = std::array::from_fn(|_| std::array::from_fn(|_| std::array::from_fn(|_| next2())));
     let black = next2();
     let first_pawn_turn = next2();
-    Box::new(Keys {
-        power,
-        royal,
-        promoted,
-        bare,
-        hand,
-        castling,
-        ep,
-        black,
-        first_pawn_turn,
-    })
+    Box::new(Keys { power, royal, promoted, bare, hand, castling, ep, black, first_pawn_turn })
 });
 
 #[inline]

@@ -13,7 +13,9 @@ use std::process::Command;
 use kibitz_rules::{Color, Game, Position, Variant};
 use serde_json::Value;
 
-const GAMES: u32 = 120;
+/// Games per test (each up to 150 plies; the oracle answers about 150
+/// positions a second).
+const GAMES: u32 = 50;
 
 fn script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fsf/gen_games.py")
@@ -33,17 +35,9 @@ fn generate(variant: &str, seed: u32, fen: Option<&str>) -> Option<Vec<Value>> {
         eprintln!("SKIPPED the Fairy-Stockfish differential test: {msg}");
         return None;
     }
-    assert!(
-        out.status.success(),
-        "generator failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "generator failed: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).expect("utf-8");
-    Some(
-        text.lines()
-            .map(|l| serde_json::from_str(l).expect("JSON line"))
-            .collect(),
-    )
+    Some(text.lines().map(|l| serde_json::from_str(l).expect("JSON line")).collect())
 }
 
 fn compare(variant_id: &str, seed: u32, fen: Option<&str>) {
@@ -66,24 +60,14 @@ fn compare(variant_id: &str, seed: u32, fen: Option<&str>) {
             let ctx = format!("{variant_id} seed {seed} game {id} ply {ply}");
             let fen = r["fen"].as_str().unwrap();
             assert_eq!(game.position().fen(), fen, "{ctx}: FEN");
-            let mut ours: Vec<String> = game
-                .legal_moves()
-                .iter()
-                .map(|m| game.position().canonical(m))
-                .collect();
+            let mut ours: Vec<String> = game.legal_moves().iter().map(|m| game.position().canonical(m)).collect();
             ours.sort();
-            let mut theirs: Vec<String> = r["moves"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|m| m.as_str().unwrap().to_string())
-                .collect();
+            let mut theirs: Vec<String> =
+                r["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect();
             theirs.sort();
             assert_eq!(ours, theirs, "{ctx}: legal moves in {fen}");
             if let Some(winner) = r["winner"].as_str() {
-                let outcome = game
-                    .outcome()
-                    .unwrap_or_else(|| panic!("{ctx}: Fairy-Stockfish ends the game here"));
+                let outcome = game.outcome().unwrap_or_else(|| panic!("{ctx}: Fairy-Stockfish ends the game here"));
                 let expected = match winner {
                     "white" => Some(Color::White),
                     "black" => Some(Color::Black),
@@ -93,10 +77,7 @@ fn compare(variant_id: &str, seed: u32, fen: Option<&str>) {
                 ended += 1;
             }
             if let Some(m) = r["played"].as_str() {
-                let mv = game
-                    .legal_moves()
-                    .into_iter()
-                    .find(|x| game.position().canonical(x) == m);
+                let mv = game.legal_moves().into_iter().find(|x| game.position().canonical(x) == m);
                 let mv = mv.unwrap_or_else(|| panic!("{ctx}: {m} not found"));
                 game.play(mv).unwrap();
                 plies += 1;
@@ -114,11 +95,7 @@ fn chess_random_games() {
 
 #[test]
 fn chess_random_games_from_kiwipete() {
-    compare(
-        "chess",
-        2,
-        Some("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
-    );
+    compare("chess", 2, Some("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"));
 }
 
 #[test]

@@ -7,11 +7,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
+    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
 }
 
 fn variant_index() -> impl Strategy<Value = usize> {
@@ -422,10 +418,7 @@ fn extreme_counters_do_not_overflow() {
     for (v, fen) in [
         (&kibitz_rules::CHESS, "4k3/8/8/8/8/8/8/R3K3 b - - 4294967295 4294967295"),
         (&kibitz_rules::OLYMPIC, "k4/5/5/5/K4[] b - - 4294967295 4294967295"),
-        (
-            &kibitz_rules::ALAPAWN,
-            "4k3/p7/8/8/8/8/P7/4K3 b - - 4294967295 4294967295",
-        ),
+        (&kibitz_rules::ALAPAWN, "4k3/p7/8/8/8/8/P7/4K3 b - - 4294967295 4294967295"),
     ] {
         let p = Position::from_fen(v, fen).unwrap();
         for m in &p.legal_moves() {

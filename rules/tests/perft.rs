@@ -17,14 +17,8 @@ fn cases(file: &'static str) -> Vec<Case> {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let (mut id, mut fen) = (String::new(), String::new());
     let mut out = Vec::new();
-    for line in text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-    {
-        let (key, value) = line
-            .split_once(' ')
-            .unwrap_or_else(|| panic!("{path}: bad line {line}"));
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let (key, value) = line.split_once(' ').unwrap_or_else(|| panic!("{path}: bad line {line}"));
         match key {
             "id" => id = value.to_string(),
             "epd" => fen = value.to_string(),
@@ -49,14 +43,7 @@ fn run(file: &'static str, variant: &str) {
     let variant = Variant::by_id(variant).unwrap();
     for case in cases(file) {
         let pos = Position::from_fen(variant, &case.fen).unwrap_or_else(|e| panic!("{} {}: {e}", case.file, case.id));
-        assert_eq!(
-            perft(&pos, case.depth),
-            case.nodes,
-            "{} {} depth {}",
-            case.file,
-            case.id,
-            case.depth
-        );
+        assert_eq!(perft(&pos, case.depth), case.nodes, "{} {} depth {}", case.file, case.id, case.depth);
     }
 }
 

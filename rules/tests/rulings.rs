@@ -40,11 +40,7 @@ fn legal(p: &Position) -> BTreeSet<String> {
 /// Canonical tokens of the legal moves that start on `from`.
 fn legal_from(p: &Position, from: &str) -> BTreeSet<String> {
     let from = sq(from);
-    p.legal_moves()
-        .iter()
-        .filter(|m| m.from() == Some(from))
-        .map(|m| p.canonical(m))
-        .collect()
+    p.legal_moves().iter().filter(|m| m.from() == Some(from)).map(|m| p.canonical(m)).collect()
 }
 
 fn after(p: &Position, text: &str) -> Position {
@@ -55,21 +51,11 @@ fn after(p: &Position, text: &str) -> Position {
 }
 
 fn play_all(g: &mut Game, moves: &[&str]) -> Vec<Option<Outcome>> {
-    moves
-        .iter()
-        .map(|t| {
-            g.play_text(t)
-                .unwrap_or_else(|e| panic!("{t} after {:?}: {e}", g.moves()))
-                .outcome
-        })
-        .collect()
+    moves.iter().map(|t| g.play_text(t).unwrap_or_else(|e| panic!("{t} after {:?}: {e}", g.moves())).outcome).collect()
 }
 
 fn win(c: Color, reason: EndReason) -> Option<Outcome> {
-    Some(Outcome {
-        winner: Some(c),
-        reason,
-    })
+    Some(Outcome { winner: Some(c), reason })
 }
 
 fn draw(reason: EndReason) -> Option<Outcome> {
@@ -77,20 +63,11 @@ fn draw(reason: EndReason) -> Option<Outcome> {
 }
 
 fn normal(from: &str, to: &str, promote: Promote) -> Move {
-    Move::Normal {
-        from: sq(from),
-        to: sq(to),
-        promote,
-    }
+    Move::Normal { from: sq(from), to: sq(to), promote }
 }
 
 fn piece(color: Color, powers: Powers, promoted: bool) -> Piece {
-    Piece {
-        color,
-        powers,
-        royal: false,
-        promoted,
-    }
+    Piece { color, powers, royal: false, promoted }
 }
 
 // Olympic piece-type indices, in the variant's order K R B G S P.
@@ -172,24 +149,12 @@ fn g2_canonical_flip_promotion() {
 fn g2_canonical_drop() {
     let white = pos("olympic", "k4/5/5/5/K4[P] w - - 0 1");
     let m = white.parse_move("P@c3").unwrap();
-    assert_eq!(
-        m,
-        Move::Drop {
-            piece: O_PAWN,
-            to: sq("c3")
-        }
-    );
+    assert_eq!(m, Move::Drop { piece: O_PAWN, to: sq("c3") });
     assert_eq!(white.canonical(&m), "P@c3");
 
     let black = pos("olympic", "k4/5/5/5/K4[p] b - - 0 1");
     let m = black.parse_move("P@c3").unwrap();
-    assert_eq!(
-        m,
-        Move::Drop {
-            piece: O_PAWN,
-            to: sq("c3")
-        }
-    );
+    assert_eq!(m, Move::Drop { piece: O_PAWN, to: sq("c3") });
     assert_eq!(black.canonical(&m), "P@c3");
     assert_eq!(black.parse_move("p@c3"), Ok(m), "any letter case");
     assert_eq!(black.san(&m), "P@c3");
@@ -200,14 +165,8 @@ fn g2_canonical_drop() {
 #[test]
 fn g2_canonical_castling() {
     let p = pos("chess", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1");
-    let short = Move::Castle {
-        king: sq("e1"),
-        rook: sq("h1"),
-    };
-    let long = Move::Castle {
-        king: sq("e1"),
-        rook: sq("a1"),
-    };
+    let short = Move::Castle { king: sq("e1"), rook: sq("h1") };
+    let long = Move::Castle { king: sq("e1"), rook: sq("a1") };
     assert_eq!(p.canonical(&short), "e1g1");
     assert_eq!(p.canonical(&long), "e1c1");
     for text in ["e1g1", "O-O", "0-0", "o-o", "OO", "e1h1"] {
@@ -327,10 +286,7 @@ fn g2_san_of_gold_next_to_promoted_pawn_reads_back() {
 fn g2_san_of_board_move_with_same_piece_in_hand_reads_back() {
     let p = pos("olympic", "k4/5/5/5/K3R[R] w - - 0 1");
     let slide = normal("e1", "e2", Promote::No);
-    let drop = Move::Drop {
-        piece: O_ROOK,
-        to: sq("e2"),
-    };
+    let drop = Move::Drop { piece: O_ROOK, to: sq("e2") };
     assert_eq!(p.san(&slide), "Re2");
     assert_eq!(p.san(&drop), "R@e2");
     assert_eq!(p.parse_move("R@e2"), Ok(drop));
@@ -366,10 +322,7 @@ fn g3_start_fens_round_trip() {
         assert_eq!(p.fen(), v.start_fen, "{}", v.id);
         assert_eq!(Position::from_fen(v, &p.fen()).unwrap().hash(), p.hash(), "{}", v.id);
     }
-    assert_eq!(
-        Position::new(variant("olympic")).fen(),
-        "rbsgk/4p/5/P4/KGSBR[] w - - 0 1"
-    );
+    assert_eq!(Position::new(variant("olympic")).fen(), "rbsgk/4p/5/P4/KGSBR[] w - - 0 1");
 }
 
 /// G3: Olympic hands are written in brackets (`[Sb]`, White first) and a
@@ -411,10 +364,7 @@ fn g3_olympic_hands_and_promoted_pieces() {
         "k+4/5/5/5/K4[] w - - 0 1",
         "k1P2/5/5/5/K4[] w - - 0 1",
     ] {
-        assert!(
-            Position::from_fen(variant("olympic"), bad).is_err(),
-            "{bad} must be rejected"
-        );
+        assert!(Position::from_fen(variant("olympic"), bad).is_err(), "{bad} must be rejected");
     }
 }
 
@@ -545,10 +495,7 @@ fn g4_insufficient_material() {
         assert_eq!(p.outcome(), None, "{fen}");
     }
     let mut g = game("chess", "4k3/8/8/8/8/8/8/3rK3 w - - 0 1");
-    assert_eq!(
-        g.play_text("Kxd1").unwrap().outcome,
-        draw(EndReason::InsufficientMaterial)
-    );
+    assert_eq!(g.play_text("Kxd1").unwrap().outcome, draw(EndReason::InsufficientMaterial));
     let olympic_bare = pos("olympic", "k4/5/5/5/K4[] w - - 0 1");
     assert_eq!(olympic_bare.outcome(), None, "insufficient material is for chess");
 }
@@ -563,10 +510,7 @@ fn g5_checkmate_has_no_moves() {
     assert_eq!(perft(&p, 1), 0);
     assert_eq!(perft(&p, 3), 0);
     assert_eq!(p.outcome(), win(Color::White, EndReason::Checkmate));
-    let fools = after(
-        &after(&after(&after(&Position::new(variant("chess")), "f3"), "e5"), "g4"),
-        "Qh4",
-    );
+    let fools = after(&after(&after(&after(&Position::new(variant("chess")), "f3"), "e5"), "g4"), "Qh4");
     assert!(fools.legal_moves().is_empty());
     assert_eq!(fools.outcome(), win(Color::Black, EndReason::Checkmate));
 }
@@ -576,21 +520,9 @@ fn g5_checkmate_has_no_moves() {
 #[test]
 fn g5_alapawn_finished_positions_have_no_moves() {
     for (id, fen, outcome) in [
-        (
-            "alapawn",
-            "P3k3/8/8/8/8/8/p7/4K3 b - - 0 1",
-            win(Color::White, EndReason::PawnPromoted),
-        ),
-        (
-            "alapawn",
-            "4k3/8/8/8/8/8/P7/4K3 b - - 0 1",
-            win(Color::White, EndReason::LastPawnCaptured),
-        ),
-        (
-            "alapawn-balanced",
-            "4k3/1p6/8/8/8/8/8/p3K2P w - - 0 9",
-            win(Color::Black, EndReason::PawnPromoted),
-        ),
+        ("alapawn", "P3k3/8/8/8/8/8/p7/4K3 b - - 0 1", win(Color::White, EndReason::PawnPromoted)),
+        ("alapawn", "4k3/8/8/8/8/8/P7/4K3 b - - 0 1", win(Color::White, EndReason::LastPawnCaptured)),
+        ("alapawn-balanced", "4k3/1p6/8/8/8/8/8/p3K2P w - - 0 9", win(Color::Black, EndReason::PawnPromoted)),
     ] {
         let p = pos(id, fen);
         assert!(p.legal_moves().is_empty(), "{fen}");
@@ -617,10 +549,7 @@ fn g5_drawn_game_has_no_moves() {
 /// rules/DESIGN.md): the moves are there, the game adjudicates.
 #[test]
 fn g5_perft_counts_through_draws_by_rule() {
-    for (fen, moves) in [
-        ("4k3/8/8/8/8/8/8/4K3 w - - 0 1", 5),
-        ("4k3/8/8/8/8/8/8/R3K3 w - - 100 80", 15),
-    ] {
+    for (fen, moves) in [("4k3/8/8/8/8/8/8/4K3 w - - 0 1", 5), ("4k3/8/8/8/8/8/8/R3K3 w - - 100 80", 15)] {
         let p = pos("chess", fen);
         assert!(p.outcome().is_some_and(|o| o.winner.is_none()), "{fen}");
         assert_eq!(perft(&p, 1), moves, "{fen}");
@@ -714,15 +643,9 @@ fn o2_pawn_moves() {
 #[test]
 fn o2_rook_bishop_king_on_small_board() {
     let r = pos("olympic", "5/4k/2R2/5/1K3[] w - - 0 1");
-    assert_eq!(
-        legal_from(&r, "c3"),
-        set(&["c3c4", "c3c5", "c3c2", "c3c1", "c3b3", "c3a3", "c3d3", "c3e3"])
-    );
+    assert_eq!(legal_from(&r, "c3"), set(&["c3c4", "c3c5", "c3c2", "c3c1", "c3b3", "c3a3", "c3d3", "c3e3"]));
     let b = pos("olympic", "5/4k/2B2/5/1K3[] w - - 0 1");
-    assert_eq!(
-        legal_from(&b, "c3"),
-        set(&["c3b4", "c3a5", "c3d4", "c3e5", "c3b2", "c3a1", "c3d2", "c3e1"])
-    );
+    assert_eq!(legal_from(&b, "c3"), set(&["c3b4", "c3a5", "c3d4", "c3e5", "c3b2", "c3a1", "c3d2", "c3e1"]));
     let k = pos("olympic", "5/4k/5/5/1K3[] w - - 0 1");
     assert_eq!(legal_from(&k, "b1"), set(&["b1a1", "b1c1", "b1a2", "b1b2", "b1c2"]));
 }
@@ -751,10 +674,7 @@ fn o3_pawn_must_promote() {
 #[test]
 fn o3_silver_may_promote_on_last_rank() {
     let ends = pos("olympic", "k4/2S2/5/5/K4[] w - - 0 1");
-    assert_eq!(
-        legal_from(&ends, "c4"),
-        set(&["c4c5", "c4c5+", "c4b5", "c4b5+", "c4d5", "c4d5+", "c4b3", "c4d3"])
-    );
+    assert_eq!(legal_from(&ends, "c4"), set(&["c4c5", "c4c5+", "c4b5", "c4b5+", "c4d5", "c4d5+", "c4b3", "c4d3"]));
     let starts = pos("olympic", "k1S2/5/5/5/4K[] w - - 0 1");
     assert_eq!(legal_from(&starts, "c5"), set(&["c5b4", "c5b4+", "c5d4", "c5d4+"]));
     let black = pos("olympic", "4k/5/5/5/K1s2[] b - - 0 1");
@@ -793,10 +713,7 @@ fn o4_captured_pieces_go_to_hand_unpromoted() {
     assert_eq!(next.hand(Color::White, O_SILVER), 1);
     let next = after(&next, "a5b5");
     let dropped = after(&next, "S@b4");
-    assert_eq!(
-        dropped.piece_at(sq("b4")),
-        Some(piece(Color::White, Powers::SILVER, false))
-    );
+    assert_eq!(dropped.piece_at(sq("b4")), Some(piece(Color::White, Powers::SILVER, false)));
     assert_eq!(dropped.fen().split(' ').next(), Some("1k3/1S3/2R2/5/4K[]"));
 
     let p = pos("olympic", "k4/5/5/1r3/1R2K[] w - - 0 1");
@@ -824,10 +741,7 @@ fn o5_drop_squares() {
     assert_eq!(drops, expect);
     assert_eq!(drops.len(), 19);
     let on_first = after(&w, "P@b1");
-    assert_eq!(
-        on_first.piece_at(sq("b1")),
-        Some(piece(Color::White, Powers::PAWN, false))
-    );
+    assert_eq!(on_first.piece_at(sq("b1")), Some(piece(Color::White, Powers::PAWN, false)));
     assert_eq!(on_first.hand(Color::White, O_PAWN), 0);
 
     let b = pos("olympic", "k4/5/5/5/K4[p] b - - 0 1");
@@ -839,16 +753,10 @@ fn o5_drop_squares() {
     let silver = pos("olympic", "k4/5/5/5/K4[S] w - - 0 1");
     assert_eq!(legal(&silver).iter().filter(|m| m.starts_with("S@")).count(), 23);
     let dropped = after(&silver, "S@c5");
-    assert_eq!(
-        dropped.piece_at(sq("c5")),
-        Some(piece(Color::White, Powers::SILVER, false))
-    );
+    assert_eq!(dropped.piece_at(sq("c5")), Some(piece(Color::White, Powers::SILVER, false)));
     assert_eq!(dropped.fen().split(' ').next(), Some("k1S2/5/5/5/K4[]"));
     let next = after(&dropped, "a5a4");
-    assert!(
-        legal_from(&next, "c5").contains("c5d4+"),
-        "a Silver dropped on the last rank may promote leaving it"
-    );
+    assert!(legal_from(&next, "c5").contains("c5d4+"), "a Silver dropped on the last rank may promote leaving it");
     let gold = pos("olympic", "k4/5/5/5/K4[G] w - - 0 1");
     assert!(legal(&gold).contains("G@c5"));
 }
@@ -971,10 +879,7 @@ fn a1_king_can_be_captured() {
 fn a1_king_may_move_into_attack() {
     let p = pos("alapawn", "3rr3/p7/8/8/8/8/P7/4K3 w - - 0 1");
     assert!(!p.is_check());
-    assert_eq!(
-        legal(&p),
-        set(&["e1d1", "e1d2", "e1e2", "e1f1", "e1f2", "a2a3", "a2b3"])
-    );
+    assert_eq!(legal(&p), set(&["e1d1", "e1d2", "e1e2", "e1f1", "e1f2", "a2a3", "a2b3"]));
     let pinned = pos("alapawn", "4r3/p7/8/8/8/8/P3N3/4K3 w - - 0 1");
     assert!(legal_from(&pinned, "e2").contains("e2c3"), "no pins");
 }
@@ -1034,39 +939,22 @@ fn a3_pawn_reaching_last_rank_wins() {
         let played = g.play_text(token).unwrap();
         assert_eq!(played.outcome, win(Color::White, EndReason::PawnPromoted), "{token}");
         let to = &token[2..];
-        assert_eq!(
-            g.position().piece_at(sq(to)),
-            Some(piece(Color::White, Powers::PAWN, false)),
-            "{token}"
-        );
+        assert_eq!(g.position().piece_at(sq(to)), Some(piece(Color::White, Powers::PAWN, false)), "{token}");
         assert!(played.san.ends_with('#'), "{}", played.san);
     }
     let black = pos("alapawn", "k7/4P3/8/8/8/8/p7/1K6 b - - 0 1");
     let mut g = Game::from_position(black);
-    assert_eq!(
-        g.play_text("a1").unwrap().outcome,
-        win(Color::Black, EndReason::PawnPromoted)
-    );
-    assert!(
-        pos("alapawn", "k7/4P3/8/8/8/8/p7/K7 w - - 0 1")
-            .parse_move("e8=Q")
-            .is_err()
-    );
+    assert_eq!(g.play_text("a1").unwrap().outcome, win(Color::Black, EndReason::PawnPromoted));
+    assert!(pos("alapawn", "k7/4P3/8/8/8/8/p7/K7 w - - 0 1").parse_move("e8=Q").is_err());
 }
 
 /// A3: capturing the opponent's last pawn wins at once.
 #[test]
 fn a3_capturing_last_pawn_wins() {
     let mut g = game("alapawn", "k7/8/8/3p4/4P3/8/8/K7 w - - 0 1");
-    assert_eq!(
-        g.play_text("exd5").unwrap().outcome,
-        win(Color::White, EndReason::LastPawnCaptured)
-    );
+    assert_eq!(g.play_text("exd5").unwrap().outcome, win(Color::White, EndReason::LastPawnCaptured));
     let mut g = game("alapawn", "k7/8/8/8/3p4/4P3/8/K7 b - - 0 1");
-    assert_eq!(
-        g.play_text("dxe3").unwrap().outcome,
-        win(Color::Black, EndReason::LastPawnCaptured)
-    );
+    assert_eq!(g.play_text("dxe3").unwrap().outcome, win(Color::Black, EndReason::LastPawnCaptured));
     let mut g = game("alapawn", "k7/6p1/8/3p4/4P3/8/8/K7 w - - 0 1");
     assert_eq!(g.play_text("exd5").unwrap().outcome, None);
 }
@@ -1081,10 +969,7 @@ fn a4_no_legal_move_loses() {
     assert_eq!(p.outcome(), win(Color::Black, EndReason::NoMoves));
     assert_eq!(Game::from_position(p).outcome(), win(Color::Black, EndReason::NoMoves));
     let mut g = game("alapawn", "nBnBnBnB/P1P1P1P1/8/8/8/7p/8/7r b - - 0 1");
-    assert_eq!(
-        g.play_text("h1h2").unwrap().outcome,
-        win(Color::Black, EndReason::NoMoves)
-    );
+    assert_eq!(g.play_text("h1h2").unwrap().outcome, win(Color::Black, EndReason::NoMoves));
 }
 
 // ---------------------------------------------------------------- A5
@@ -1106,10 +991,7 @@ fn a5_repetition_removes_last_moved_pieces() {
             (sq("g8"), piece(Color::Black, Powers::KNIGHT, false)),
         ]
     );
-    assert_eq!(
-        g.position().fen(),
-        "rnbqkb1r/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R w - - 0 5"
-    );
+    assert_eq!(g.position().fen(), "rnbqkb1r/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R w - - 0 5");
 
     let cycle = ["Nc3", "Nc6", "Nb1", "Nb8"];
     for p in play_all(&mut g, &cycle) {
@@ -1128,10 +1010,7 @@ fn a5_repetition_removes_last_moved_pieces() {
             (sq("b8"), piece(Color::Black, Powers::KNIGHT, false)),
         ]
     );
-    assert_eq!(
-        g.position().fen(),
-        "r1bqkb1r/pppppppp/8/8/8/8/PPPPPPPP/R1BQKB1R w - - 0 9"
-    );
+    assert_eq!(g.position().fen(), "r1bqkb1r/pppppppp/8/8/8/8/PPPPPPPP/R1BQKB1R w - - 0 9");
 }
 
 /// A5: fifty moves by each side without capture or pawn move trigger the
@@ -1150,10 +1029,7 @@ fn a5_fifty_moves_trigger_removal() {
             (sq("f6"), piece(Color::Black, Powers::KNIGHT, false)),
         ]
     );
-    assert_eq!(
-        g.position().fen(),
-        "rnbqkb1r/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R w - - 0 61"
-    );
+    assert_eq!(g.position().fen(), "rnbqkb1r/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R w - - 0 61");
 
     let mut g = game("alapawn", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 99 60");
     let played = g.play_text("e3").unwrap();
@@ -1261,22 +1137,10 @@ fn a6_pair_turns_and_tokens() {
     assert_eq!(results, expect);
 
     let pair = p.parse_move("a2a3a4").unwrap();
-    assert_eq!(
-        pair,
-        Move::PawnPair {
-            first: (sq("a2"), sq("a3")),
-            second: (sq("a3"), sq("a4")),
-        }
-    );
+    assert_eq!(pair, Move::PawnPair { first: (sq("a2"), sq("a3")), second: (sq("a3"), sq("a4")) });
     assert_eq!(p.canonical(&pair), "a2a3a4");
     let two = p.parse_move("a2a3h2h3").unwrap();
-    assert_eq!(
-        two,
-        Move::PawnPair {
-            first: (sq("a2"), sq("a3")),
-            second: (sq("h2"), sq("h3")),
-        }
-    );
+    assert_eq!(two, Move::PawnPair { first: (sq("a2"), sq("a3")), second: (sq("h2"), sq("h3")) });
     assert_eq!(p.canonical(&two), "a2a3h2h3");
     assert_eq!(p.san(&two), "a3,h3");
     assert_eq!(p.parse_move("a3,h3"), Ok(two));
@@ -1336,11 +1200,9 @@ fn a6_pairs_never_capture() {
 #[test]
 fn a6_any_safe_path_is_read() {
     let p = pos("alapawn-balanced", "8/7p/8/8/8/8/P6P/8 w - - 0 1");
-    for (token, pawns) in [
-        ("h2h3h4", "8/7p/8/8/7P/8/P7/8"),
-        ("a2b3a4", "8/7p/8/8/P7/8/7P/8"),
-        ("h2h3g4", "8/7p/8/8/6P1/8/P7/8"),
-    ] {
+    for (token, pawns) in
+        [("h2h3h4", "8/7p/8/8/7P/8/P7/8"), ("a2b3a4", "8/7p/8/8/P7/8/7P/8"), ("h2h3g4", "8/7p/8/8/6P1/8/P7/8")]
+    {
         let m = p.parse_move(token).unwrap_or_else(|e| panic!("{token}: {e}"));
         let mut n = p.clone();
         n.play_unchecked(m);
@@ -1350,10 +1212,7 @@ fn a6_any_safe_path_is_read() {
     play_all(&mut g, &["e3", "e6"]);
     let m = pawn_twice(g.position(), "d2", "d4");
     assert_eq!(g.position().parse_move("d2d3d4"), Ok(m));
-    let black_flag = pos(
-        "alapawn-balanced",
-        "rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b 1 - 0 1",
-    );
+    let black_flag = pos("alapawn-balanced", "rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b 1 - 0 1");
     let m = pawn_twice(&black_flag, "e7", "e5");
     assert_eq!(black_flag.parse_move("e7e6e5"), Ok(m));
 }
@@ -1369,38 +1228,23 @@ fn a6_white_first_pawn_turn_is_single() {
 
     let mut g = Game::new(variant("alapawn-balanced"));
     g.play_text("Nf3").unwrap();
-    assert_eq!(
-        g.position().fen(),
-        "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b 1 - 1 1"
-    );
+    assert_eq!(g.position().fen(), "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b 1 - 1 1");
     let played = g.play_text("a7a6a5").unwrap();
     assert_eq!(played.canonical, "a7a6a5");
     assert!(
-        !g.position()
-            .legal_moves()
-            .iter()
-            .any(|m| matches!(m, Move::PawnPair { .. })),
+        !g.position().legal_moves().iter().any(|m| matches!(m, Move::PawnPair { .. })),
         "White has still not moved a pawn"
     );
     assert!(matches!(g.play_text("e2e3e4"), Err(MoveError::Illegal { .. })));
     g.play_text("e3").unwrap();
-    assert_eq!(
-        g.position().fen(),
-        "rnbqkbnr/1ppppppp/8/p7/8/4PN2/PPPP1PPP/RNBQKB1R b - - 0 2"
-    );
+    assert_eq!(g.position().fen(), "rnbqkbnr/1ppppppp/8/p7/8/4PN2/PPPP1PPP/RNBQKB1R b - - 0 2");
     g.play_text("h7h6").unwrap();
     let played = g.play_text("a2a3a4").unwrap();
     assert_eq!(played.canonical, "a2a3a4");
 
-    let no_flag = pos(
-        "alapawn-balanced",
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
-    );
+    let no_flag = pos("alapawn-balanced", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1");
     assert!(no_flag.parse_move("a2a3a4").is_ok());
     assert_ne!(no_flag.hash(), start.hash());
-    let black_flag = pos(
-        "alapawn-balanced",
-        "rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b 1 - 0 1",
-    );
+    let black_flag = pos("alapawn-balanced", "rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b 1 - 0 1");
     pawn_twice(&black_flag, "e7", "e5");
 }

@@ -104,17 +104,19 @@ def olympic_repetition_winner(fens, in_check):
 
 
 def end_of_game(variant, start, moves, fen, legal, fens, in_check):
+    # Everything but repetition depends on the position alone, so it is asked
+    # from the current FEN; the repetition check replays the whole game.
     """Return (end, fsf_value, winner, fsf_winner) for the current position."""
     stm = side_to_move(fen)
 
-    over, value = sf.is_immediate_game_end(variant, start, moves)
+    over, value = sf.is_immediate_game_end(variant, fen, [])
     if over:
         reason = alapawn_reason(fen) if variant == "alapawn" else "immediate"
         w = winner_from(value, stm)
         return reason, value, w, w
 
     if not legal:
-        value = sf.game_result(variant, start, moves)
+        value = sf.game_result(variant, fen, [])
         if variant == "alapawn":
             reason = "no-moves"
         else:
@@ -122,7 +124,16 @@ def end_of_game(variant, start, moves, fen, legal, fens, in_check):
         w = winner_from(value, stm)
         return reason, value, w, w
 
-    over, value = sf.is_optional_game_end(variant, start, moves)
+    # Replaying the whole game is slow, so Fairy-Stockfish is asked only when
+    # a repetition or the 50-move rule is possible at all: a position seen
+    # three times (by a coarser key than its own: board, hands and side) or a
+    # half-move clock of 100.
+    coarse = " ".join(fen.split()[:2])
+    seen = sum(1 for f in fens if " ".join(f.split()[:2]) == coarse)
+    if seen >= 3 or int(fen.split()[4]) >= 100:
+        over, value = sf.is_optional_game_end(variant, start, moves)
+    else:
+        over, value = False, None
     fsf_w = winner_from(value, stm) if over else None
 
     if variant == "olympic":
@@ -142,7 +153,7 @@ def end_of_game(variant, start, moves, fen, legal, fens, in_check):
         return reason, value, fsf_w, fsf_w
 
     if variant == "chess":
-        white_insufficient, black_insufficient = sf.has_insufficient_material(variant, start, moves)
+        white_insufficient, black_insufficient = sf.has_insufficient_material(variant, fen, [])
         if white_insufficient and black_insufficient:
             return "insufficient", sf.VALUE_DRAW, "draw", "draw"
 
@@ -153,11 +164,14 @@ def play_game(variant, start, game, rng, max_plies, out):
     moves = []
     fens = []
     in_check = []
+    fen = sf.get_fen(variant, start, [])
     for ply in range(max_plies + 1):
-        fen = sf.get_fen(variant, start, moves)
         fens.append(fen)
-        in_check.append(bool(sf.gives_check(variant, start, moves)))
-        legal = sorted(sf.legal_moves(variant, start, moves))
+        legal = sorted(sf.legal_moves(variant, fen, []))
+        # check status is needed for O6 (every Olympic position) and to tell
+        # checkmate from stalemate
+        needs_check = variant == "olympic" or (not legal and variant == "chess")
+        in_check.append(bool(sf.gives_check(variant, fen, [])) if needs_check else None)
         end, value, winner, fsf_winner = end_of_game(variant, start, moves, fen, legal, fens, in_check)
         line = {
             "variant": variant,
@@ -177,6 +191,7 @@ def play_game(variant, start, game, rng, max_plies, out):
         if "played" not in line:
             return
         moves.append(line["played"])
+        fen = sf.get_fen(variant, fen, [line["played"]])
 
 
 def main(argv):
@@ -191,7 +206,7 @@ def main(argv):
     if args.variant in OWN_VARIANTS:
         load_definitions()
     start = args.fen or sf.start_fen(args.variant)
-    if not sf.validate_fen(start, args.variant):
+    if sf.validate_fen(start, args.variant) != sf.FEN_OK:
         print("invalid FEN for %s: %s" % (args.variant, start), file=sys.stderr)
         return 2
 
