@@ -89,7 +89,10 @@ impl Position {
         let t = tables();
 
         if let Some(k) = r.king {
-            // The royal piece steps like a king (the fast path's assumption).
+            // The direct legal generator assumes a royal piece that steps like
+            // a king; DESIGN.md says how royal pieces with other powers will
+            // be handled.
+            debug_assert!(self.piece_at(k).is_some_and(|p| self.moves_of(p) == Powers::KING));
             let them = self.by_color[(!us).index()];
             let lifted = occ & !k.bb();
             for to in t.king(k) & self.mask & !ours {

@@ -222,7 +222,7 @@ impl Position {
             .iter()
             .map(|m| {
                 let (strict, loose) = self.san_forms(m, &legal);
-                Spellings { mv: *m, canonical: self.canonical_forms(m), strict, loose }
+                Spellings { mv: *m, canonical: self.canonical_forms(m, &legal), strict, loose }
             })
             .collect();
         let same = |list: &[String], key: &str| list.iter().any(|f| f == key);
@@ -254,14 +254,14 @@ impl Position {
     }
 
     /// Lower-case canonical spellings of a move.
-    fn canonical_forms(&self, m: &Move) -> Vec<String> {
+    fn canonical_forms(&self, m: &Move, legal: &MoveList) -> Vec<String> {
         let mut forms = vec![self.canonical(m).to_ascii_lowercase()];
         match *m {
             Move::Castle { king, rook } => forms.push(format!("{king}{rook}")),
             // An only promotion may be left unsaid.
             Move::Normal { from, to, promote: Promote::Flip } => {
                 let plain = Move::Normal { from, to, promote: Promote::No };
-                if !self.legal_moves().contains(&plain) {
+                if !legal.contains(&plain) {
                     forms.push(format!("{from}{to}"));
                 }
             }
