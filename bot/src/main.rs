@@ -1,10 +1,12 @@
 //! `kibitz`: the chat bot's binary and its command-line tools.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
-use kibitz_rules::{Game, Position, Variant, divide, perft};
+use kibitz_render::{BoardOptions, Caption, Renderer};
+use kibitz_rules::{Game, Position, Square, Variant, divide, perft};
 
 /// Kibitz: chess variants with friends, by chat.
 #[derive(Parser)]
@@ -51,6 +53,27 @@ enum Command {
         #[arg(allow_hyphen_values = true)]
         moves: Vec<String>,
     },
+    /// Draw the board as a picture (PNG, or SVG if FILE ends in .svg).
+    Render {
+        /// Variant id.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// Position (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Show the board from Black's side.
+        #[arg(long)]
+        flip: bool,
+        /// Highlight the last move (`e2e4`, or a drop `P@c3`).
+        #[arg(long)]
+        last: Option<String>,
+        /// Width of the board's squares together, in pixels.
+        #[arg(long, default_value_t = kibitz_render::DEFAULT_SIZE)]
+        size: u32,
+        /// Where to write the picture.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -62,6 +85,8 @@ enum Command {
 enum BenchTarget {
     /// Perft speed: chess (start depth 6, Kiwipete depth 5) and Olympic (start depth 7).
     Perft,
+    /// Board picture speed and size: a 640-pixel 8x8 board with 32 pieces.
+    Render,
 }
 
 fn main() -> ExitCode {
@@ -76,10 +101,14 @@ fn main() -> ExitCode {
         }
         Some(Command::Moves { variant, fen }) => run_moves(&variant, fen.as_deref()),
         Some(Command::Play { variant, fen, moves }) => run_play(&variant, fen.as_deref(), &moves),
+        Some(Command::Render { variant, fen, flip, last, size, output }) => {
+            run_render(&variant, fen.as_deref(), flip, last.as_deref(), size, &output)
+        }
         Some(Command::Bench { what: BenchTarget::Perft }) => {
             bench_perft();
             Ok(())
         }
+        Some(Command::Bench { what: BenchTarget::Render }) => bench_render(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -178,4 +207,72 @@ fn bench_perft() {
     }
     println!("olympic / 20 M nodes/s target: {:.2}", olympic_nps / OLYMPIC_TARGET);
     println!("(the side-by-side comparison with shakmaty: cargo bench -p kibitz-rules --bench perft)");
+}
+
+/// Reads `e2e4` or `P@c3` as the squares to highlight.
+fn last_move_squares(text: &str) -> Result<(Option<Square>, Square), String> {
+    let bad = || format!("--last wants a move such as e2e4 or P@c3, not '{text}'");
+    if let Some((_, to)) = text.split_once('@') {
+        return Ok((None, Square::parse(to).ok_or_else(bad)?));
+    }
+    let from = text.get(0..2).and_then(Square::parse).ok_or_else(bad)?;
+    let to = text.get(2..4).and_then(Square::parse).ok_or_else(bad)?;
+    Ok((Some(from), to))
+}
+
+fn run_render(
+    id: &str,
+    fen: Option<&str>,
+    flip: bool,
+    last: Option<&str>,
+    size: u32,
+    out: &Path,
+) -> Result<(), String> {
+    let pos = position(id, fen)?;
+    let opts = BoardOptions {
+        size: Some(size),
+        flip,
+        last_move: last.map(last_move_squares).transpose()?,
+        ..BoardOptions::default()
+    };
+    let renderer = Renderer::shared();
+    let bytes = if out.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg")) {
+        renderer.board_svg(&pos, &opts).into_bytes()
+    } else {
+        renderer.board_png(&pos, &opts).map_err(|e| e.to_string())?
+    };
+    std::fs::write(out, bytes).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    println!("{}", out.display());
+    Ok(())
+}
+
+fn bench_render() -> Result<(), String> {
+    const RUNS: usize = 200;
+    let chess = variant("chess")?;
+    // 32 pieces, a last move, a caption: what a player sees after 1.e4.
+    let pos = Position::from_fen(chess, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+        .map_err(|e| e.to_string())?;
+    let opts = BoardOptions {
+        size: Some(640),
+        last_move: Some((Square::parse("e2"), Square::parse("e4").ok_or("e4")?)),
+        caption: Some(Caption { white: "alice".into(), black: "bob".into(), status: "Black to move".into() }),
+        ..BoardOptions::default()
+    };
+    let renderer = Renderer::new(Default::default());
+    let t = Instant::now();
+    let png = renderer.board_png(&pos, &opts).map_err(|e| e.to_string())?;
+    let cold = t.elapsed();
+    let mut times: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let t = Instant::now();
+            let _ = renderer.board_png(&pos, &opts);
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!("board 640 px, 32 pieces, PNG: first {:.2} ms (fills the caches)", ms(cold));
+    println!("median {:.2} ms, p90 {:.2} ms over {RUNS} pictures", ms(times[RUNS / 2]), ms(times[RUNS * 9 / 10]));
+    println!("size {} bytes ({:.1} KB)", png.len(), png.len() as f64 / 1024.0);
+    Ok(())
 }

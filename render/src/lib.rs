@@ -1,5 +1,27 @@
-//! Board pictures (SVG rasterised to PNG).
+//! Board pictures: the position as SVG, rasterised to PNG with resvg.
 //!
-//! Nothing is drawn yet: this crate is reserved for the renderer, which the
-//! bot will use once it exists. It deliberately exports nothing, so that no
-//! caller can mistake it for a working renderer.
+//! ```
+//! use kibitz_render::{BoardOptions, Renderer};
+//! use kibitz_rules::{Position, Variant};
+//!
+//! let pos = Position::new(Variant::by_id("olympic").unwrap());
+//! let png = Renderer::shared().board_png(&pos, &BoardOptions::default()).unwrap();
+//! assert!(png.starts_with(b"\x89PNG"));
+//! ```
+//!
+//! Everything drawn comes from the embedded images and font, so a picture is
+//! the same bytes on every machine.
+
+#![warn(missing_docs)]
+
+mod art;
+mod raster;
+mod scene;
+mod sheets;
+mod theme;
+
+pub use art::Art;
+pub use raster::{RenderError, Renderer};
+pub use scene::{BoardOptions, Caption, DEFAULT_SIZE};
+pub use sheets::{diagram_svg, legend_svg};
+pub use theme::Theme;
