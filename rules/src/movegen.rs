@@ -354,3 +354,26 @@ impl Position {
         s & self.mask
     }
 }
+
+impl crate::variant::Variant {
+    /// Where a White piece of type `piece` (index into [`Self::pieces`])
+    /// standing alone on `from` may move to, and where it captures: the
+    /// squares of a movement diagram. `None` if the index or square is not
+    /// of this variant.
+    pub fn movement(&'static self, piece: u8, from: Square) -> Option<(Bitboard, Bitboard)> {
+        let pt = self.pieces.get(piece as usize)?;
+        let mut pos = Position::empty(self);
+        if !pos.mask.has(from) {
+            return None;
+        }
+        let p = crate::piece::Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
+        pos.put(from, p);
+        let attacks = pos.attacks(from, pt.powers, Color::White, from.bb());
+        if pt.powers == Powers::PAWN {
+            let empty = pos.mask & !from.bb();
+            Some((pos.pawn_steps(from, Color::White, empty), attacks))
+        } else {
+            Some((attacks, attacks))
+        }
+    }
+}
