@@ -74,6 +74,26 @@ enum Command {
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },
+    /// Draw the legend of a variant's pieces (PNG, or SVG if FILE ends in .svg).
+    Legend {
+        /// Variant id.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// Where to write the picture.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
+    /// Draw where one piece moves and captures from the centre of an empty board.
+    Diagram {
+        /// Variant id.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// The piece: its letter or name (N, knight, S, silver, ...).
+        piece: String,
+        /// Where to write the picture.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -104,6 +124,19 @@ fn main() -> ExitCode {
         Some(Command::Render { variant, fen, flip, last, size, output }) => {
             run_render(&variant, fen.as_deref(), flip, last.as_deref(), size, &output)
         }
+        Some(Command::Legend { variant: id, output }) => variant(&id).and_then(|v| {
+            let svg = kibitz_render::legend_svg(Renderer::shared(), v);
+            write_picture(&svg, &output)
+        }),
+        Some(Command::Diagram { variant: id, piece, output }) => variant(&id).and_then(|v| {
+            let index = v
+                .pieces
+                .iter()
+                .position(|p| p.name.eq_ignore_ascii_case(&piece) || p.letter.to_string().eq_ignore_ascii_case(&piece))
+                .ok_or_else(|| format!("{} has no piece called '{piece}'", v.name))?;
+            let svg = kibitz_render::diagram_svg(Renderer::shared(), v, index as u8).ok_or("no diagram")?;
+            write_picture(&svg, &output)
+        }),
         Some(Command::Bench { what: BenchTarget::Perft }) => {
             bench_perft();
             Ok(())
@@ -236,10 +269,22 @@ fn run_render(
         ..BoardOptions::default()
     };
     let renderer = Renderer::shared();
+    if out.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg")) {
+        return write_picture(&renderer.board_svg(&pos, &opts), out);
+    }
+    // The PNG the bot sends: drawn from the cached background and pieces.
+    let png = renderer.board_png(&pos, &opts).map_err(|e| e.to_string())?;
+    std::fs::write(out, png).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    println!("{}", out.display());
+    Ok(())
+}
+
+/// Writes an SVG picture as SVG or, unless the file name ends in `.svg`, PNG.
+fn write_picture(svg: &str, out: &Path) -> Result<(), String> {
     let bytes = if out.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg")) {
-        renderer.board_svg(&pos, &opts).into_bytes()
+        svg.as_bytes().to_vec()
     } else {
-        renderer.board_png(&pos, &opts).map_err(|e| e.to_string())?
+        Renderer::shared().svg_png(svg).map_err(|e| e.to_string())?
     };
     std::fs::write(out, bytes).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     println!("{}", out.display());

@@ -9,7 +9,7 @@ use crate::art::{self, FONT_FAMILY};
 use crate::raster::{RenderError, Renderer};
 use crate::scene::escape;
 
-const CELL: f32 = 132.0;
+const CELL: f32 = 144.0;
 const IMAGE: f32 = 84.0;
 
 fn header(width: f32, height: f32, background: &str) -> String {
@@ -26,12 +26,12 @@ fn place(art: art::Art, x: f32, y: f32, size: f32) -> String {
 /// pieces), as SVG.
 pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
     let theme = renderer.theme();
-    let mut entries: Vec<(art::Art, String, Option<char>)> = variant
+    let mut entries: Vec<(art::Art, (String, String), Option<char>)> = variant
         .pieces
         .iter()
         .map(|pt| {
             let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
-            (art::for_piece(variant, piece), format!("{} ({})", pt.name, pt.letter), None)
+            (art::for_piece(variant, piece), (pt.name.to_string(), pt.letter.to_string()), None)
         })
         .collect();
     if let kibitz_rules::Promotion::Flip { mandatory, optional, .. } = variant.promotion {
@@ -39,7 +39,7 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
             let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: true };
             entries.push((
                 art::for_piece(variant, piece),
-                format!("Promoted {} (+{})", pt.name, pt.letter),
+                (format!("Promoted {}", pt.name), format!("+{}", pt.letter)),
                 Some(pt.letter),
             ));
         }
@@ -56,7 +56,7 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
         theme.caption_text,
         escape(variant.name)
     );
-    for (i, (art, name, promoted)) in entries.iter().enumerate() {
+    for (i, (art, (name, letter), promoted)) in entries.iter().enumerate() {
         let (col, row) = ((i % columns) as f32, (i / columns) as f32);
         let (x, y) = (12.0 + col * CELL, title_h + row * CELL);
         let _ = write!(
@@ -78,7 +78,16 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
                 theme.badge_text
             );
         }
-        let fs = if name.len() > 16 { 12 } else { 15 };
+        let fs = if name.len() > 12 { 13 } else { 15 };
+        // The FEN letter in the corner, the name below.
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="{}" font-size="14" fill="{}">{}</text>"#,
+            x + 14.0,
+            y + 24.0,
+            theme.frame,
+            escape(letter)
+        );
         let _ = write!(
             s,
             r#"<text x="{}" y="{}" font-size="{fs}" text-anchor="middle" fill="{}">{}</text>"#,

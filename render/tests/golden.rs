@@ -1,0 +1,120 @@
+//! Golden pictures: rendered output compared byte for byte with the reviewed
+//! pictures in `tests/golden/`.
+//!
+//! A changed picture fails the test and is written to
+//! `target/golden-actual/NAME.png` for review. Only after looking at it, and
+//! if it is right, accept it with `KIBITZ_BLESS=1 cargo test -p kibitz-render
+//! --test golden` and commit the new file: pictures are never re-blessed
+//! silently.
+
+use std::path::PathBuf;
+
+use kibitz_render::{BoardOptions, Caption, Renderer, diagram_svg, legend_svg};
+use kibitz_rules::{Position, Square, Variant};
+
+fn sq(s: &str) -> Square {
+    Square::parse(s).unwrap()
+}
+
+fn board(variant: &str, fen: &str, opts: BoardOptions) -> Vec<u8> {
+    let v = Variant::by_id(variant).unwrap();
+    let pos = Position::from_fen(v, fen).unwrap();
+    Renderer::shared().board_png(&pos, &opts).unwrap()
+}
+
+fn check(name: &str, png: &[u8]) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let golden = dir.join("tests/golden").join(format!("{name}.png"));
+    if std::env::var_os("KIBITZ_BLESS").is_some() {
+        std::fs::write(&golden, png).unwrap();
+        return;
+    }
+    let expected = std::fs::read(&golden).unwrap_or_default();
+    if expected != png {
+        let out = dir.join("../target/golden-actual");
+        std::fs::create_dir_all(&out).unwrap();
+        let actual = out.join(format!("{name}.png"));
+        std::fs::write(&actual, png).unwrap();
+        panic!(
+            "picture {name} differs from {} ({} bytes, now {}): review {} and, if it is right, \
+             accept it with KIBITZ_BLESS=1",
+            golden.display(),
+            expected.len(),
+            png.len(),
+            actual.display()
+        );
+    }
+}
+
+#[test]
+fn chess_start() {
+    check(
+        "chess-start",
+        &board("chess", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", BoardOptions::default()),
+    );
+}
+
+#[test]
+fn chess_after_e4_from_black_with_caption() {
+    let opts = BoardOptions {
+        flip: true,
+        last_move: Some((Some(sq("e2")), sq("e4"))),
+        caption: Some(Caption { white: "Alice".into(), black: "Bob".into(), status: "Black to move".into() }),
+        ..BoardOptions::default()
+    };
+    check("chess-e4-black", &board("chess", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", opts));
+}
+
+#[test]
+fn chess_check_dots_and_arrow() {
+    // 1.e4 e5 2.Qh5 Nc6 3.Bc4 Nf6?? 4.Qxf7+ : Black in check; the king's
+    // targets dotted (a ring on the capture), a hint arrow.
+    let opts = BoardOptions {
+        size: Some(480),
+        last_move: Some((Some(sq("h5")), sq("f7"))),
+        selected: Some(sq("e8")),
+        dots: vec![sq("f7"), sq("e7")],
+        arrows: vec![(sq("e8"), sq("f7"))],
+        ..BoardOptions::default()
+    };
+    check("chess-check", &board("chess", "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4", opts));
+}
+
+#[test]
+fn olympic_hands_and_promotion() {
+    let opts = BoardOptions { last_move: Some((Some(sq("b3")), sq("b4"))), ..BoardOptions::default() };
+    check("olympic-hands", &board("olympic", "r1s1k/2g2/2P1+P/1B3/K1G1R[SSPbp] w - - 0 1", opts));
+}
+
+#[test]
+fn olympic_drop_from_black() {
+    let opts =
+        BoardOptions { flip: true, size: Some(400), last_move: Some((None, sq("c3"))), ..BoardOptions::default() };
+    check("olympic-drop-black", &board("olympic", "rbsgk/4p/2P2/P4/KGSBR[s] b - - 0 3", opts));
+}
+
+#[test]
+fn alapawn_start() {
+    check(
+        "alapawn-start",
+        &board("alapawn", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", BoardOptions::default()),
+    );
+}
+
+#[test]
+fn legends() {
+    for id in ["chess", "olympic"] {
+        let svg = legend_svg(Renderer::shared(), Variant::by_id(id).unwrap());
+        check(&format!("legend-{id}"), &Renderer::shared().svg_png(&svg).unwrap());
+    }
+}
+
+#[test]
+fn movement_diagrams() {
+    for (id, piece) in [("chess", 4u8), ("olympic", 3), ("alapawn", 5)] {
+        let v = Variant::by_id(id).unwrap();
+        let svg = diagram_svg(Renderer::shared(), v, piece).unwrap();
+        let name = v.pieces[piece as usize].name.to_ascii_lowercase();
+        check(&format!("diagram-{id}-{name}"), &Renderer::shared().svg_png(&svg).unwrap());
+    }
+}

@@ -1,0 +1,83 @@
+//! Properties of the pictures that do not need a reviewer.
+
+use kibitz_render::{BoardOptions, Caption, Renderer};
+use kibitz_rules::{Game, Position, Variant};
+
+fn png_size(png: &[u8]) -> (u32, u32) {
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let w = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    let h = u32::from_be_bytes(png[20..24].try_into().unwrap());
+    (w, h)
+}
+
+#[test]
+fn same_input_same_bytes_with_or_without_caches() {
+    let pos = Position::new(Variant::by_id("chess").unwrap());
+    let opts = BoardOptions::default();
+    let a = Renderer::default().board_png(&pos, &opts).unwrap();
+    let shared = Renderer::shared();
+    let b = shared.board_png(&pos, &opts).unwrap();
+    let c = shared.board_png(&pos, &opts).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(b, c);
+}
+
+#[test]
+fn sizes_follow_the_board() {
+    let r = Renderer::shared();
+    let chess = Position::new(Variant::by_id("chess").unwrap());
+    let (w, h) = png_size(&r.board_png(&chess, &BoardOptions::default()).unwrap());
+    assert!(w >= 640 && h >= 640 && w == h, "{w}x{h}");
+    let captioned = BoardOptions { caption: Some(Caption::default()), ..BoardOptions::default() };
+    let (w2, h2) = png_size(&r.board_png(&chess, &captioned).unwrap());
+    assert_eq!(w2, w);
+    assert!(h2 > h, "the caption strip adds height");
+    // Olympic keeps its hands in a panel to the right.
+    let olympic = Position::new(Variant::by_id("olympic").unwrap());
+    let (w3, h3) = png_size(&r.board_png(&olympic, &BoardOptions::default()).unwrap());
+    assert!(w3 > h3, "{w3}x{h3}");
+}
+
+#[test]
+fn every_position_of_random_games_renders() {
+    // Pictures of positions reached by play, from both sides, in every variant.
+    let r = Renderer::shared();
+    for v in kibitz_rules::VARIANTS {
+        let mut game = Game::new(v);
+        let mut seed = 7u64;
+        for ply in 0..40 {
+            let moves = game.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let m = moves[(seed >> 33) as usize % moves.len()];
+            game.play(m).unwrap();
+            let opts = BoardOptions { size: Some(240), flip: ply % 2 == 1, ..BoardOptions::default() };
+            let svg = r.board_svg(game.position(), &opts);
+            assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+            png_size(&r.board_png(game.position(), &opts).unwrap());
+        }
+    }
+}
+
+#[test]
+fn svg_names_every_piece_once() {
+    let pos = Position::new(Variant::by_id("chess").unwrap());
+    let svg = Renderer::shared().board_svg(&pos, &BoardOptions::default());
+    assert_eq!(svg.matches("scale(").count(), 32);
+}
+
+#[test]
+fn names_cannot_break_the_picture() {
+    let pos = Position::new(Variant::by_id("chess").unwrap());
+    let caption = Caption {
+        white: "<script>&\"evil\"</script> 🐴 Ωμέγα Жук".into(),
+        black: "x".repeat(500),
+        status: "White to move".into(),
+    };
+    let opts = BoardOptions { caption: Some(caption), ..BoardOptions::default() };
+    let svg = Renderer::shared().board_svg(&pos, &opts);
+    assert!(!svg.contains("<script>"));
+    png_size(&Renderer::shared().board_png(&pos, &opts).unwrap());
+}
