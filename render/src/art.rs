@@ -81,10 +81,14 @@ pub fn for_piece(variant: &Variant, piece: Piece) -> Art {
             None => "stone",
         }
     };
-    Art::named(&name.to_ascii_lowercase(), piece.color)
+    Art::named(&name.to_ascii_lowercase().replace(' ', "-"), piece.color)
 }
 
-/// True if the embedded font can draw `c`.
+/// True if the embedded font can draw `c` (the ranges of the subset made by
+/// `render/tools/make_pieces.py`).
 pub(crate) fn font_has(c: char) -> bool {
-    c.is_ascii_graphic() || c == ' '
+    matches!(c,
+        ' '..='~' | '\u{a0}'..='\u{17f}' | '\u{370}'..='\u{3ff}' | '\u{400}'..='\u{4ff}'
+        | '\u{2013}'..='\u{2014}' | '\u{2018}'..='\u{201d}' | '\u{2022}' | '\u{2026}'
+        | '\u{2190}'..='\u{2193}' | '\u{2212}')
 }

@@ -250,7 +250,7 @@ impl Scene {
         if let Some(c) = &opts.caption {
             let fs = (layout.caption * 0.5).round();
             let y = layout.caption * 0.5 + fs * 0.36 + layout.margin * 0.3;
-            let names = format!("{} (White) vs {} (Black)", c.white, c.black);
+            let names = format!("{} (White) vs {} (Black)", short(&c.white), short(&c.black));
             let right = layout.width as f32 - layout.margin;
             let _ = write!(
                 over,
@@ -386,6 +386,12 @@ fn arrow(l: &Layout, from: Square, to: Square, color: &str) -> String {
     }
     let _ = write!(s, r#"" fill="{color}"/>"#);
     s
+}
+
+/// A player's name, cut to fit the caption.
+fn short(name: &str) -> String {
+    const MAX: usize = 18;
+    if name.chars().count() <= MAX { name.to_string() } else { name.chars().take(MAX - 1).chain(['…']).collect() }
 }
 
 /// Escapes text for SVG and drops characters the embedded font cannot draw.
