@@ -123,7 +123,9 @@ fn movement_diagrams() {
 fn caption_with_names_in_other_scripts() {
     let opts = BoardOptions {
         size: Some(400),
-        caption: Some(Caption { white: "Zoë Ωμέγα".into(), black: "Жук 🐴".into(), status: "1-0 mate".into() }),
+        caption: Some(Caption {
+            white: "Zoë Ωμέγα".into(), black: "Жук 🐴".into(), status: "1-0 mate".into()
+        }),
         ..BoardOptions::default()
     };
     check("caption-scripts", &board("alapawn", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", opts));
