@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use kibitz_rules::{Color, Piece, Variant};
+use kibitz_rules::{Color, Piece, Powers, Variant};
 
 /// Family name of the embedded font.
 pub(crate) const FONT_FAMILY: &str = "DejaVu Sans";
@@ -23,39 +23,86 @@ macro_rules! pieces {
 }
 
 /// Every piece image: name, White's SVG, Black's SVG.
-static PIECES: &[(&str, &str, &str)] = pieces!["king", "queen", "rook", "bishop", "knight", "pawn", "silver", "gold",];
+#[rustfmt::skip]
+static PIECES: &[(&str, &str, &str)] = pieces![
+    "king", "queen", "rook", "bishop", "knight", "pawn", "silver", "gold", "stone",
+    // Clash of the Armies.
+    "omnipawn", "rabbit", "elephant", "waffle", "hawk", "general", "kite", "war-machine",
+    "chancellor", "archbishop", "jester", "rogue", "phoenix", "amazon", "shielderer",
+];
 
-/// One piece image in one colour.
+/// Badges for pieces made of powers (Power Absorption, Construction): the
+/// power and its 16x16 icon.
+static POWER_ICONS: &[(Powers, &str, &str)] = &[
+    (Powers::KING, "power-king", include_str!("../assets/powers/king.svg")),
+    (Powers::ROOK, "power-rook", include_str!("../assets/powers/rook.svg")),
+    (Powers::BISHOP, "power-bishop", include_str!("../assets/powers/bishop.svg")),
+    (Powers::KNIGHT, "power-knight", include_str!("../assets/powers/knight.svg")),
+    (Powers::PAWN, "power-pawn", include_str!("../assets/powers/pawn.svg")),
+];
+
+/// Each icon on a light disc, as a whole document.
+static BADGES: LazyLock<Vec<String>> = LazyLock::new(|| {
+    POWER_ICONS
+        .iter()
+        .map(|(_, _, icon)| {
+            format!(
+                r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="16" height="16"><circle cx="8" cy="8" r="7.5" fill="#f6f1e7" stroke="#2b2b2b" stroke-width="0.9"/><g transform="translate(2.2 2.2) scale(0.725)">{}</g></svg>"##,
+                inner(icon)
+            )
+        })
+        .collect()
+});
+
+/// One image: a piece in one colour, or a power badge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Art {
     /// Index into the image table.
     index: u16,
-    /// Whose colours.
+    /// A power badge rather than a piece.
+    badge: bool,
+    /// Whose colours (pieces only).
     pub color: Color,
 }
 
 impl Art {
-    /// The image's name (`king`, `silver`, ...).
+    /// The image's name (`king`, `silver`, ...; badges: `power-rook`, ...).
     pub fn name(&self) -> &'static str {
-        PIECES[self.index as usize].0
+        if self.badge { POWER_ICONS[self.index as usize].1 } else { PIECES[self.index as usize].0 }
     }
 
-    /// The whole SVG document (45x45 view box).
+    /// The whole SVG document.
     pub(crate) fn document(&self) -> &'static str {
+        if self.badge {
+            return &BADGES[self.index as usize];
+        }
         let (_, w, b) = PIECES[self.index as usize];
         if self.color == Color::White { w } else { b }
+    }
+
+    /// Width of the document's view box.
+    pub(crate) fn view(&self) -> f32 {
+        if self.badge { 16.0 } else { 45.0 }
     }
 
     /// The SVG elements inside the root element, to nest in a picture.
     pub(crate) fn body(&self) -> &'static str {
         static BODIES: LazyLock<Vec<[&'static str; 2]>> =
             LazyLock::new(|| PIECES.iter().map(|&(_, w, b)| [inner(w), inner(b)]).collect());
+        if self.badge {
+            return inner(self.document());
+        }
         BODIES[self.index as usize][self.color.index()]
     }
 
     fn named(name: &str, color: Color) -> Art {
         let index = PIECES.iter().position(|p| p.0 == name).unwrap_or_else(stone_index);
-        Art { index: index as u16, color }
+        Art { index: index as u16, badge: false, color }
+    }
+
+    fn badge(power: Powers) -> Option<Art> {
+        let index = POWER_ICONS.iter().position(|(p, _, _)| *p == power)?;
+        Some(Art { index: index as u16, badge: true, color: Color::White })
     }
 }
 
@@ -64,24 +111,39 @@ fn stone_index() -> usize {
 }
 
 /// The content of the root `<svg>` element.
-fn inner(doc: &'static str) -> &'static str {
+fn inner(doc: &str) -> &str {
     let start = doc.find("<svg").and_then(|i| doc[i..].find('>').map(|j| i + j + 1)).unwrap_or(0);
     let end = doc.rfind("</svg>").unwrap_or(doc.len());
     doc.get(start..end).unwrap_or("")
 }
 
-/// The image of a piece of `variant`. A promoted piece shows what it moves
-/// as (Olympic: Gold); the scene adds a badge naming what it was.
-pub fn for_piece(variant: &Variant, piece: Piece) -> Art {
-    let name = if piece.promoted {
-        "gold"
-    } else {
-        match variant.piece_index_of(piece.powers, piece.royal) {
-            Some(i) => variant.pieces[i as usize].name,
-            None => "stone",
-        }
+/// The image of a piece of `variant`, and badges for the powers that image
+/// does not show.
+///
+/// A named piece type is drawn as itself. A piece made of other powers is
+/// drawn as the named type that shows the most of its powers (a
+/// rook-bishop-knight is a queen), with a badge for each power left over (a
+/// knight); a piece with no power is a stone. A promoted piece shows what it
+/// moves as (Olympic: Gold); the scene adds a badge naming what it was.
+pub fn for_piece(variant: &Variant, piece: Piece) -> (Art, Vec<Art>) {
+    if piece.promoted {
+        return (Art::named("gold", piece.color), Vec::new());
+    }
+    // Most powers shown first; among equals, the type listed first (the
+    // variant lists its pieces from the strongest down).
+    let base = variant
+        .pieces
+        .iter()
+        .enumerate()
+        .filter(|(_, pt)| pt.royal == piece.royal && !pt.powers.is_empty() && piece.powers.contains(pt.powers))
+        .max_by_key(|(i, pt)| (pt.powers.count(), std::cmp::Reverse(*i)))
+        .map(|(_, pt)| pt);
+    let (art, shown) = match base {
+        Some(pt) => (Art::named(&pt.name.to_ascii_lowercase().replace(' ', "-"), piece.color), pt.powers),
+        None => (Art::named("stone", piece.color), Powers::NONE),
     };
-    Art::named(&name.to_ascii_lowercase().replace(' ', "-"), piece.color)
+    let badges = piece.powers.without(shown).singles().filter_map(Art::badge).collect();
+    (art, badges)
 }
 
 /// True if the embedded font can draw `c` (the ranges of the subset made by
@@ -91,4 +153,53 @@ pub(crate) fn font_has(c: char) -> bool {
         ' '..='~' | '\u{a0}'..='\u{17f}' | '\u{370}'..='\u{3ff}' | '\u{400}'..='\u{4ff}'
         | '\u{2013}'..='\u{2014}' | '\u{2018}'..='\u{201d}' | '\u{2022}' | '\u{2026}'
         | '\u{2190}'..='\u{2193}' | '\u{2212}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &str, powers: Powers, royal: bool) -> (String, Vec<String>) {
+        let piece = Piece { color: Color::White, powers, royal, promoted: false };
+        let (art, badges) = for_piece(Variant::by_id(v).unwrap(), piece);
+        (art.name().to_string(), badges.iter().map(|b| b.name().to_string()).collect())
+    }
+
+    #[test]
+    fn named_pieces_are_themselves() {
+        assert_eq!(names("chess", Powers::KNIGHT, false), ("knight".into(), vec![]));
+        assert_eq!(names("chess", Powers::QUEEN, false), ("queen".into(), vec![]));
+        assert_eq!(names("chess", Powers::KING, true), ("king".into(), vec![]));
+        assert_eq!(names("olympic", Powers::SILVER, false), ("silver".into(), vec![]));
+    }
+
+    #[test]
+    fn pieces_of_powers_show_every_power() {
+        // Power Absorption's bishop-knight, Construction's rook-pawn, a king
+        // that absorbed a rook, a queen that absorbed a knight.
+        let bn = Powers::BISHOP.with(Powers::KNIGHT);
+        assert_eq!(names("chess", bn, false), ("bishop".into(), vec!["power-knight".into()]));
+        let rp = Powers::ROOK.with(Powers::PAWN);
+        assert_eq!(names("chess", rp, false), ("rook".into(), vec!["power-pawn".into()]));
+        let kr = Powers::KING.with(Powers::ROOK);
+        assert_eq!(names("chess", kr, true), ("king".into(), vec!["power-rook".into()]));
+        let qn = Powers::QUEEN.with(Powers::KNIGHT);
+        assert_eq!(names("chess", qn, false), ("queen".into(), vec!["power-knight".into()]));
+        // Construction's static piece.
+        assert_eq!(names("chess", Powers::NONE, false), ("stone".into(), vec![]));
+    }
+
+    #[test]
+    fn every_image_parses() {
+        let opt = resvg::usvg::Options::default();
+        for (name, w, b) in PIECES {
+            for doc in [w, b] {
+                let tree = resvg::usvg::Tree::from_str(doc, &opt).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(tree.size().width(), 45.0, "{name}");
+            }
+        }
+        for doc in BADGES.iter() {
+            resvg::usvg::Tree::from_str(doc, &opt).unwrap();
+        }
+    }
 }

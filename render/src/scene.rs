@@ -168,7 +168,14 @@ impl Scene {
         for s in pos.occupied() {
             if let Some(p) = pos.piece_at(s) {
                 let (x, y) = layout.square_origin(s);
-                pieces.push(Placed { art: art::for_piece(variant, p), x, y, size: sq });
+                let (art, badges) = art::for_piece(variant, p);
+                pieces.push(Placed { art, x, y, size: sq });
+                // Powers the image does not show, as badges along the bottom.
+                let bs = (sq * 0.3).round();
+                for (i, badge) in badges.into_iter().enumerate() {
+                    let bx = x + sq - bs * (i as f32 + 1.0) - sq * 0.03;
+                    pieces.push(Placed { art: badge, x: bx.round(), y: (y + sq - bs - sq * 0.03).round(), size: bs });
+                }
             }
         }
 
@@ -185,7 +192,7 @@ impl Scene {
                 for ((index, count), (x, y, size)) in held.iter().zip(layout.hand_slots(color, held.len())) {
                     let pt = variant.pieces[*index as usize];
                     let piece = Piece { color, powers: pt.powers, royal: pt.royal, promoted: false };
-                    pieces.push(Placed { art: art::for_piece(variant, piece), x, y, size });
+                    pieces.push(Placed { art: art::for_piece(variant, piece).0, x, y, size });
                     if *count > 1 {
                         let fs = (size * 0.34).round();
                         let (bx, by) = (x + size * 0.86, y + size * 0.84);
@@ -342,7 +349,7 @@ impl Scene {
         s.push_str(&Scene::background(l, theme));
         s.push_str(&self.under);
         for p in &self.pieces {
-            let scale = p.size / 45.0;
+            let scale = p.size / p.art.view();
             let _ = write!(s, r#"<g transform="translate({} {}) scale({scale})">{}</g>"#, p.x, p.y, p.art.body());
         }
         s.push_str(&self.over);

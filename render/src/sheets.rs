@@ -31,14 +31,14 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
         .iter()
         .map(|pt| {
             let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
-            (art::for_piece(variant, piece), (pt.name.to_string(), pt.letter.to_string()), None)
+            (art::for_piece(variant, piece).0, (pt.name.to_string(), pt.letter.to_string()), None)
         })
         .collect();
     if let kibitz_rules::Promotion::Flip { mandatory, optional, .. } = variant.promotion {
         for pt in variant.pieces.iter().filter(|pt| pt.powers.intersects(mandatory.with(optional))) {
             let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: true };
             entries.push((
-                art::for_piece(variant, piece),
+                art::for_piece(variant, piece).0,
                 (format!("Promoted {}", pt.name), format!("+{}", pt.letter)),
                 Some(pt.letter),
             ));
@@ -149,7 +149,7 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
     }
     let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
     let (x, y) = (m + centre.file() as f32 * sq, top + (variant.height - 1 - centre.rank()) as f32 * sq);
-    s.push_str(&place(art::for_piece(variant, piece), x, y, sq));
+    s.push_str(&place(art::for_piece(variant, piece).0, x, y, sq));
     // Key.
     let ky = top + bh + m + 22.0;
     let mut kx = m + 8.0;
@@ -212,4 +212,27 @@ impl Renderer {
     pub fn diagram_png(&self, variant: &'static Variant, piece: u8) -> Option<Result<Vec<u8>, RenderError>> {
         diagram_svg(self, variant, piece).map(|svg| self.svg_png(&svg))
     }
+}
+
+/// One piece on a light tile, with the badges of the powers its image does
+/// not show, as SVG of `size` pixels.
+pub fn piece_svg(renderer: &Renderer, variant: &'static Variant, piece: Piece, size: u32) -> String {
+    let theme = renderer.theme();
+    let s = size.max(16) as f32;
+    let mut out = header(s, s, theme.light);
+    let (art, badges) = art::for_piece(variant, piece);
+    out.push_str(&place(art, 0.0, 0.0, s));
+    let bs = (s * 0.3).round();
+    for (i, badge) in badges.iter().enumerate() {
+        let x = s - bs * (i as f32 + 1.0) - s * 0.03;
+        let _ = write!(
+            out,
+            r#"<g transform="translate({x} {}) scale({})">{}</g>"#,
+            s - bs - s * 0.03,
+            bs / badge.view(),
+            badge.body()
+        );
+    }
+    out.push_str("</svg>");
+    out
 }

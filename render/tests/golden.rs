@@ -130,3 +130,16 @@ fn caption_with_names_in_other_scripts() {
     };
     check("caption-scripts", &board("alapawn", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", opts));
 }
+
+#[test]
+fn pieces_made_of_powers() {
+    use kibitz_rules::{Color, Piece, Powers};
+    // Power Absorption's bishop-knight (Black) and Construction's rook-pawn.
+    let chess = Variant::by_id("chess").unwrap();
+    let bn = Piece::new(Color::Black, Powers::BISHOP.with(Powers::KNIGHT));
+    let rp = Piece::new(Color::White, Powers::ROOK.with(Powers::PAWN).with(Powers::KNIGHT));
+    for (name, piece) in [("piece-bishop-knight", bn), ("piece-rook-pawn-knight", rp)] {
+        let svg = kibitz_render::piece_svg(Renderer::shared(), chess, piece, 96);
+        check(name, &Renderer::shared().svg_png(&svg).unwrap());
+    }
+}

@@ -72,6 +72,24 @@ impl Powers {
         self.0 == 0
     }
 
+    /// Each power of the set on its own, in a fixed order (King, Rook,
+    /// Bishop, Knight, Pawn, Silver, Gold).
+    pub fn singles(self) -> impl Iterator<Item = Powers> {
+        self.each().map(|i| Powers(1 << i))
+    }
+
+    /// The powers of `self` that `other` does not have.
+    #[inline]
+    pub const fn without(self, other: Powers) -> Powers {
+        Powers(self.0 & !other.0)
+    }
+
+    /// Number of powers in the set.
+    #[inline]
+    pub const fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+
     #[inline]
     pub(crate) fn bits(self) -> u16 {
         self.0
