@@ -5,6 +5,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
+use kibitz_bot::config::Config;
+use kibitz_bot::core::{Core, CoreConfig};
 use kibitz_render::{BoardOptions, Caption, Renderer};
 use kibitz_rules::{Game, Position, Square, Variant, divide, perft};
 
@@ -18,6 +20,21 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// A local chat in the terminal: `NAME: MESSAGE` per line (the default).
+    Console {
+        /// The database folder.
+        #[arg(long, default_value = "./kibitz-data")]
+        db: PathBuf,
+        /// Where board pictures are written.
+        #[arg(long, default_value = "./kibitz-out")]
+        out: PathBuf,
+    },
+    /// Start the adapters a configuration file sets up.
+    Run {
+        /// The configuration file (see config.example.toml).
+        #[arg(long)]
+        config: PathBuf,
+    },
     /// Count the leaf nodes of the legal-move tree. The last line is the count.
     Perft {
         /// Variant id: chess, olympic, alapawn, alapawn-balanced.
@@ -112,10 +129,9 @@ enum BenchTarget {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => {
-            println!("Kibitz plays chess variants. The chat adapters are not built yet; try `kibitz --help`.");
-            Ok(())
-        }
+        None => console(Path::new("./kibitz-data"), Path::new("./kibitz-out"), CoreConfig::default()),
+        Some(Command::Console { db, out }) => console(&db, &out, CoreConfig::default()),
+        Some(Command::Run { config }) => run(&config),
         Some(Command::Perft { variant, fen, divide: per_move, depth }) => {
             run_perft(&variant, fen.as_deref(), per_move, depth)
         }
@@ -150,6 +166,26 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn console(db: &Path, out: &Path, config: CoreConfig) -> Result<(), String> {
+    let store =
+        kibitz_storage::Store::open(db).map_err(|e| format!("cannot open the database {}: {e}", db.display()))?;
+    kibitz_bot::console::run_stdio(Core::new(store, config), out).map_err(|e| e.to_string())
+}
+
+fn run(path: &Path) -> Result<(), String> {
+    let config = Config::load(path)?;
+    let configured = config.configured();
+    if configured.is_empty() {
+        eprintln!("No Discord or Telegram token is configured: opening the console.");
+    } else {
+        eprintln!(
+            "Tokens are set for {}, but the Discord and Telegram adapters are not part of this build yet: opening the console.",
+            configured.join(" and ")
+        );
+    }
+    console(&config.bot.database, &config.bot.pictures, config.core())
 }
 
 fn variant(id: &str) -> Result<&'static Variant, String> {

@@ -9,12 +9,15 @@ impl Game {
     /// The game as PGN: the seven-tag roster from `tags` (missing ones are
     /// `?`), a `Variant` tag outside chess, `SetUp`/`FEN` when the game did
     /// not start from the variant's start position, the moves in SAN and the
-    /// result. `comments` are `(ply, text)` pairs written after that ply's
+    /// result (from a `Result` tag if given, else the rules). `comments` are `(ply, text)` pairs written after that ply's
     /// move (the bot marks hints this way).
     pub fn pgn(&self, tags: &[(&str, &str)], comments: &[(usize, &str)]) -> String {
         let start = self.start();
         let variant = start.variant();
-        let result = self.outcome().map_or("*", |o| o.score());
+        // A result decided outside the rules (resignation, agreement, time)
+        // comes as a `Result` tag.
+        let given = tags.iter().find(|(n, _)| *n == "Result").map(|(_, v)| *v).filter(|v| *v != "*");
+        let result = given.or(self.outcome().map(|o| o.score())).unwrap_or("*");
         let mut out = String::new();
         let tag = |out: &mut String, name: &str, value: &str| {
             let value = value.replace('\\', "\\\\").replace('"', "\\\"");

@@ -193,7 +193,7 @@ pub static ALAPAWN: Variant = ALAPAWN_RULES;
 /// White's first pawn turn, which must be a single step, is still to come.
 pub static ALAPAWN_BALANCED: Variant = Variant {
     id: "alapawn-balanced",
-    name: "Alapawn (balanced)",
+    name: "Balanced Alapawn",
     start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 1 - 0 1",
     pawn_pairs: true,
     ..ALAPAWN_RULES

@@ -1,0 +1,291 @@
+//! The command grammar, one for every platform.
+//!
+//! A command starts with `/` (or `!` where a platform reserves `/`), may
+//! carry the bot's name after the command word (`/move@kibitz_bot e4`, as
+//! Telegram groups send it), and is followed by its arguments. Reading never
+//! fails in a way that panics: anything unexpected becomes a [`ParseError`]
+//! with a sentence for the player.
+
+use std::fmt;
+
+/// Which colour the challenger wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColourWish {
+    /// Play White.
+    White,
+    /// Play Black.
+    Black,
+    /// Let chance decide.
+    Random,
+}
+
+/// What a challenge asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ChallengeSpec {
+    /// The challenged player (a mention), or nobody for an open challenge.
+    pub opponent: Option<String>,
+    /// Variant id, or the channel's default.
+    pub variant: Option<String>,
+    /// Colour wish.
+    pub colour: Option<ColourWish>,
+    /// Hints allowed.
+    pub hints: Option<bool>,
+    /// Days per move (correspondence).
+    pub days: Option<u32>,
+}
+
+/// A command, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// What the bot can do.
+    Help,
+    /// The games it plays.
+    Variants,
+    /// A variant's rules summary and legend.
+    Rules(Option<String>),
+    /// A piece's movement diagram.
+    Piece(String),
+    /// Challenge someone, or anyone.
+    Challenge(ChallengeSpec),
+    /// Accept a challenge (from this player, if named).
+    Accept(Option<String>),
+    /// Decline a challenge (from this player, if named).
+    Decline(Option<String>),
+    /// Withdraw one's own challenge.
+    Cancel,
+    /// Play a move.
+    Move(String),
+    /// Show a board (of this game, if named).
+    Board(Option<String>),
+    /// The legal moves, or one piece's targets.
+    Moves(Option<String>),
+    /// Ask for a hint.
+    Hint,
+    /// Resign.
+    Resign,
+    /// Offer or accept a draw.
+    Draw,
+    /// Ask for or accept a takeback.
+    Takeback,
+    /// Abort a game before both sides have moved.
+    Abort,
+    /// My games.
+    Games,
+    /// Export as PGN.
+    Pgn(Option<String>),
+    /// Export as FEN.
+    Fen(Option<String>),
+    /// A player's ratings and results.
+    Stats(Option<String>),
+    /// The best players.
+    Leaderboard(Option<String>),
+}
+
+/// Why a message could not be read as a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// The message is not a command at all (no prefix).
+    NotACommand,
+    /// An unknown command word.
+    Unknown(String),
+    /// A command missing something or with something extra.
+    Usage {
+        /// The command.
+        command: &'static str,
+        /// What it takes.
+        usage: &'static str,
+        /// What was wrong.
+        problem: String,
+    },
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::NotACommand => write!(f, "that is not a command"),
+            ParseError::Unknown(w) => write!(f, "I don't know the command /{w}. Try /help."),
+            ParseError::Usage { usage, problem, .. } => {
+                let stop = if problem.ends_with(['.', '?', '!']) { "" } else { "." };
+                write!(f, "{problem}{stop} Usage: /{usage}")
+            }
+        }
+    }
+}
+
+/// Usage lines, shown by `/help` and in errors.
+pub const USAGE: &[(&str, &str)] = &[
+    ("help", "help"),
+    ("variants", "variants"),
+    ("rules", "rules VARIANT"),
+    ("piece", "piece NAME"),
+    ("challenge", "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N]"),
+    ("accept", "accept [@user]"),
+    ("decline", "decline [@user]"),
+    ("cancel", "cancel"),
+    ("move", "move MOVE"),
+    ("board", "board [GAME]"),
+    ("moves", "moves [SQUARE]"),
+    ("hint", "hint"),
+    ("resign", "resign"),
+    ("draw", "draw"),
+    ("takeback", "takeback"),
+    ("abort", "abort"),
+    ("games", "games"),
+    ("pgn", "pgn [GAME]"),
+    ("fen", "fen [GAME]"),
+    ("stats", "stats [@user]"),
+    ("leaderboard", "leaderboard [VARIANT]"),
+];
+
+fn usage(command: &'static str) -> &'static str {
+    USAGE.iter().find(|(c, _)| *c == command).map_or(command, |(_, u)| u)
+}
+
+fn problem(command: &'static str, problem: impl Into<String>) -> ParseError {
+    ParseError::Usage { command, usage: usage(command), problem: problem.into() }
+}
+
+/// A mention (`@name`, or a platform's mention already turned into one),
+/// as the user it names.
+fn mention(word: &str) -> Option<String> {
+    let name = word.strip_prefix('@')?;
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// Reads a message. `bot_name` is stripped from `/command@bot_name`.
+pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
+    let text = text.trim();
+    let body = text.strip_prefix('/').or_else(|| text.strip_prefix('!')).ok_or(ParseError::NotACommand)?;
+    let mut words = body.split_whitespace();
+    let first = words.next().ok_or(ParseError::NotACommand)?;
+    let word = match first.split_once('@') {
+        Some((w, target)) if target.eq_ignore_ascii_case(bot_name) || bot_name.is_empty() => w,
+        Some((w, _)) => w,
+        None => first,
+    }
+    .to_ascii_lowercase();
+    let args: Vec<&str> = words.collect();
+    let one = |command: &'static str| -> Result<Option<String>, ParseError> {
+        match args.as_slice() {
+            [] => Ok(None),
+            [a] => Ok(Some(a.to_string())),
+            _ => Err(problem(command, "That is one word too many")),
+        }
+    };
+    let none = |command: &'static str, c: Command| -> Result<Command, ParseError> {
+        if args.is_empty() { Ok(c) } else { Err(problem(command, format!("/{command} takes nothing more"))) }
+    };
+    let user = |command: &'static str| -> Result<Option<String>, ParseError> {
+        match one(command)? {
+            None => Ok(None),
+            Some(a) => mention(&a).map(Some).ok_or_else(|| problem(command, format!("'{a}' is not a @mention"))),
+        }
+    };
+    match word.as_str() {
+        "help" | "start" => Ok(Command::Help),
+        "variants" => none("variants", Command::Variants),
+        "rules" => one("rules").map(Command::Rules),
+        "piece" => match args.as_slice() {
+            [] => Err(problem("piece", "Which piece?")),
+            words => Ok(Command::Piece(words.join(" "))),
+        },
+        "challenge" => challenge(&args).map(Command::Challenge),
+        "accept" => user("accept").map(Command::Accept),
+        "decline" => user("decline").map(Command::Decline),
+        "cancel" => none("cancel", Command::Cancel),
+        "move" | "m" => match args.as_slice() {
+            [] => Err(problem("move", "Which move?")),
+            words => Ok(Command::Move(words.join(" "))),
+        },
+        "board" => one("board").map(Command::Board),
+        "moves" => one("moves").map(Command::Moves),
+        "hint" => none("hint", Command::Hint),
+        "resign" => none("resign", Command::Resign),
+        "draw" => none("draw", Command::Draw),
+        "takeback" => none("takeback", Command::Takeback),
+        "abort" => none("abort", Command::Abort),
+        "games" => none("games", Command::Games),
+        "pgn" => one("pgn").map(Command::Pgn),
+        "fen" => one("fen").map(Command::Fen),
+        "stats" => user("stats").map(Command::Stats),
+        "leaderboard" => one("leaderboard").map(Command::Leaderboard),
+        _ => Err(ParseError::Unknown(word.chars().take(24).collect())),
+    }
+}
+
+fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
+    let mut spec = ChallengeSpec::default();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i];
+        let lower = a.to_ascii_lowercase();
+        if let Some(user) = mention(a) {
+            if spec.opponent.replace(user).is_some() {
+                return Err(problem("challenge", "One opponent at a time"));
+            }
+        } else if let Some(c) = match lower.as_str() {
+            "white" => Some(ColourWish::White),
+            "black" => Some(ColourWish::Black),
+            "random" => Some(ColourWish::Random),
+            _ => None,
+        } {
+            spec.colour = Some(c);
+        } else if lower == "hints" || lower == "days" {
+            let value = args.get(i + 1).map(|v| v.to_ascii_lowercase());
+            i += 1;
+            if lower == "hints" {
+                spec.hints = Some(match value.as_deref() {
+                    Some("on") | Some("yes") => true,
+                    Some("off") | Some("no") => false,
+                    _ => return Err(problem("challenge", "Hints take on or off")),
+                });
+            } else {
+                let days = value.and_then(|v| v.parse::<u32>().ok()).filter(|d| (1..=30).contains(d));
+                spec.days = Some(days.ok_or_else(|| problem("challenge", "Days take a number from 1 to 30"))?);
+            }
+        } else if spec.variant.is_none() {
+            spec.variant = Some(lower);
+        } else {
+            return Err(problem("challenge", format!("I don't understand '{a}'")));
+        }
+        i += 1;
+    }
+    Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands() {
+        assert_eq!(parse("/help", "kibitz"), Ok(Command::Help));
+        assert_eq!(parse("!move e4", "kibitz"), Ok(Command::Move("e4".into())));
+        assert_eq!(parse("/move@kibitz_bot Nf3", "kibitz_bot"), Ok(Command::Move("Nf3".into())));
+        assert_eq!(parse("/MOVES e2", "k"), Ok(Command::Moves(Some("e2".into()))));
+        assert_eq!(parse("/accept @alice", "k"), Ok(Command::Accept(Some("alice".into()))));
+        assert_eq!(parse("hello", "k"), Err(ParseError::NotACommand));
+        assert!(matches!(parse("/fly", "k"), Err(ParseError::Unknown(w)) if w == "fly"));
+        assert!(matches!(parse("/resign now", "k"), Err(ParseError::Usage { command: "resign", .. })));
+        assert!(matches!(parse("/accept alice", "k"), Err(ParseError::Usage { command: "accept", .. })));
+    }
+
+    #[test]
+    fn challenges() {
+        let c = parse("/challenge @bob olympic black hints on days 3", "k").unwrap();
+        assert_eq!(
+            c,
+            Command::Challenge(ChallengeSpec {
+                opponent: Some("bob".into()),
+                variant: Some("olympic".into()),
+                colour: Some(ColourWish::Black),
+                hints: Some(true),
+                days: Some(3),
+            })
+        );
+        assert_eq!(parse("/challenge", "k"), Ok(Command::Challenge(ChallengeSpec::default())));
+        assert!(parse("/challenge days 0", "k").is_err());
+        assert!(parse("/challenge hints maybe", "k").is_err());
+        assert!(parse("/challenge chess olympic", "k").is_err());
+    }
+}

@@ -1,0 +1,150 @@
+//! The console adapter: a local chat in the terminal.
+//!
+//! Each input line is `NAME: MESSAGE`, or just a message after `/as NAME`;
+//! `/in CHANNEL` moves to another channel. Replies print as text, pictures
+//! are written to the output folder and their paths printed. Piped input
+//! works the same, so transcripts can be scripted.
+
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use kibitz_storage::Timestamp;
+
+use crate::core::{Core, Incoming, Reply, User};
+
+/// The console's state: who speaks, where, and where pictures go.
+pub struct Console {
+    core: Core,
+    out: PathBuf,
+    speaker: Option<String>,
+    channel: String,
+    pictures: usize,
+}
+
+/// The platform name the console uses in the store.
+pub const PLATFORM: &str = "console";
+
+impl Console {
+    /// A console over a core, writing pictures to `out`.
+    pub fn new(core: Core, out: &Path) -> Console {
+        Console { core, out: out.to_path_buf(), speaker: None, channel: "local".into(), pictures: 0 }
+    }
+
+    /// Reads lines until the input ends, answering each.
+    pub fn run(&mut self, input: impl BufRead, mut output: impl Write, interactive: bool) -> io::Result<()> {
+        if interactive {
+            writeln!(
+                output,
+                "Kibitz console. Type `NAME: MESSAGE` (alice: /challenge @bob), or /as NAME first. /help lists commands; Ctrl-D quits."
+            )?;
+            write!(output, "> ")?;
+            output.flush()?;
+        }
+        for line in input.lines() {
+            let line = line?;
+            for l in self.line(&line) {
+                writeln!(output, "{l}")?;
+            }
+            if interactive {
+                write!(output, "{}> ", self.speaker.as_deref().unwrap_or(""))?;
+                output.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Answers one input line; returns the lines to print.
+    pub fn line(&mut self, line: &str) -> Vec<String> {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return Vec::new();
+        }
+        if let Some(name) = line.strip_prefix("/as ") {
+            let name = name.trim().trim_start_matches('@');
+            if !valid_name(name) {
+                return vec!["A name is letters, digits, '-' and '_' (up to 32).".into()];
+            }
+            self.speaker = Some(name.to_string());
+            return vec![format!("(now speaking as {name})")];
+        }
+        if let Some(channel) = line.strip_prefix("/in ") {
+            let channel = channel.trim().trim_start_matches('#');
+            if !valid_name(channel) {
+                return vec!["A channel name is letters, digits, '-' and '_' (up to 32).".into()];
+            }
+            self.channel = channel.to_string();
+            return vec![format!("(now in #{channel})")];
+        }
+        let (speaker, text) = match line.split_once(':') {
+            Some((name, text)) if valid_name(name.trim()) && !name.contains(' ') => {
+                (name.trim().to_string(), text.trim())
+            }
+            _ => match &self.speaker {
+                Some(s) => (s.clone(), line),
+                None => return vec!["Who is speaking? Write `NAME: MESSAGE`, or /as NAME first.".into()],
+            },
+        };
+        let msg = Incoming {
+            platform: PLATFORM.into(),
+            channel: self.channel.clone(),
+            sender: User { id: speaker.clone(), name: speaker },
+            text: text.to_string(),
+            message_id: None,
+            at: Timestamp::now(),
+        };
+        let replies = self.core.handle(&msg);
+        replies.iter().flat_map(|r| self.show(r)).collect()
+    }
+
+    fn show(&mut self, reply: &Reply) -> Vec<String> {
+        let mut lines: Vec<String> = render_mentions(&reply.text).lines().map(|l| format!("kibitz: {l}")).collect();
+        if let Some(p) = &reply.picture {
+            self.pictures += 1;
+            let path = self.out.join(format!("{:04}-{}", self.pictures, p.name));
+            let written = std::fs::create_dir_all(&self.out).and_then(|_| std::fs::write(&path, &p.png));
+            lines.push(match written {
+                Ok(()) => format!("  [picture: {}]", path.display()),
+                Err(e) => format!("  [picture not written to {}: {e}]", path.display()),
+            });
+        }
+        if !reply.buttons.is_empty() {
+            let b: Vec<String> = reply.buttons.iter().map(|b| format!("[{}: {}]", b.label, b.command)).collect();
+            lines.push(format!("  {}", b.join(" ")));
+        }
+        lines
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 32 && name.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+}
+
+/// `<@ID>` becomes `@ID`.
+pub fn render_mentions(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("<@") {
+        out.push_str(&rest[..i]);
+        match rest[i..].find('>') {
+            Some(j) => {
+                out.push('@');
+                out.push_str(&rest[i + 2..i + j]);
+                rest = &rest[i + j + 1..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Runs the console on standard input and output.
+pub fn run_stdio(core: Core, out: &Path) -> io::Result<()> {
+    let stdin = io::stdin();
+    let interactive = stdin.is_terminal();
+    let mut console = Console::new(core, out);
+    console.run(stdin.lock(), io::stdout().lock(), interactive)
+}

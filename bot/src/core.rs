@@ -1,0 +1,1049 @@
+//! The chat core: a message in, replies out, in plain values that every
+//! adapter shares.
+//!
+//! The core reads the command, checks it against the rules and the stored
+//! game, changes the store in one atomic step, and answers. Mentions in reply
+//! texts are written `<@ID>`; each adapter turns them into its platform's
+//! mentions (the console prints `@ID`).
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use kibitz_render::{BoardOptions, Caption, Renderer};
+use kibitz_rules::{Color, Game, Move, Position, Square, Variant, search};
+use kibitz_storage::{
+    Challenge, ChannelKey, Colour, ColourChoice, GameEnd, GameId, GameRecord, GameSettings, MoveRecord, Offer,
+    OfferKind, Outcome, Store, StoreError, Timestamp,
+};
+
+use crate::command::{self, ChallengeSpec, ColourWish, Command, ParseError};
+
+/// Someone who writes to the bot.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct User {
+    /// The platform's stable id.
+    pub id: String,
+    /// A name to show.
+    pub name: String,
+}
+
+/// A message the bot received.
+#[derive(Debug, Clone)]
+pub struct Incoming {
+    /// `discord`, `telegram`, `console`.
+    pub platform: String,
+    /// The channel or chat id.
+    pub channel: String,
+    /// Who wrote it.
+    pub sender: User,
+    /// The text, with mentions written `@ID`.
+    pub text: String,
+    /// The platform's message id: a retried delivery applies once.
+    pub message_id: Option<String>,
+    /// When it was sent.
+    pub at: Timestamp,
+}
+
+/// A picture to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Picture {
+    /// A file name for it (`board-k3x9.png`).
+    pub name: String,
+    /// PNG bytes.
+    pub png: Vec<u8>,
+}
+
+/// A button under a reply; pressing it sends `command` as its presser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Button {
+    /// What the button says.
+    pub label: String,
+    /// The command it sends.
+    pub command: String,
+}
+
+/// One answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reply {
+    /// The text; mentions are `<@ID>`.
+    pub text: String,
+    /// A picture, if any.
+    pub picture: Option<Picture>,
+    /// Buttons, if any.
+    pub buttons: Vec<Button>,
+}
+
+impl Reply {
+    fn text(text: impl Into<String>) -> Reply {
+        Reply { text: text.into(), ..Reply::default() }
+    }
+}
+
+/// Settings of the core.
+#[derive(Debug, Clone)]
+pub struct CoreConfig {
+    /// The bot's own name (for `/command@name` and challenges to the bot).
+    pub bot_name: String,
+    /// How long a hint may think.
+    pub hint_time: Duration,
+    /// The variant of a challenge that names none, unless the channel says otherwise.
+    pub default_variant: String,
+    /// Width of the board's squares together in pictures.
+    pub board_size: u32,
+}
+
+impl Default for CoreConfig {
+    fn default() -> CoreConfig {
+        CoreConfig {
+            bot_name: "kibitz".into(),
+            hint_time: Duration::from_millis(1000),
+            default_variant: "chess".into(),
+            board_size: kibitz_render::DEFAULT_SIZE,
+        }
+    }
+}
+
+/// A refusal: the friendly sentence the player gets.
+struct Refusal(String);
+
+impl From<StoreError> for Refusal {
+    fn from(e: StoreError) -> Refusal {
+        // The store's messages are lower-case clauses; make them sentences.
+        let text = e.to_string();
+        let mut chars = text.chars();
+        let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+        let stop = if text.ends_with(['.', '?', '!']) { "" } else { "." };
+        Refusal(format!("{first}{}{stop}", chars.as_str()))
+    }
+}
+
+type Answer = Result<Vec<Reply>, Refusal>;
+
+fn refuse<T>(text: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal(text.into()))
+}
+
+fn mention(id: &str) -> String {
+    format!("<@{id}>")
+}
+
+fn colour_of(c: Color) -> Colour {
+    match c {
+        Color::White => Colour::White,
+        Color::Black => Colour::Black,
+    }
+}
+
+/// The chat core.
+pub struct Core {
+    store: Store,
+    config: CoreConfig,
+    renderer: &'static Renderer,
+    /// Names seen, by platform and id, for captions.
+    names: Mutex<HashMap<(String, String), String>>,
+}
+
+/// A stored game with its rules state rebuilt.
+struct Loaded {
+    record: GameRecord,
+    game: Game,
+}
+
+impl Core {
+    /// A core over a store.
+    pub fn new(store: Store, config: CoreConfig) -> Core {
+        Core { store, config, renderer: Renderer::shared(), names: Mutex::default() }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Answers one message. Never panics on any input; a message that is
+    /// neither a command nor a move of the sender's game gets no answer.
+    pub fn handle(&self, msg: &Incoming) -> Vec<Reply> {
+        self.remember(&msg.platform, &msg.sender);
+        let answer = match command::parse(&msg.text, &self.config.bot_name) {
+            Err(ParseError::NotACommand) => return self.bare_move(msg),
+            Err(e) => return vec![Reply::text(e.to_string())],
+            Ok(cmd) => self.run(msg, cmd),
+        };
+        answer.unwrap_or_else(|Refusal(text)| vec![Reply::text(text)])
+    }
+
+    fn remember(&self, platform: &str, user: &User) {
+        if let Ok(mut names) = self.names.lock() {
+            names.insert((platform.to_string(), user.id.clone()), user.name.clone());
+        }
+    }
+
+    fn name(&self, platform: &str, id: &str) -> String {
+        self.names
+            .lock()
+            .ok()
+            .and_then(|n| n.get(&(platform.to_string(), id.to_string())).cloned())
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    fn run(&self, msg: &Incoming, cmd: Command) -> Answer {
+        match cmd {
+            Command::Help => Ok(vec![Reply::text(help())]),
+            Command::Variants => Ok(vec![Reply::text(variants())]),
+            Command::Rules(v) => self.rules(msg, v.as_deref()),
+            Command::Piece(name) => self.piece(msg, &name),
+            Command::Challenge(spec) => self.challenge(msg, spec),
+            Command::Accept(who) => self.accept(msg, who.as_deref()),
+            Command::Decline(who) => self.decline(msg, who.as_deref()),
+            Command::Cancel => self.cancel(msg),
+            Command::Move(text) => self.play(msg, &text, true),
+            Command::Board(id) => self.board(msg, id.as_deref()),
+            Command::Moves(square) => self.moves(msg, square.as_deref()),
+            Command::Hint => self.hint(msg),
+            Command::Resign => self.resign(msg),
+            Command::Draw => self.draw(msg),
+            Command::Takeback => self.takeback(msg),
+            Command::Abort => self.abort(msg),
+            Command::Games => self.games(msg),
+            Command::Pgn(id) => self.pgn(msg, id.as_deref()),
+            Command::Fen(id) => self.fen(msg, id.as_deref()),
+            Command::Stats(who) => self.stats(msg, who.as_deref()),
+            Command::Leaderboard(v) => self.leaderboard(msg, v.as_deref()),
+        }
+    }
+
+    fn channel(msg: &Incoming) -> ChannelKey {
+        ChannelKey::new(msg.platform.clone(), msg.channel.clone())
+    }
+
+    // ---- looking things up ----
+
+    fn variant(&self, id: &str) -> Result<&'static Variant, Refusal> {
+        Variant::by_id(id).ok_or_else(|| {
+            let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
+            Refusal(format!("I don't play '{id}'. I play {}.", ids.join(", ")))
+        })
+    }
+
+    fn load(&self, record: GameRecord) -> Result<Loaded, Refusal> {
+        let broken = || Refusal(format!("Game {} cannot be read back; it is kept as it is.", record.key.id.as_str()));
+        let variant = Variant::by_id(&record.variant).ok_or_else(broken)?;
+        let start = Position::from_fen(variant, &record.start_fen).map_err(|_| broken())?;
+        let mut game = Game::from_position(start);
+        for m in &record.moves {
+            let mv = game.legal_moves().into_iter().find(|x| game.position().canonical(x) == m.text);
+            game.play(mv.ok_or_else(broken)?).map_err(|_| broken())?;
+        }
+        Ok(Loaded { record, game })
+    }
+
+    /// The sender's game here, or the named one, or the only one here.
+    fn find_game(&self, msg: &Incoming, id: Option<&str>) -> Result<Loaded, Refusal> {
+        let channel = Self::channel(msg);
+        if let Some(id) = id {
+            let gid = GameId::parse(id).map_err(|_| Refusal(format!("'{id}' is not a game id.")))?;
+            let key = channel.game(gid);
+            let record = match self.store.game(&key) {
+                Err(StoreError::GameOver(_)) => self.store.archived_game(&key)?,
+                other => other?,
+            };
+            return self.load(record);
+        }
+        if let Some(record) = self.store.player_game_in_channel(&channel, &msg.sender.id)? {
+            return self.load(record);
+        }
+        let here: Vec<GameRecord> =
+            self.store.games_in_channel(&channel)?.into_iter().filter_map(|(_, g)| g.ok()).collect();
+        match here.as_slice() {
+            // The sender's last game here, just finished, can still be shown.
+            [] => match self.store.archived_games_of(&msg.platform, &msg.sender.id, 1)?.into_iter().next() {
+                Some((key, Ok(record))) if key.channel == channel => self.load(record),
+                _ => refuse("There is no game here. Start one with /challenge @friend."),
+            },
+            [only] => self.load(only.clone()),
+            many => {
+                let ids: Vec<String> = many.iter().map(|g| g.key.id.as_str().to_string()).collect();
+                refuse(format!("Several games run here; name one: {}.", ids.join(", ")))
+            }
+        }
+    }
+
+    /// The sender's own game here.
+    fn own_game(&self, msg: &Incoming) -> Result<Loaded, Refusal> {
+        match self.store.player_game_in_channel(&Self::channel(msg), &msg.sender.id)? {
+            Some(record) => self.load(record),
+            None => refuse("You have no game here. Start one with /challenge @friend."),
+        }
+    }
+
+    // ---- pictures ----
+
+    fn picture(&self, loaded: &Loaded, from: Color, extra: impl FnOnce(&mut BoardOptions)) -> Option<Picture> {
+        let pos = loaded.game.position();
+        let r = &loaded.record;
+        let last = loaded.game.moves().last().map(|m| (m.from(), m.to()));
+        let platform = &r.key.channel.platform;
+        let status = status_line(loaded);
+        let mut opts = BoardOptions {
+            size: Some(self.config.board_size),
+            flip: from == Color::Black,
+            last_move: last,
+            caption: Some(Caption {
+                white: self.name(platform, &r.white),
+                black: self.name(platform, &r.black),
+                status,
+            }),
+            ..BoardOptions::default()
+        };
+        extra(&mut opts);
+        let png = self.renderer.board_png(pos, &opts).ok()?;
+        Some(Picture { name: format!("board-{}-{}.png", r.key.id.as_str(), r.moves.len()), png })
+    }
+
+    fn game_buttons(&self, loaded: &Loaded) -> Vec<Button> {
+        if loaded.game.outcome().is_some() || loaded.record.result.is_some() {
+            return Vec::new();
+        }
+        let mut b = vec![
+            Button { label: "Resign".into(), command: "/resign".into() },
+            Button { label: "Offer draw".into(), command: "/draw".into() },
+        ];
+        if loaded.record.settings.hints_allowed {
+            b.push(Button { label: "Hint".into(), command: "/hint".into() });
+        }
+        b
+    }
+
+    // ---- commands ----
+
+    fn rules(&self, msg: &Incoming, id: Option<&str>) -> Answer {
+        let id = match id {
+            Some(id) => id.to_string(),
+            None => self
+                .store
+                .channel_settings(&Self::channel(msg))?
+                .default_variant
+                .unwrap_or(self.config.default_variant.clone()),
+        };
+        let v = self.variant(&id)?;
+        let legend = self.renderer.legend_png(v).ok().map(|png| Picture { name: format!("legend-{}.png", v.id), png });
+        Ok(vec![Reply { text: format!("{}: {}", v.name, summary(v)), picture: legend, buttons: Vec::new() }])
+    }
+
+    fn piece(&self, msg: &Incoming, text: &str) -> Answer {
+        // `piece [VARIANT] NAME`; without a variant, the sender's game's, then any.
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let (variants, name): (Vec<&'static Variant>, String) = match words.as_slice() {
+            [v, rest @ ..] if !rest.is_empty() && Variant::by_id(v).is_some() => {
+                (vec![Variant::by_id(v).unwrap_or(&kibitz_rules::CHESS)], rest.join(" "))
+            }
+            _ => {
+                let mut list = Vec::new();
+                if let Ok(Some(r)) = self.store.player_game_in_channel(&Self::channel(msg), &msg.sender.id)
+                    && let Some(v) = Variant::by_id(&r.variant)
+                {
+                    list.push(v);
+                }
+                list.extend(kibitz_rules::VARIANTS.iter().copied());
+                (list, text.to_string())
+            }
+        };
+        for v in variants {
+            let found = v.pieces.iter().position(|p| {
+                p.name.eq_ignore_ascii_case(&name)
+                    || (name.len() == 1 && p.letter.to_string().eq_ignore_ascii_case(&name))
+            });
+            if let Some(i) = found {
+                let pt = v.pieces[i];
+                let png = self.renderer.diagram_png(v, i as u8).and_then(Result::ok);
+                let picture =
+                    png.map(|png| Picture { name: format!("piece-{}-{}.png", v.id, pt.name.to_lowercase()), png });
+                return Ok(vec![Reply {
+                    text: format!("{} ({}, {}): {}", pt.name, pt.letter, v.name, piece_words(v, pt.name)),
+                    picture,
+                    buttons: Vec::new(),
+                }]);
+            }
+        }
+        refuse(format!("I know no piece called '{name}'. Try /rules VARIANT to see the pieces."))
+    }
+
+    fn challenge(&self, msg: &Incoming, spec: ChallengeSpec) -> Answer {
+        let channel = Self::channel(msg);
+        let me = &msg.sender.id;
+        if let Some(o) = &spec.opponent {
+            if o == me {
+                return refuse(
+                    "You cannot challenge yourself. Challenge a friend, or leave out the name for an open challenge.",
+                );
+            }
+            if o.eq_ignore_ascii_case(&self.config.bot_name) {
+                return refuse("I cannot play games myself yet. Challenge a friend.");
+            }
+        }
+        if self.store.player_game_in_channel(&channel, me)?.is_some() {
+            return refuse("You are already playing here. Finish that game first (/board shows it).");
+        }
+        let settings_here = self.store.channel_settings(&channel)?;
+        let id = spec
+            .variant
+            .clone()
+            .or(settings_here.default_variant.clone())
+            .unwrap_or(self.config.default_variant.clone());
+        let v = self.variant(&id)?;
+        let colour = match spec.colour.unwrap_or(ColourWish::Random) {
+            ColourWish::White => ColourChoice::White,
+            ColourWish::Black => ColourChoice::Black,
+            ColourWish::Random => ColourChoice::Random,
+        };
+        let settings = GameSettings {
+            rated: settings_here.rated,
+            hints_allowed: spec.hints.unwrap_or(settings_here.hints_allowed),
+            days_per_move: spec.days.or(settings_here.days_per_move),
+        };
+        let challenge = Challenge {
+            challenger: me.clone(),
+            challenged: spec.opponent.clone(),
+            variant: v.id.to_string(),
+            colour,
+            settings: settings.clone(),
+            clash: false,
+            at: msg.at,
+        };
+        // One open challenge a player per channel: a new one replaces the old.
+        let replaced = self.store.challenge(&channel, me)?.map(|old| match old.challenged {
+            Some(o) => format!(" (This replaces your challenge to {}.)", mention(&o)),
+            None => " (This replaces your open challenge.)".to_string(),
+        });
+        self.store.create_challenge(&channel, &challenge)?;
+        let side = match colour {
+            ColourChoice::White => "playing White",
+            ColourChoice::Black => "playing Black",
+            ColourChoice::Random => "colours by lot",
+        };
+        let mut extras = Vec::new();
+        if settings.hints_allowed {
+            extras.push("hints on".to_string());
+        }
+        if let Some(d) = settings.days_per_move {
+            extras.push(format!("{d} day{} per move", if d == 1 { "" } else { "s" }));
+        }
+        let extras = if extras.is_empty() { String::new() } else { format!(", {}", extras.join(", ")) };
+        let (text, accept) = match &spec.opponent {
+            Some(o) => (
+                format!(
+                    "{} challenges {} to {} ({side}{extras}). {}: /accept or /decline.",
+                    mention(me),
+                    mention(o),
+                    v.name,
+                    mention(o)
+                ),
+                format!("/accept @{me}"),
+            ),
+            None => (
+                format!("{} opens a challenge: {} ({side}{extras}). Anyone may /accept @{me}.", mention(me), v.name),
+                format!("/accept @{me}"),
+            ),
+        };
+        let text = text + replaced.as_deref().unwrap_or("");
+        let mut buttons = vec![Button { label: "Accept".into(), command: accept }];
+        if spec.opponent.is_some() {
+            buttons.push(Button { label: "Decline".into(), command: format!("/decline @{me}") });
+        }
+        Ok(vec![Reply { text, picture: None, buttons }])
+    }
+
+    /// The challenge a command means: the named challenger's, else the one
+    /// addressed to the sender, else the only open one.
+    fn challenge_for(&self, msg: &Incoming, who: Option<&str>) -> Result<Challenge, Refusal> {
+        let channel = Self::channel(msg);
+        if let Some(who) = who {
+            return match self.store.challenge(&channel, who)? {
+                Some(c) => Ok(c),
+                None => refuse(format!("{} has no challenge open here.", mention(who))),
+            };
+        }
+        let all: Vec<Challenge> = self.store.challenges(&channel)?.into_iter().filter_map(|(_, c)| c.ok()).collect();
+        let mine: Vec<&Challenge> =
+            all.iter().filter(|c| c.challenged.as_deref() == Some(msg.sender.id.as_str())).collect();
+        let open: Vec<&Challenge> =
+            all.iter().filter(|c| c.challenged.is_none() && c.challenger != msg.sender.id).collect();
+        match (mine.as_slice(), open.as_slice()) {
+            ([one], _) => Ok((*one).clone()),
+            ([], [one]) => Ok((*one).clone()),
+            ([], []) => refuse("There is no challenge for you here. Start one with /challenge @friend."),
+            (list, _) if !list.is_empty() => refuse(format!(
+                "Several players challenge you; name one: {}.",
+                list.iter().map(|c| format!("@{}", c.challenger)).collect::<Vec<_>>().join(", ")
+            )),
+            (_, list) => refuse(format!(
+                "Several challenges are open; name one: {}.",
+                list.iter().map(|c| format!("@{}", c.challenger)).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    fn accept(&self, msg: &Incoming, who: Option<&str>) -> Answer {
+        let channel = Self::channel(msg);
+        let challenge = self.challenge_for(msg, who)?;
+        if challenge.challenger == msg.sender.id {
+            return refuse("That is your own challenge; wait for someone to accept it, or /cancel it.");
+        }
+        if let Some(c) = &challenge.challenged
+            && c != &msg.sender.id
+        {
+            return refuse(format!("That challenge is for {}, not for you.", mention(c)));
+        }
+        if self.store.player_game_in_channel(&channel, &msg.sender.id)?.is_some() {
+            return refuse("You are already playing here. Finish that game first.");
+        }
+        let v = self.variant(&challenge.variant)?;
+        let record =
+            self.store.accept_challenge(&channel, &challenge.challenger, &msg.sender.id, v.start_fen, msg.at)?;
+        let loaded = self.load(record)?;
+        let r = &loaded.record;
+        let mut text = format!(
+            "Game {}: {} (White) vs {} (Black), {}.",
+            r.key.id.as_str(),
+            mention(&r.white),
+            mention(&r.black),
+            v.name
+        );
+        let _ = write!(text, " {} moves first.", mention(&r.white));
+        let picture = self.picture(&loaded, Color::White, |_| {});
+        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
+    }
+
+    fn decline(&self, msg: &Incoming, who: Option<&str>) -> Answer {
+        let channel = Self::channel(msg);
+        let challenge = self.challenge_for(msg, who)?;
+        if challenge.challenged.as_deref() != Some(msg.sender.id.as_str()) {
+            return refuse("Only the challenged player can decline; an open challenge simply waits.");
+        }
+        self.store.withdraw_challenge(&channel, &challenge.challenger)?;
+        Ok(vec![Reply::text(format!(
+            "{} declines the challenge of {}.",
+            mention(&msg.sender.id),
+            mention(&challenge.challenger)
+        ))])
+    }
+
+    fn cancel(&self, msg: &Incoming) -> Answer {
+        let channel = Self::channel(msg);
+        if self.store.challenge(&channel, &msg.sender.id)?.is_none() {
+            return refuse("You have no challenge open here.");
+        }
+        self.store.withdraw_challenge(&channel, &msg.sender.id)?;
+        Ok(vec![Reply::text(format!("{} withdraws the challenge.", mention(&msg.sender.id)))])
+    }
+
+    /// A message that is not a command: a move, if it is a legal move of the
+    /// sender's game here; otherwise nothing.
+    fn bare_move(&self, msg: &Incoming) -> Vec<Reply> {
+        let text = msg.text.trim();
+        if text.is_empty() || text.len() > 12 || text.contains(char::is_whitespace) {
+            return Vec::new();
+        }
+        let Ok(loaded) = self.own_game(msg) else { return Vec::new() };
+        let my_turn = loaded.record.colour_of(&msg.sender.id) == Some(colour_of(loaded.game.position().turn()));
+        if !my_turn || loaded.game.position().parse_move(text).is_err() {
+            return Vec::new();
+        }
+        self.play(msg, text, false).unwrap_or_else(|Refusal(t)| vec![Reply::text(t)])
+    }
+
+    fn play(&self, msg: &Incoming, text: &str, explicit: bool) -> Answer {
+        let loaded = self.own_game(msg)?;
+        let to_move = loaded.game.position().turn();
+        let mover = loaded.record.player(colour_of(to_move)).to_string();
+        if mover != msg.sender.id {
+            return refuse(format!("It is not your turn: {} is to move.", mention(&mover)));
+        }
+        let _ = explicit;
+        let mut game = loaded.game.clone();
+        let played = match game.play_text(text) {
+            Ok(p) => p,
+            Err(e) => return refuse(format!("{e}.")),
+        };
+        let record = MoveRecord {
+            text: played.canonical.clone(),
+            by: msg.sender.id.clone(),
+            at: msg.at,
+            message_id: msg.message_id.clone(),
+        };
+        let fen = game.position().fen();
+        let stored = match self.store.apply_move(&loaded.record.key, loaded.record.version, record, &fen) {
+            Ok(r) => r,
+            Err(StoreError::AlreadyApplied { .. }) => return Ok(Vec::new()),
+            Err(StoreError::Conflict { .. }) => {
+                return refuse("The game changed while your move was on its way; look at /board and try again.");
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut after = Loaded { record: stored, game };
+        let mut text = if played.san == played.canonical {
+            format!("{} played {}.", mention(&msg.sender.id), played.san)
+        } else {
+            format!("{} played {} ({}).", mention(&msg.sender.id), played.san, played.canonical)
+        };
+        for (sq, p) in &played.removed {
+            let _ = write!(text, " A5: the piece on {sq} ({}) is removed.", after.game.position().letter(*p));
+        }
+        if let Some(outcome) = played.outcome {
+            let end = GameEnd {
+                outcome: outcome_of(outcome.winner),
+                reason: outcome.reason.to_string(),
+                at: msg.at,
+                message_id: msg.message_id.clone().map(|m| format!("{m}:end")),
+            };
+            if let Ok(r) = self.store.finish_game(&after.record.key, after.record.version, &end) {
+                after.record = r;
+            }
+            let _ = write!(text, " {}", result_words(&after.record, outcome.winner, &outcome.reason.to_string()));
+        } else {
+            let next = after.game.position().turn();
+            let next_player = after.record.player(colour_of(next)).to_string();
+            if after.game.position().is_check() {
+                text.push_str(" Check!");
+            }
+            let _ = write!(text, " {}, your move.", mention(&next_player));
+        }
+        let view = after.game.position().turn();
+        let picture = self.picture(&after, view, |_| {});
+        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&after) }])
+    }
+
+    fn board(&self, msg: &Incoming, id: Option<&str>) -> Answer {
+        let loaded = self.find_game(msg, id)?;
+        let view = match loaded.record.colour_of(&msg.sender.id) {
+            Some(Colour::Black) => Color::Black,
+            _ => Color::White,
+        };
+        let text = format!("Game {}: {}", loaded.record.key.id.as_str(), status_line(&loaded));
+        let picture = self.picture(&loaded, view, |_| {});
+        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
+    }
+
+    fn moves(&self, msg: &Incoming, square: Option<&str>) -> Answer {
+        let loaded = self.find_game(msg, None)?;
+        let pos = loaded.game.position();
+        let legal = loaded.game.legal_moves();
+        if legal.is_empty() {
+            return refuse("The game is over: there are no moves.");
+        }
+        let Some(square) = square else {
+            // Grouped by the piece that moves.
+            let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+            for m in &legal {
+                let head = match m.from().and_then(|f| pos.piece_at(f).map(|p| (f, p))) {
+                    Some((f, p)) => format!("{}{f}", pos.letter(p).to_ascii_uppercase()),
+                    None => "drops".to_string(),
+                };
+                let san = pos.san(m);
+                match groups.iter_mut().find(|(h, _)| *h == head) {
+                    Some((_, list)) => list.push(san),
+                    None => groups.push((head, vec![san])),
+                }
+            }
+            let mut text = format!("{} legal moves:", legal.len());
+            for (head, list) in groups {
+                let _ = write!(text, "\n{head}: {}", list.join(" "));
+            }
+            return Ok(vec![Reply::text(text)]);
+        };
+        let sq = Square::parse(square).ok_or_else(|| Refusal(format!("'{square}' is not a square (try e2).")))?;
+        if !pos.pieces_of(pos.turn()).has(sq) {
+            return refuse(format!("No piece of the side to move stands on {sq}."));
+        }
+        let from_here: Vec<Move> = legal.iter().copied().filter(|m| m.from() == Some(sq)).collect();
+        if from_here.is_empty() {
+            return refuse(format!("The piece on {sq} has no legal move."));
+        }
+        let targets: Vec<Square> = from_here.iter().map(|m| m.to()).collect();
+        let list: Vec<String> = from_here.iter().map(|m| pos.san(m)).collect();
+        let view = match loaded.record.colour_of(&msg.sender.id) {
+            Some(Colour::Black) => Color::Black,
+            _ => Color::White,
+        };
+        let picture = self.picture(&loaded, view, |o| {
+            o.dots = targets.clone();
+            o.selected = Some(sq);
+        });
+        Ok(vec![Reply { text: format!("{sq}: {}", list.join(" ")), picture, buttons: Vec::new() }])
+    }
+
+    fn hint(&self, msg: &Incoming) -> Answer {
+        let loaded = self.own_game(msg)?;
+        if !loaded.record.settings.hints_allowed {
+            return refuse("Hints are off in this game. Start a game with /challenge ... hints on to use them.");
+        }
+        let pos = loaded.game.position();
+        if loaded.record.player(colour_of(pos.turn())) != msg.sender.id {
+            return refuse("Hints are for the player to move; wait for your turn.");
+        }
+        let Some(found) = search::best_move(pos, self.config.hint_time, 64) else {
+            return refuse("The game is over: there is nothing to hint.");
+        };
+        // Record the hint with the game: it is marked in the PGN.
+        let ply = loaded.record.moves.len() as u32;
+        let stored =
+            self.store.update_game(&loaded.record.key, loaded.record.version, msg.message_id.as_deref(), |g| {
+                if !g.hints.contains(&ply) {
+                    g.hints.push(ply);
+                }
+                Ok(())
+            });
+        if let Err(e) = stored {
+            return match e {
+                StoreError::AlreadyApplied { .. } => Ok(Vec::new()),
+                e => Err(e.into()),
+            };
+        }
+        let san = pos.san(&found.best);
+        let why = match found.mate_in() {
+            Some(n) => format!(", mate in {n}"),
+            None => format!(", score {:+.2}", found.score as f64 / 100.0),
+        };
+        let arrow = found.best.from().map(|f| (f, found.best.to()));
+        let view = pos.turn();
+        let picture = self.picture(&loaded, view, |o| o.arrows = arrow.into_iter().collect());
+        Ok(vec![Reply {
+            text: format!("Hint for {}: {san} ({}){why}.", mention(&msg.sender.id), pos.canonical(&found.best)),
+            picture,
+            buttons: Vec::new(),
+        }])
+    }
+
+    fn finish(&self, msg: &Incoming, loaded: &Loaded, outcome: Outcome, reason: &str) -> Answer {
+        let end = GameEnd { outcome, reason: reason.to_string(), at: msg.at, message_id: msg.message_id.clone() };
+        let record = match self.store.finish_game(&loaded.record.key, loaded.record.version, &end) {
+            Ok(r) => r,
+            Err(StoreError::AlreadyApplied { .. }) => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        let winner = match outcome {
+            Outcome::WhiteWins => Some(Color::White),
+            Outcome::BlackWins => Some(Color::Black),
+            _ => None,
+        };
+        Ok(vec![Reply::text(format!("Game {}: {}", record.key.id.as_str(), result_words(&record, winner, reason)))])
+    }
+
+    fn player_colour(&self, msg: &Incoming, loaded: &Loaded) -> Result<Colour, Refusal> {
+        loaded.record.colour_of(&msg.sender.id).ok_or_else(|| Refusal("Only the players can do that.".into()))
+    }
+
+    fn resign(&self, msg: &Incoming) -> Answer {
+        let loaded = self.own_game(msg)?;
+        let outcome = match self.player_colour(msg, &loaded)? {
+            Colour::White => Outcome::BlackWins,
+            Colour::Black => Outcome::WhiteWins,
+        };
+        self.finish(msg, &loaded, outcome, "resignation")
+    }
+
+    fn draw(&self, msg: &Incoming) -> Answer {
+        let loaded = self.own_game(msg)?;
+        self.player_colour(msg, &loaded)?;
+        match loaded.record.offer(OfferKind::Draw) {
+            Some(o) if o.by != msg.sender.id => self.finish(msg, &loaded, Outcome::Draw, "agreement"),
+            Some(_) => refuse("You have offered a draw already; your opponent may /draw to accept."),
+            None => {
+                let offer = Offer { kind: OfferKind::Draw, by: msg.sender.id.clone(), at: msg.at };
+                match self.store.make_offer(
+                    &loaded.record.key,
+                    loaded.record.version,
+                    &offer,
+                    msg.message_id.as_deref(),
+                ) {
+                    Err(StoreError::AlreadyApplied { .. }) => return Ok(Vec::new()),
+                    other => other?,
+                };
+                let opponent = other_player(&loaded.record, &msg.sender.id);
+                Ok(vec![Reply {
+                    text: format!(
+                        "{} offers a draw. {}: /draw to accept.",
+                        mention(&msg.sender.id),
+                        mention(&opponent)
+                    ),
+                    picture: None,
+                    buttons: vec![Button { label: "Accept draw".into(), command: "/draw".into() }],
+                }])
+            }
+        }
+    }
+
+    fn takeback(&self, msg: &Incoming) -> Answer {
+        let loaded = self.own_game(msg)?;
+        self.player_colour(msg, &loaded)?;
+        let r = &loaded.record;
+        if let Some(o) = r.offer(OfferKind::Takeback { plies: 0 })
+            && o.by != msg.sender.id
+        {
+            let OfferKind::Takeback { plies } = o.kind else { return refuse("That offer is not a takeback.") };
+            let plies = (plies as usize).min(r.moves.len());
+            let mut replay = self.load(GameRecord { moves: r.moves[..r.moves.len() - plies].to_vec(), ..r.clone() })?;
+            let fen = replay.game.position().fen();
+            let stored = match self.store.take_back(&r.key, r.version, plies, &fen, msg.at, msg.message_id.as_deref()) {
+                Err(StoreError::AlreadyApplied { .. }) => return Ok(Vec::new()),
+                other => other?,
+            };
+            replay.record = stored;
+            let next = replay.game.position().turn();
+            let picture = self.picture(&replay, next, |_| {});
+            let text = format!(
+                "Move{} taken back. {}, your move.",
+                if plies == 1 { "" } else { "s" },
+                mention(replay.record.player(colour_of(next)))
+            );
+            return Ok(vec![Reply { text, picture, buttons: self.game_buttons(&replay) }]);
+        }
+        if r.offer(OfferKind::Takeback { plies: 0 }).is_some() {
+            return refuse("You have asked for a takeback already; your opponent may /takeback to accept.");
+        }
+        // Back to the sender's last move: one ply if they moved last, two if
+        // the opponent has answered.
+        let Some(last_own) = r.moves.iter().rposition(|m| m.by == msg.sender.id) else {
+            return refuse("You have not moved yet: there is nothing to take back.");
+        };
+        let plies = (r.moves.len() - last_own) as u32;
+        let offer = Offer { kind: OfferKind::Takeback { plies }, by: msg.sender.id.clone(), at: msg.at };
+        match self.store.make_offer(&r.key, r.version, &offer, msg.message_id.as_deref()) {
+            Err(StoreError::AlreadyApplied { .. }) => return Ok(Vec::new()),
+            other => other?,
+        };
+        let opponent = other_player(r, &msg.sender.id);
+        Ok(vec![Reply {
+            text: format!(
+                "{} asks to take back {} move{}. {}: /takeback to accept.",
+                mention(&msg.sender.id),
+                plies,
+                if plies == 1 { "" } else { "s" },
+                mention(&opponent)
+            ),
+            picture: None,
+            buttons: vec![Button { label: "Accept takeback".into(), command: "/takeback".into() }],
+        }])
+    }
+
+    fn abort(&self, msg: &Incoming) -> Answer {
+        let loaded = self.own_game(msg)?;
+        self.player_colour(msg, &loaded)?;
+        if loaded.record.moves.len() >= 2 {
+            return refuse("Both sides have moved: the game can no longer be aborted. /resign or offer a /draw.");
+        }
+        self.finish(msg, &loaded, Outcome::Aborted, "aborted")
+    }
+
+    fn games(&self, msg: &Incoming) -> Answer {
+        let list = self.store.games_of(&msg.platform, &msg.sender.id)?;
+        if list.is_empty() {
+            return Ok(vec![Reply::text("You have no games running. /challenge @friend to start one.")]);
+        }
+        let mut text = String::from("Your games:");
+        for (key, record) in list {
+            match record.ok().and_then(|r| self.load(r).ok()) {
+                Some(l) => {
+                    let here = if key.channel.channel == msg.channel { "here" } else { "elsewhere" };
+                    let _ = write!(text, "\n{} ({here}): {}", key.id.as_str(), status_line(&l));
+                }
+                None => {
+                    let _ = write!(text, "\n{}: cannot be read", key.id.as_str());
+                }
+            }
+        }
+        Ok(vec![Reply::text(text)])
+    }
+
+    fn pgn(&self, msg: &Incoming, id: Option<&str>) -> Answer {
+        let loaded = self.find_game(msg, id)?;
+        let r = &loaded.record;
+        let date = date_of(r.started_at);
+        let site = format!("Kibitz {}", r.key.channel.platform);
+        let result = match r.result.as_ref().map(|x| x.outcome) {
+            Some(Outcome::WhiteWins) => "1-0",
+            Some(Outcome::BlackWins) => "0-1",
+            Some(Outcome::Draw) => "1/2-1/2",
+            Some(Outcome::Aborted) | None => "*",
+        };
+        let tags = [
+            ("Result", result),
+            ("Event", "Kibitz game"),
+            ("Site", site.as_str()),
+            ("Date", date.as_str()),
+            ("White", r.white.as_str()),
+            ("Black", r.black.as_str()),
+        ];
+        let hint_plies: Vec<(usize, &str)> = r.hints.iter().map(|&p| (p as usize, "hint")).collect();
+        // The comment follows the move the hint was asked for.
+        let comments: Vec<(usize, &str)> = hint_plies.into_iter().filter(|(p, _)| *p < r.moves.len()).collect();
+        Ok(vec![Reply::text(loaded.game.pgn(&tags, &comments))])
+    }
+
+    fn fen(&self, msg: &Incoming, id: Option<&str>) -> Answer {
+        let loaded = self.find_game(msg, id)?;
+        Ok(vec![Reply::text(loaded.game.position().fen())])
+    }
+
+    fn stats(&self, msg: &Incoming, who: Option<&str>) -> Answer {
+        let who = who.unwrap_or(&msg.sender.id);
+        let ratings = self.store.ratings_of(&msg.platform, who)?;
+        let mut text = format!("{}:", mention(who));
+        let mut any = false;
+        for (variant, rating) in ratings {
+            if let Ok(r) = rating {
+                any = true;
+                let name = Variant::by_id(&variant).map_or(variant.as_str(), |v| v.name);
+                let _ = write!(text, "\n{name}: {r} ({} game{})", r.games, if r.games == 1 { "" } else { "s" });
+            }
+        }
+        if !any {
+            text.push_str(" no rated games yet.");
+        }
+        Ok(vec![Reply::text(text)])
+    }
+
+    fn leaderboard(&self, msg: &Incoming, variant: Option<&str>) -> Answer {
+        let id = variant.unwrap_or(&self.config.default_variant).to_string();
+        let v = self.variant(&id)?;
+        let top = self.store.leaderboard(&msg.platform, v.id, 10)?;
+        if top.is_empty() {
+            return Ok(vec![Reply::text(format!("No rated {} games yet.", v.name))]);
+        }
+        let mut text = format!("{} leaderboard:", v.name);
+        for (i, (player, r)) in top.iter().enumerate() {
+            let _ = write!(
+                text,
+                "\n{}. {} {r} ({} game{})",
+                i + 1,
+                mention(player),
+                r.games,
+                if r.games == 1 { "" } else { "s" }
+            );
+        }
+        Ok(vec![Reply::text(text)])
+    }
+}
+
+fn other_player(r: &GameRecord, me: &str) -> String {
+    if r.white == me { r.black.clone() } else { r.white.clone() }
+}
+
+fn outcome_of(winner: Option<Color>) -> Outcome {
+    match winner {
+        Some(Color::White) => Outcome::WhiteWins,
+        Some(Color::Black) => Outcome::BlackWins,
+        None => Outcome::Draw,
+    }
+}
+
+/// "1-0: alice wins by checkmate." and the rating changes.
+fn result_words(r: &GameRecord, winner: Option<Color>, reason: &str) -> String {
+    let mut s = match (winner, reason) {
+        (_, "aborted") => "aborted, without a result.".to_string(),
+        (Some(c), _) => {
+            let (score, who) = if c == Color::White { ("1-0", &r.white) } else { ("0-1", &r.black) };
+            format!("{score}: {} wins ({reason}).", mention(who))
+        }
+        (None, _) => format!("1/2-1/2: draw ({reason})."),
+    };
+    if let Some(res) = &r.result {
+        for (who, change) in [(&r.white, res.white_rating), (&r.black, res.black_rating)] {
+            if let Some(c) = change {
+                let delta = c.after.rating - c.before.rating;
+                let _ = write!(s, " {} {} ({delta:+.0}).", mention(who), c.after);
+            }
+        }
+    }
+    s
+}
+
+/// Whose turn, check, or the result.
+fn status_line(l: &Loaded) -> String {
+    let pos = l.game.position();
+    if let Some(res) = &l.record.result {
+        return match res.outcome {
+            Outcome::WhiteWins => format!("1-0 ({})", res.reason),
+            Outcome::BlackWins => format!("0-1 ({})", res.reason),
+            Outcome::Draw => format!("1/2-1/2 ({})", res.reason),
+            Outcome::Aborted => "aborted".into(),
+        };
+    }
+    if let Some(o) = l.game.outcome() {
+        return format!("{} ({})", o.score(), o.reason);
+    }
+    let side = if pos.turn() == Color::White { "White" } else { "Black" };
+    if pos.is_check() { format!("{side} to move, in check") } else { format!("{side} to move") }
+}
+
+fn date_of(t: Timestamp) -> String {
+    // Days since 1970-01-01 to a civil date (proleptic Gregorian).
+    let days = (t.0 / 86_400_000) as i64;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+fn help() -> String {
+    let mut s = String::from("Kibitz plays chess variants with friends. Commands:");
+    for (_, usage) in command::USAGE {
+        let _ = write!(s, "\n/{usage}");
+    }
+    s.push_str("\nIn a game you can also just type a move (e4, Nf3, e2e4). /variants lists the games.");
+    s
+}
+
+fn variants() -> String {
+    let mut s = String::from("Games I play:");
+    for v in kibitz_rules::VARIANTS {
+        let _ = write!(s, "\n{}: {}", v.id, v.name);
+    }
+    s.push_str("\n/rules VARIANT tells more.");
+    s
+}
+
+fn summary(v: &Variant) -> &'static str {
+    match v.id {
+        "chess" => {
+            "standard chess by FIDE's Laws: checkmate wins; stalemate, threefold repetition, fifty moves and insufficient material draw."
+        }
+        "olympic" => {
+            "5x5 board with King, Rook, Bishop, Silver, Gold and a Pawn each. Captured pieces change colour and go to your hand; instead of moving you may drop one on any empty square (a pawn not on its last rank). Pawns reaching the last rank become Gold; a Silver may. Checkmate wins, stalemate draws; a third repetition loses for White, unless Black gave check on every move since the previous one."
+        }
+        "alapawn" => {
+            "chess pieces but no check: the King is an ordinary piece. Pawns step forward or diagonally forward and capture diagonally. The first pawn to reach the last rank wins, and so does capturing the last enemy pawn; a player with no move loses. On a third repetition or fifty quiet moves each side's last moved piece is removed."
+        }
+        "alapawn-balanced" => {
+            "Alapawn where a turn may instead be two pawn steps without capturing: one pawn twice (the square it passes must not be attacked) or two pawns once each. White's first pawn turn is a single step."
+        }
+        _ => "see /help.",
+    }
+}
+
+fn piece_words(v: &Variant, name: &str) -> &'static str {
+    match (v.id, name) {
+        (_, "King") if v.has_royal() => "one step in any direction; must not be left in check.",
+        (_, "King") => "one step in any direction; an ordinary piece here, it can be captured.",
+        (_, "Queen") => "any distance along ranks, files and diagonals.",
+        (_, "Rook") => "any distance along ranks and files.",
+        (_, "Bishop") => "any distance along diagonals.",
+        (_, "Knight") => "jumps two squares one way and one square across.",
+        ("olympic", "Silver") => "one step diagonally in any direction or straight forward.",
+        ("olympic", "Gold") => "one step orthogonally or diagonally forward.",
+        ("olympic", "Pawn") => "one step forward, captures one step diagonally forward; becomes Gold on the last rank.",
+        ("chess", "Pawn") => {
+            "one step forward (two from its first square), captures diagonally, en passant, promotes on the last rank."
+        }
+        (_, "Pawn") => "one step forward or diagonally forward onto an empty square, captures diagonally forward.",
+        _ => "",
+    }
+}

@@ -1,0 +1,9 @@
+//! Kibitz, the chat bot: the chat core (commands in, replies out), the
+//! console adapter and the configuration. The `kibitz` binary wires them up.
+
+#![warn(missing_docs)]
+
+pub mod command;
+pub mod config;
+pub mod console;
+pub mod core;

@@ -1,0 +1,140 @@
+//! Transcript tests: chat sessions in `tests/transcripts/*.txt`, played
+//! through the console adapter and the core, compared line by line.
+//!
+//! A transcript is the console's input with the expected output below each
+//! line:
+//!
+//! ```text
+//! # a comment
+//! alice: /challenge @bob white
+//! < kibitz: <what the bot answers>
+//! <   [picture: {*}]
+//! !restart
+//! ```
+//!
+//! `<` lines are the output expected from the input line above them, in
+//! order; `{*}` in them matches anything. `!restart` closes the database and
+//! opens it again, as a restart of the bot would. Game ids and colours drawn
+//! by lot come from a seeded generator, so they are the same on every run.
+//!
+//! `KIBITZ_BLESS=1` rewrites the expected lines from what the bot answers
+//! now; review the diff before committing it.
+
+use std::path::{Path, PathBuf};
+
+use kibitz_bot::console::Console;
+use kibitz_bot::core::{Core, CoreConfig};
+use kibitz_storage::Store;
+
+fn matches(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split("{*}").collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let mut rest = text;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            let Some(r) = rest.strip_prefix(part) else { return false };
+            rest = r;
+        } else if i == parts.len() - 1 {
+            return rest.ends_with(part);
+        } else {
+            match rest.find(part) {
+                Some(j) => rest = &rest[j + part.len()..],
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+fn open(db: &Path, pictures: &Path) -> Console {
+    let store = Store::open(db).expect("store opens");
+    let config = CoreConfig { hint_time: std::time::Duration::from_millis(200), ..CoreConfig::default() };
+    Console::new(Core::new(store, config), pictures)
+}
+
+/// Plays one transcript; returns the text it should have (for blessing) and
+/// the mismatches.
+fn play(path: &Path) -> (String, Vec<String>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (db, pictures) = (dir.path().join("db"), dir.path().join("out"));
+    fastrand::seed(2026);
+    let mut console = Some(open(&db, &pictures));
+    let mut blessed = String::new();
+    let mut errors = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        i += 1;
+        if line.starts_with('<') {
+            continue;
+        }
+        blessed.push_str(line);
+        blessed.push('\n');
+        if line.trim() == "!restart" {
+            drop(console.take());
+            console = Some(open(&db, &pictures));
+            continue;
+        }
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let out = console.as_mut().unwrap().line(line);
+        let mut expected = Vec::new();
+        while i < lines.len() && lines[i].starts_with('<') {
+            expected.push(lines[i].strip_prefix("< ").unwrap_or(&lines[i][1..]).to_string());
+            i += 1;
+        }
+        for (n, actual) in out.iter().enumerate() {
+            let shown =
+                if actual.starts_with("  [picture: ") { "  [picture: {*}]".to_string() } else { actual.clone() };
+            let keep = expected.get(n).filter(|e| matches(e, actual)).cloned().unwrap_or(shown);
+            blessed.push_str(&format!("< {keep}\n"));
+        }
+        if out.len() != expected.len() || out.iter().zip(&expected).any(|(a, e)| !matches(e, a)) {
+            errors.push(format!(
+                "{}:{i}: after `{line}`\n  expected:\n    {}\n  got:\n    {}",
+                path.display(),
+                expected.join("\n    "),
+                out.join("\n    ")
+            ));
+        }
+    }
+    (blessed, errors)
+}
+
+#[test]
+fn transcripts() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/transcripts");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no transcripts in {}", dir.display());
+    let bless = std::env::var_os("KIBITZ_BLESS").is_some();
+    let mut failures = Vec::new();
+    for f in &files {
+        let (blessed, errors) = play(f);
+        if bless {
+            std::fs::write(f, blessed).unwrap();
+        } else {
+            failures.extend(errors);
+        }
+    }
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n\n"));
+}
+
+#[test]
+fn wildcards() {
+    assert!(matches("a{*}c", "abbbc"));
+    assert!(matches("{*}", ""));
+    assert!(matches("x{*}y{*}z", "x1y2z"));
+    assert!(!matches("a{*}c", "abd"));
+    assert!(matches("plain*", "plain*"));
+    assert!(!matches("plain*", "plainx"));
+}
