@@ -92,8 +92,15 @@ impl Console {
             message_id: None,
             at: Timestamp::now(),
         };
+        // The clocks of correspondence games run before each line is read.
+        let mut lines = Vec::new();
+        for (channel, notice) in self.core.tick(msg.at) {
+            let shown = self.show(&notice);
+            lines.extend(shown.into_iter().map(|l| format!("[#{}] {l}", channel.channel)));
+        }
         let replies = self.core.handle(&msg);
-        replies.iter().flat_map(|r| self.show(r)).collect()
+        lines.extend(replies.iter().flat_map(|r| self.show(r)));
+        lines
     }
 
     fn show(&mut self, reply: &Reply) -> Vec<String> {

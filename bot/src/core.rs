@@ -174,6 +174,49 @@ impl Core {
         answer.unwrap_or_else(|Refusal(text)| vec![Reply::text(text)])
     }
 
+    /// Runs the correspondence clocks at time `now`: a player who has used
+    /// three quarters of their days is reminded once; one who has used all of
+    /// them loses on time. Returns the notices to post, by channel.
+    pub fn tick(&self, now: Timestamp) -> Vec<(ChannelKey, Reply)> {
+        let Ok(games) = self.store.active_games() else { return Vec::new() };
+        let mut notices = Vec::new();
+        for (key, record) in games {
+            let Ok(record) = record else { continue };
+            let Some(days) = record.settings.days_per_move else { continue };
+            let since = record.moves.last().map_or(record.started_at, |m| m.at);
+            let allowed = u64::from(days) * 86_400_000;
+            let used = now.0.saturating_sub(since.0);
+            let Ok(loaded) = self.load(record) else { continue };
+            let turn = loaded.game.position().turn();
+            let player = loaded.record.player(colour_of(turn)).to_string();
+            if used >= allowed {
+                let outcome = if turn == Color::White { Outcome::BlackWins } else { Outcome::WhiteWins };
+                let end = GameEnd { outcome, reason: "time".into(), at: now, message_id: None };
+                if let Ok(r) = self.store.finish_game(&key, loaded.record.version, &end) {
+                    let words = result_words(&r, Some(!turn), "time");
+                    let text = format!("Game {}: {} ran out of time. {words}", key.id.as_str(), mention(&player));
+                    notices.push((key.channel.clone(), Reply::text(text)));
+                }
+            } else if used >= allowed / 4 * 3 && loaded.record.reminded_at.is_none() {
+                let reminded = self.store.update_game(&key, loaded.record.version, None, |g| {
+                    g.reminded_at = Some(now);
+                    Ok(())
+                });
+                if reminded.is_ok() {
+                    let hours = (allowed - used).div_ceil(3_600_000);
+                    let text = format!(
+                        "{}, it is your move in game {}: {hours} hour{} left before you lose on time.",
+                        mention(&player),
+                        key.id.as_str(),
+                        if hours == 1 { "" } else { "s" }
+                    );
+                    notices.push((key.channel.clone(), Reply::text(text)));
+                }
+            }
+        }
+        notices
+    }
+
     fn remember(&self, platform: &str, user: &User) {
         if let Ok(mut names) = self.names.lock() {
             names.insert((platform.to_string(), user.id.clone()), user.name.clone());

@@ -124,6 +124,20 @@ enum BenchTarget {
     Perft,
     /// Board picture speed and size: a 640-pixel 8x8 board with 32 pieces.
     Render,
+    /// Storage speed: a durable move commit, and opening and listing 10,000 games.
+    Storage,
+    /// The whole bot: concurrent games through the core, storage and pictures.
+    Bot {
+        /// Games played at once.
+        #[arg(long, default_value_t = 64)]
+        games: usize,
+        /// Games stored besides.
+        #[arg(long, default_value_t = 10_000)]
+        stored: usize,
+        /// Seconds to run.
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -158,6 +172,17 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some(Command::Bench { what: BenchTarget::Render }) => bench_render(),
+        Some(Command::Bench { what: BenchTarget::Storage }) => {
+            let dir = tempfile::tempdir().map_err(|e| e.to_string());
+            dir.and_then(|d| kibitz_storage::bench(d.path()).map_err(|e| e.to_string())).map(|r| println!("{r}"))
+        }
+        Some(Command::Bench { what: BenchTarget::Bot { games, stored, seconds } }) => {
+            let dir = tempfile::tempdir().map_err(|e| e.to_string());
+            dir.and_then(|d| {
+                kibitz_bot::bench::run(d.path(), stored, games, 2, Duration::from_secs(seconds.clamp(1, 600)))
+            })
+            .map(|r| println!("{r}"))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

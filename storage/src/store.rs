@@ -349,6 +349,22 @@ impl Store {
         Ok(found)
     }
 
+    /// Every active game on every platform (for the correspondence clocks).
+    pub fn active_games(&self) -> Result<GameListing> {
+        let mut found = Vec::new();
+        for entry in self.games.iter() {
+            let (key, raw) = entry?;
+            let mut parts = key.splitn(3, |&b| b == 0);
+            let (Some(platform), Some(channel), Some(id)) = (parts.next(), parts.next(), parts.next()) else {
+                continue;
+            };
+            let key = ChannelKey::new(keys::text(platform), keys::text(channel)).game(GameId::stored(id));
+            let game = decode_game(&key, &raw);
+            found.push((key, game));
+        }
+        Ok(found)
+    }
+
     /// The active game of `player` in this channel, if any.
     pub fn player_game_in_channel(&self, channel: &ChannelKey, player: &str) -> Result<Option<GameRecord>> {
         let Some(id) = self.players.get(player_key(&channel.platform, player, &channel.channel)?)? else {

@@ -1,0 +1,164 @@
+//! `kibitz bench bot`: many games played at once through the core, with
+//! storage and pictures, over a database holding thousands of other games.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use kibitz_rules::{Position, Variant};
+use kibitz_storage::{ChannelKey, GameSettings, NewGame, Store, Timestamp};
+
+use crate::core::{Core, CoreConfig, Incoming, User};
+
+/// What the bench measured.
+#[derive(Debug, Clone)]
+pub struct BotBench {
+    /// Games stored besides the ones being played.
+    pub stored_games: usize,
+    /// Games played at once.
+    pub concurrent_games: usize,
+    /// Moves played.
+    pub moves: usize,
+    /// Moves per second over the run.
+    pub moves_per_second: f64,
+    /// Median latency of a move (command in, reply with picture out).
+    pub median: Duration,
+    /// 99th percentile latency.
+    pub p99: Duration,
+    /// Resident memory at the end, in bytes (Linux; 0 elsewhere).
+    pub resident: u64,
+}
+
+impl fmt::Display for BotBench {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} moves in {} concurrent games over {} stored games",
+            self.moves, self.concurrent_games, self.stored_games
+        )?;
+        writeln!(
+            f,
+            "{:.0} moves/s, latency median {:.2} ms, p99 {:.2} ms",
+            self.moves_per_second,
+            self.median.as_secs_f64() * 1e3,
+            self.p99.as_secs_f64() * 1e3
+        )?;
+        write!(f, "resident memory {:.1} MB", self.resident as f64 / 1048576.0)
+    }
+}
+
+fn resident_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Runs the bench in `dir` for about `length`, with `threads` workers.
+pub fn run(
+    dir: &Path,
+    stored_games: usize,
+    concurrent: usize,
+    threads: usize,
+    length: Duration,
+) -> Result<BotBench, String> {
+    let store = Store::open(dir).map_err(|e| e.to_string())?;
+    // The other games: a database as a busy bot would have.
+    let chess = Variant::by_id("chess").ok_or("chess")?;
+    for i in 0..stored_games {
+        let channel = ChannelKey::new("bench", format!("stored-{}", i / 100));
+        let new = NewGame {
+            variant: "chess".into(),
+            white: format!("w{i}"),
+            black: format!("b{i}"),
+            settings: GameSettings::default(),
+            start_fen: chess.start_fen.into(),
+            at: Timestamp::now(),
+            clash: None,
+        };
+        store.create_game(&channel, &new).map_err(|e| e.to_string())?;
+    }
+    let core = Arc::new(Core::new(store, CoreConfig::default()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let workers: Vec<_> = (0..threads.max(1))
+        .map(|t| {
+            let (core, stop) = (core.clone(), stop.clone());
+            let games: Vec<usize> = (0..concurrent).filter(|g| g % threads.max(1) == t).collect();
+            std::thread::spawn(move || worker(&core, &games, &stop))
+        })
+        .collect();
+    std::thread::sleep(length);
+    stop.store(true, Ordering::Relaxed);
+    let mut latencies: Vec<Duration> = Vec::new();
+    for w in workers {
+        latencies.extend(w.join().map_err(|_| "a worker failed")??);
+    }
+    let elapsed = started.elapsed();
+    latencies.sort();
+    let pick = |q: f64| latencies.get(((latencies.len() as f64 - 1.0) * q) as usize).copied().unwrap_or_default();
+    Ok(BotBench {
+        stored_games,
+        concurrent_games: concurrent,
+        moves: latencies.len(),
+        moves_per_second: latencies.len() as f64 / elapsed.as_secs_f64(),
+        median: pick(0.5),
+        p99: pick(0.99),
+        resident: resident_bytes(),
+    })
+}
+
+fn say(core: &Core, channel: &str, who: &str, text: &str, n: u64) -> Vec<crate::core::Reply> {
+    core.handle(&Incoming {
+        platform: "bench".into(),
+        channel: channel.into(),
+        sender: User { id: who.into(), name: who.into() },
+        text: text.into(),
+        message_id: Some(format!("{channel}-{n}")),
+        at: Timestamp::now(),
+    })
+}
+
+/// Plays random games in its channels round-robin until told to stop.
+fn worker(core: &Core, games: &[usize], stop: &AtomicBool) -> Result<Vec<Duration>, String> {
+    let mut latencies = Vec::new();
+    let mut rng = fastrand::Rng::with_seed(games.first().copied().unwrap_or(0) as u64);
+    let mut n = 0u64;
+    let channels: Vec<String> = games.iter().map(|g| format!("live-{g}")).collect();
+    let variants = ["chess", "olympic", "alapawn"];
+    while !stop.load(Ordering::Relaxed) {
+        for (i, channel) in channels.iter().enumerate() {
+            n += 1;
+            let key = ChannelKey::new("bench", channel.clone());
+            let game = core.store().player_game_in_channel(&key, "white").map_err(|e| e.to_string())?;
+            let Some(game) = game else {
+                let variant = variants[(games[i] + n as usize) % variants.len()];
+                say(core, channel, "white", &format!("/challenge @black {variant} white"), n);
+                say(core, channel, "black", "/accept", n + 1);
+                n += 1;
+                continue;
+            };
+            let variant = Variant::by_id(&game.variant).ok_or("variant")?;
+            let pos = Position::from_fen(variant, &game.fen).map_err(|e| e.to_string())?;
+            let moves = pos.legal_moves();
+            let who = if pos.turn() == kibitz_rules::Color::White { "white" } else { "black" };
+            if moves.is_empty() || game.moves.len() > 200 {
+                say(core, channel, who, "/resign", n);
+                continue;
+            }
+            let m = pos.canonical(&moves[rng.usize(..moves.len())]);
+            let t = Instant::now();
+            let replies = say(core, channel, who, &m, n);
+            latencies.push(t.elapsed());
+            if !replies.iter().any(|r| r.picture.is_some()) {
+                return Err(format!("move {m} in {channel} was not answered with a picture: {replies:?}"));
+            }
+        }
+    }
+    Ok(latencies)
+}

@@ -1,0 +1,145 @@
+//! The chat core under pressure: racing moves, retried deliveries, the
+//! correspondence clock, and arbitrary text.
+
+use std::sync::Arc;
+
+use kibitz_bot::core::{Core, CoreConfig, Incoming, Reply, User};
+use kibitz_storage::{ChannelKey, Store, Timestamp};
+use proptest::prelude::*;
+
+const HOUR: u64 = 3_600_000;
+
+fn core(dir: &std::path::Path) -> Core {
+    let config =
+        CoreConfig { hint_time: std::time::Duration::from_millis(50), board_size: 160, ..CoreConfig::default() };
+    Core::new(Store::open(dir).unwrap(), config)
+}
+
+fn say(core: &Core, who: &str, text: &str, at: u64, id: Option<&str>) -> Vec<Reply> {
+    let msg = Incoming {
+        platform: "test".into(),
+        channel: "c1".into(),
+        sender: User { id: who.into(), name: who.into() },
+        text: text.into(),
+        message_id: id.map(str::to_string),
+        at: Timestamp(at),
+    };
+    core.handle(&msg)
+}
+
+fn start(core: &Core, extra: &str, at: u64) {
+    say(core, "alice", &format!("/challenge @bob white {extra}"), at, None);
+    let r = say(core, "bob", "/accept", at, None);
+    assert!(r[0].text.contains("moves first"), "{r:?}");
+}
+
+fn moves_played(core: &Core) -> usize {
+    let channel = ChannelKey::new("test", "c1");
+    core.store().player_game_in_channel(&channel, "alice").unwrap().map_or(0, |g| g.moves.len())
+}
+
+#[test]
+fn racing_moves_never_both_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = Arc::new(core(dir.path()));
+    start(&core, "", 0);
+    // Two different moves by the player to move, at the same time.
+    let threads: Vec<_> = [("e4", "m1"), ("d4", "m2")]
+        .into_iter()
+        .map(|(mv, id)| {
+            let core = core.clone();
+            std::thread::spawn(move || say(&core, "alice", mv, 1, Some(id)))
+        })
+        .collect();
+    let answers: Vec<Vec<Reply>> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    assert_eq!(moves_played(&core), 1, "{answers:?}");
+    let played = answers.iter().filter(|a| a.iter().any(|r| r.text.contains("played"))).count();
+    assert_eq!(played, 1, "{answers:?}");
+}
+
+#[test]
+fn a_retried_delivery_applies_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = Arc::new(core(dir.path()));
+    start(&core, "", 0);
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let core = core.clone();
+            std::thread::spawn(move || say(&core, "alice", "/move e4", 1, Some("same-message")))
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(moves_played(&core), 1);
+    // Delivered again later: still once, and nothing is said.
+    assert!(say(&core, "alice", "/move e4", 2, Some("same-message")).iter().all(|r| !r.text.contains("played")));
+    assert_eq!(moves_played(&core), 1);
+}
+
+#[test]
+fn correspondence_clock_reminds_once_then_ends_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "days 1", 0);
+    assert!(core.tick(Timestamp(12 * HOUR)).is_empty());
+    let reminder = core.tick(Timestamp(19 * HOUR));
+    assert_eq!(reminder.len(), 1);
+    assert!(reminder[0].1.text.contains("<@alice>, it is your move"), "{reminder:?}");
+    assert!(reminder[0].1.text.contains("5 hours left"), "{reminder:?}");
+    assert!(core.tick(Timestamp(20 * HOUR)).is_empty(), "reminded once only");
+    // A move restarts the clock for the other side.
+    say(&core, "alice", "e4", 20 * HOUR, None);
+    assert!(core.tick(Timestamp(30 * HOUR)).is_empty());
+    let reminder = core.tick(Timestamp(40 * HOUR));
+    assert!(reminder[0].1.text.contains("<@bob>"), "{reminder:?}");
+    let end = core.tick(Timestamp(44 * HOUR + 1));
+    assert_eq!(end.len(), 1);
+    assert!(end[0].1.text.contains("<@bob> ran out of time"), "{end:?}");
+    assert!(end[0].1.text.contains("1-0"), "{end:?}");
+    assert_eq!(moves_played(&core), 0, "the game is over and archived");
+}
+
+#[test]
+fn hints_are_legal_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "hints on", 0);
+    let hint = say(&core, "alice", "/hint", 1, None);
+    let text = &hint[0].text;
+    let canonical = text.split('(').nth(1).and_then(|s| s.split(')').next()).unwrap();
+    let played = say(&core, "alice", &format!("/move {canonical}"), 2, None);
+    assert!(played[0].text.contains("played"), "{text} then {played:?}");
+    let pgn = say(&core, "bob", "/pgn", 3, None);
+    assert!(pgn[0].text.contains("{hint}"), "{pgn:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Nothing a user types panics the bot or changes the game wrongly.
+    #[test]
+    fn any_text_is_answered_safely(texts in proptest::collection::vec(
+        prop_oneof![
+            "\\PC{0,40}",
+            "/[a-z]{1,10}( [a-zA-Z0-9@+#=]{0,8}){0,3}",
+            "!(move|moves|board|draw|takeback|resign|abort|pgn|fen) [a-h1-8@A-Z]{0,6}",
+            "[a-hKQRBNOSGP][1-8x@a-h=+#-]{1,6}",
+        ],
+        1..12,
+    )) {
+        let dir = tempfile::tempdir().unwrap();
+        let core = core(dir.path());
+        start(&core, "", 0);
+        for (i, t) in texts.iter().enumerate() {
+            let who = if i % 2 == 0 { "alice" } else { "bob" };
+            say(&core, who, t, i as u64 + 1, None);
+        }
+        // Whatever happened, the stored game is still readable and consistent.
+        let channel = ChannelKey::new("test", "c1");
+        if let Some(g) = core.store().player_game_in_channel(&channel, "alice").unwrap() {
+            let r = say(&core, "carol", &format!("/fen {}", g.key.id.as_str()), 99, None);
+            prop_assert_eq!(&r[0].text, &g.fen);
+        }
+    }
+}
