@@ -3,6 +3,7 @@
 
 #![warn(missing_docs)]
 
+pub mod adapter;
 pub mod bench;
 pub mod command;
 pub mod config;
