@@ -121,6 +121,24 @@ impl From<StoreError> for Refusal {
 
 type Answer = Result<Vec<Reply>, Refusal>;
 
+/// The result of a store change, with a retried delivery of a message that
+/// was applied already as `None`: it gets no second answer.
+fn applied<T>(result: Result<T, StoreError>) -> Result<Option<T>, Refusal> {
+    match result {
+        Ok(v) => Ok(Some(v)),
+        Err(StoreError::AlreadyApplied { .. }) => Ok(None),
+        Err(StoreError::Conflict { .. }) => {
+            refuse("The game changed while your message was on its way; look at /board and try again.")
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `1 move`, `2 moves`.
+fn count(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
 fn refuse<T>(text: impl Into<String>) -> Result<T, Refusal> {
     Err(Refusal(text.into()))
 }
@@ -205,10 +223,10 @@ impl Core {
                 if reminded.is_ok() {
                     let hours = (allowed - used).div_ceil(3_600_000);
                     let text = format!(
-                        "{}, it is your move in game {}: {hours} hour{} left before you lose on time.",
+                        "{}, it is your move in game {}: {} left before you lose on time.",
                         mention(&player),
                         key.id.as_str(),
-                        if hours == 1 { "" } else { "s" }
+                        count(hours as usize, "hour")
                     );
                     notices.push((key.channel.clone(), Reply::text(text)));
                 }
@@ -241,7 +259,7 @@ impl Core {
             Command::Accept(who) => self.accept(msg, who.as_deref()),
             Command::Decline(who) => self.decline(msg, who.as_deref()),
             Command::Cancel => self.cancel(msg),
-            Command::Move(text) => self.play(msg, &text, true),
+            Command::Move(text) => self.play(msg, &text),
             Command::Board(id) => self.board(msg, id.as_deref()),
             Command::Moves(square) => self.moves(msg, square.as_deref()),
             Command::Hint => self.hint(msg),
@@ -471,7 +489,7 @@ impl Core {
             extras.push("hints on".to_string());
         }
         if let Some(d) = settings.days_per_move {
-            extras.push(format!("{d} day{} per move", if d == 1 { "" } else { "s" }));
+            extras.push(format!("{} per move", count(d as usize, "day")));
         }
         let extras = if extras.is_empty() { String::new() } else { format!(", {}", extras.join(", ")) };
         let (text, accept) = match &spec.opponent {
@@ -594,17 +612,16 @@ impl Core {
         if !my_turn || loaded.game.position().parse_move(text).is_err() {
             return Vec::new();
         }
-        self.play(msg, text, false).unwrap_or_else(|Refusal(t)| vec![Reply::text(t)])
+        self.play(msg, text).unwrap_or_else(|Refusal(t)| vec![Reply::text(t)])
     }
 
-    fn play(&self, msg: &Incoming, text: &str, explicit: bool) -> Answer {
+    fn play(&self, msg: &Incoming, text: &str) -> Answer {
         let loaded = self.own_game(msg)?;
         let to_move = loaded.game.position().turn();
         let mover = loaded.record.player(colour_of(to_move)).to_string();
         if mover != msg.sender.id {
             return refuse(format!("It is not your turn: {} is to move.", mention(&mover)));
         }
-        let _ = explicit;
         let mut game = loaded.game.clone();
         let played = match game.play_text(text) {
             Ok(p) => p,
@@ -617,13 +634,9 @@ impl Core {
             message_id: msg.message_id.clone(),
         };
         let fen = game.position().fen();
-        let stored = match self.store.apply_move(&loaded.record.key, loaded.record.version, record, &fen) {
-            Ok(r) => r,
-            Err(StoreError::AlreadyApplied { .. }) => return Ok(Vec::new()),
-            Err(StoreError::Conflict { .. }) => {
-                return refuse("The game changed while your move was on its way; look at /board and try again.");
-            }
-            Err(e) => return Err(e.into()),
+        let Some(stored) = applied(self.store.apply_move(&loaded.record.key, loaded.record.version, record, &fen))?
+        else {
+            return Ok(Vec::new());
         };
         let mut after = Loaded { record: stored, game };
         let mut text = if played.san == played.canonical {
@@ -738,11 +751,8 @@ impl Core {
                 }
                 Ok(())
             });
-        if let Err(e) = stored {
-            return match e {
-                StoreError::AlreadyApplied { .. } => Ok(Vec::new()),
-                e => Err(e.into()),
-            };
+        if applied(stored)?.is_none() {
+            return Ok(Vec::new());
         }
         let san = pos.san(&found.best);
         let why = match found.mate_in() {
@@ -761,10 +771,8 @@ impl Core {
 
     fn finish(&self, msg: &Incoming, loaded: &Loaded, outcome: Outcome, reason: &str) -> Answer {
         let end = GameEnd { outcome, reason: reason.to_string(), at: msg.at, message_id: msg.message_id.clone() };
-        let record = match self.store.finish_game(&loaded.record.key, loaded.record.version, &end) {
-            Ok(r) => r,
-            Err(StoreError::AlreadyApplied { .. }) => return Ok(Vec::new()),
-            Err(e) => return Err(e.into()),
+        let Some(record) = applied(self.store.finish_game(&loaded.record.key, loaded.record.version, &end))? else {
+            return Ok(Vec::new());
         };
         let winner = match outcome {
             Outcome::WhiteWins => Some(Color::White),
@@ -795,15 +803,16 @@ impl Core {
             Some(_) => refuse("You have offered a draw already; your opponent may /draw to accept."),
             None => {
                 let offer = Offer { kind: OfferKind::Draw, by: msg.sender.id.clone(), at: msg.at };
-                match self.store.make_offer(
+                if applied(self.store.make_offer(
                     &loaded.record.key,
                     loaded.record.version,
                     &offer,
                     msg.message_id.as_deref(),
-                ) {
-                    Err(StoreError::AlreadyApplied { .. }) => return Ok(Vec::new()),
-                    other => other?,
-                };
+                ))?
+                .is_none()
+                {
+                    return Ok(Vec::new());
+                }
                 let opponent = other_player(&loaded.record, &msg.sender.id);
                 Ok(vec![Reply {
                     text: format!(
@@ -829,16 +838,14 @@ impl Core {
             let plies = (plies as usize).min(r.moves.len());
             let mut replay = self.load(GameRecord { moves: r.moves[..r.moves.len() - plies].to_vec(), ..r.clone() })?;
             let fen = replay.game.position().fen();
-            let stored = match self.store.take_back(&r.key, r.version, plies, &fen, msg.at, msg.message_id.as_deref()) {
-                Err(StoreError::AlreadyApplied { .. }) => return Ok(Vec::new()),
-                other => other?,
-            };
+            let taken = self.store.take_back(&r.key, r.version, plies, &fen, msg.at, msg.message_id.as_deref());
+            let Some(stored) = applied(taken)? else { return Ok(Vec::new()) };
             replay.record = stored;
             let next = replay.game.position().turn();
             let picture = self.picture(&replay, next, |_| {});
             let text = format!(
-                "Move{} taken back. {}, your move.",
-                if plies == 1 { "" } else { "s" },
+                "{} taken back. {}, your move.",
+                count(plies, "move"),
                 mention(replay.record.player(colour_of(next)))
             );
             return Ok(vec![Reply { text, picture, buttons: self.game_buttons(&replay) }]);
@@ -853,17 +860,15 @@ impl Core {
         };
         let plies = (r.moves.len() - last_own) as u32;
         let offer = Offer { kind: OfferKind::Takeback { plies }, by: msg.sender.id.clone(), at: msg.at };
-        match self.store.make_offer(&r.key, r.version, &offer, msg.message_id.as_deref()) {
-            Err(StoreError::AlreadyApplied { .. }) => return Ok(Vec::new()),
-            other => other?,
-        };
+        if applied(self.store.make_offer(&r.key, r.version, &offer, msg.message_id.as_deref()))?.is_none() {
+            return Ok(Vec::new());
+        }
         let opponent = other_player(r, &msg.sender.id);
         Ok(vec![Reply {
             text: format!(
-                "{} asks to take back {} move{}. {}: /takeback to accept.",
+                "{} asks to take back {}. {}: /takeback to accept.",
                 mention(&msg.sender.id),
-                plies,
-                if plies == 1 { "" } else { "s" },
+                count(plies as usize, "move"),
                 mention(&opponent)
             ),
             picture: None,
@@ -939,7 +944,7 @@ impl Core {
             if let Ok(r) = rating {
                 any = true;
                 let name = Variant::by_id(&variant).map_or(variant.as_str(), |v| v.name);
-                let _ = write!(text, "\n{name}: {r} ({} game{})", r.games, if r.games == 1 { "" } else { "s" });
+                let _ = write!(text, "\n{name}: {r} ({})", count(r.games as usize, "game"));
             }
         }
         if !any {
@@ -957,14 +962,7 @@ impl Core {
         }
         let mut text = format!("{} leaderboard:", v.name);
         for (i, (player, r)) in top.iter().enumerate() {
-            let _ = write!(
-                text,
-                "\n{}. {} {r} ({} game{})",
-                i + 1,
-                mention(player),
-                r.games,
-                if r.games == 1 { "" } else { "s" }
-            );
+            let _ = write!(text, "\n{}. {} {r} ({})", i + 1, mention(player), count(r.games as usize, "game"));
         }
         Ok(vec![Reply::text(text)])
     }
