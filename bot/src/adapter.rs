@@ -25,15 +25,23 @@ pub async fn handle(core: &Arc<Core>, msg: Incoming) -> Vec<Reply> {
         Ok(replies) => replies,
         Err(e) => {
             tracing::error!("the core failed on a message: {e}");
-            vec![Reply { text: "Sorry, something went wrong with that; nothing was changed.".into(), ..Reply::default() }]
+            vec![Reply {
+                text: "Sorry, something went wrong with that; nothing was changed.".into(),
+                ..Reply::default()
+            }]
         }
     }
 }
 
 /// Runs the correspondence clocks every `every` until shutdown, passing the
 /// notices of `platform` to `post`.
-pub async fn clock_loop<F, Fut>(core: Arc<Core>, platform: &'static str, every: Duration, mut shutdown: Shutdown, post: F)
-where
+pub async fn clock_loop<F, Fut>(
+    core: Arc<Core>,
+    platform: &'static str,
+    every: Duration,
+    mut shutdown: Shutdown,
+    post: F,
+) where
     F: Fn(ChannelKey, Reply) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
@@ -44,8 +52,8 @@ where
             _ = shutdown.changed() => return,
         }
         let c = core.clone();
-        let notices = tokio::task::spawn_blocking(move || c.tick(Timestamp::now())).await.unwrap_or_default();
-        for (channel, reply) in notices.into_iter().filter(|(c, _)| c.platform == platform) {
+        let notices = tokio::task::spawn_blocking(move || c.tick(Timestamp::now(), platform)).await.unwrap_or_default();
+        for (channel, reply) in notices {
             post(channel, reply).await;
         }
     }

@@ -102,6 +102,7 @@ impl Config {
         CoreConfig {
             bot_name: self.bot.name.clone(),
             hint_time: Duration::from_millis(self.bot.hint_time_ms.clamp(10, 60_000)),
+            hint_depth: 64,
             default_variant: self.bot.default_variant.clone(),
             board_size: self.bot.board_size,
         }

@@ -94,7 +94,7 @@ impl Console {
         };
         // The clocks of correspondence games run before each line is read.
         let mut lines = Vec::new();
-        for (channel, notice) in self.core.tick(msg.at) {
+        for (channel, notice) in self.core.tick(msg.at, PLATFORM) {
             let shown = self.show(&notice);
             lines.extend(shown.into_iter().map(|l| format!("[#{}] {l}", channel.channel)));
         }

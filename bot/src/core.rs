@@ -88,6 +88,8 @@ pub struct CoreConfig {
     pub bot_name: String,
     /// How long a hint may think.
     pub hint_time: Duration,
+    /// How deep a hint may think (plies); the time limit usually comes first.
+    pub hint_depth: u32,
     /// The variant of a challenge that names none, unless the channel says otherwise.
     pub default_variant: String,
     /// Width of the board's squares together in pictures.
@@ -99,6 +101,7 @@ impl Default for CoreConfig {
         CoreConfig {
             bot_name: "kibitz".into(),
             hint_time: Duration::from_millis(1000),
+            hint_depth: 64,
             default_variant: "chess".into(),
             board_size: kibitz_render::DEFAULT_SIZE,
         }
@@ -192,13 +195,14 @@ impl Core {
         answer.unwrap_or_else(|Refusal(text)| vec![Reply::text(text)])
     }
 
-    /// Runs the correspondence clocks at time `now`: a player who has used
-    /// three quarters of their days is reminded once; one who has used all of
-    /// them loses on time. Returns the notices to post, by channel.
-    pub fn tick(&self, now: Timestamp) -> Vec<(ChannelKey, Reply)> {
+    /// Runs the correspondence clocks of `platform`'s games at time `now`: a
+    /// player who has used three quarters of their days is reminded once; one
+    /// who has used all of them loses on time. Returns the notices to post, by
+    /// channel. Each adapter ticks its own platform, so no notice is lost.
+    pub fn tick(&self, now: Timestamp, platform: &str) -> Vec<(ChannelKey, Reply)> {
         let Ok(games) = self.store.active_games() else { return Vec::new() };
         let mut notices = Vec::new();
-        for (key, record) in games {
+        for (key, record) in games.into_iter().filter(|(k, _)| k.channel.platform == platform) {
             let Ok(record) = record else { continue };
             let Some(days) = record.settings.days_per_move else { continue };
             let since = record.moves.last().map_or(record.started_at, |m| m.at);
@@ -739,7 +743,7 @@ impl Core {
         if loaded.record.player(colour_of(pos.turn())) != msg.sender.id {
             return refuse("Hints are for the player to move; wait for your turn.");
         }
-        let Some(found) = search::best_move(pos, self.config.hint_time, 64) else {
+        let Some(found) = search::best_move(pos, self.config.hint_time, self.config.hint_depth) else {
             return refuse("The game is over: there is nothing to hint.");
         };
         // Record the hint with the game: it is marked in the PGN.
@@ -755,15 +759,28 @@ impl Core {
             return Ok(Vec::new());
         }
         let san = pos.san(&found.best);
-        let why = match found.mate_in() {
-            Some(n) => format!(", mate in {n}"),
-            None => format!(", score {:+.2}", found.score as f64 / 100.0),
+        let why = match (found.mate_in(), found.mated_in()) {
+            (Some(n), _) => format!("mate in {n}"),
+            (_, Some(n)) => format!("but mate follows in {n}"),
+            _ => format!("score {:+.2}", found.score as f64 / 100.0),
         };
+        // The expected line of play, in SAN.
+        let mut line = Vec::new();
+        let mut p = pos.clone();
+        for m in found.pv.iter().take(6) {
+            line.push(p.san(m));
+            p.play_unchecked(*m);
+        }
         let arrow = found.best.from().map(|f| (f, found.best.to()));
         let view = pos.turn();
         let picture = self.picture(&loaded, view, |o| o.arrows = arrow.into_iter().collect());
         Ok(vec![Reply {
-            text: format!("Hint for {}: {san} ({}){why}.", mention(&msg.sender.id), pos.canonical(&found.best)),
+            text: format!(
+                "Hint for {}: {san} ({}), {why}. Expected line: {}.",
+                mention(&msg.sender.id),
+                pos.canonical(&found.best),
+                line.join(" ")
+            ),
             picture,
             buttons: Vec::new(),
         }])

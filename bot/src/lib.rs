@@ -9,3 +9,5 @@ pub mod command;
 pub mod config;
 pub mod console;
 pub mod core;
+pub mod discord;
+pub mod telegram;

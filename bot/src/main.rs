@@ -5,6 +5,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
+use std::sync::Arc;
+
+use kibitz_bot::adapter;
 use kibitz_bot::config::Config;
 use kibitz_bot::core::{Core, CoreConfig};
 use kibitz_render::{BoardOptions, Caption, Renderer};
@@ -201,16 +204,70 @@ fn console(db: &Path, out: &Path, config: CoreConfig) -> Result<(), String> {
 
 fn run(path: &Path) -> Result<(), String> {
     let config = Config::load(path)?;
-    let configured = config.configured();
-    if configured.is_empty() {
+    if config.configured().is_empty() {
         eprintln!("No Discord or Telegram token is configured: opening the console.");
-    } else {
-        eprintln!(
-            "Tokens are set for {}, but the Discord and Telegram adapters are not part of this build yet: opening the console.",
-            configured.join(" and ")
-        );
+        return console(&config.bot.database, &config.bot.pictures, config.core());
     }
-    console(&config.bot.database, &config.bot.pictures, config.core())
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,serenity=warn".into()),
+        )
+        .init();
+    let store = kibitz_storage::Store::open(&config.bot.database)
+        .map_err(|e| format!("cannot open the database {}: {e}", config.bot.database.display()))?;
+    let core = Arc::new(Core::new(store.clone(), config.core()));
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let result = runtime.block_on(async {
+        let (stop, shutdown) = adapter::shutdown_channel();
+        let mut adapters = tokio::task::JoinSet::new();
+        if let Some(token) = config.telegram.token.clone().filter(|t| !t.is_empty()) {
+            let (core, api_url, shutdown) = (core.clone(), config.telegram.api_url.clone(), shutdown.clone());
+            adapters
+                .spawn(async move { ("Telegram", kibitz_bot::telegram::run(core, token, api_url, shutdown).await) });
+        }
+        if let Some(token) = config.discord.token.clone().filter(|t| !t.is_empty()) {
+            let (core, proxy, shutdown) = (core.clone(), config.discord.proxy.clone(), shutdown.clone());
+            adapters.spawn(async move { ("Discord", kibitz_bot::discord::run(core, token, proxy, shutdown).await) });
+        }
+        // Ctrl-C or SIGTERM: every adapter finishes what it has and stops.
+        tokio::spawn(async move {
+            wait_for_signal().await;
+            tracing::info!("stopping");
+            let _ = stop.send(true);
+        });
+        let mut failed = Vec::new();
+        while let Some(done) = adapters.join_next().await {
+            match done {
+                Ok((_, Ok(()))) => {}
+                Ok((name, Err(e))) => failed.push(format!("{name}: {e}")),
+                Err(e) => failed.push(e.to_string()),
+            }
+        }
+        if failed.is_empty() { Ok(()) } else { Err(failed.join("; ")) }
+    });
+    store.flush().map_err(|e| e.to_string())?;
+    result
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 fn variant(id: &str) -> Result<&'static Variant, String> {

@@ -82,18 +82,18 @@ fn correspondence_clock_reminds_once_then_ends_the_game() {
     let dir = tempfile::tempdir().unwrap();
     let core = core(dir.path());
     start(&core, "days 1", 0);
-    assert!(core.tick(Timestamp(12 * HOUR)).is_empty());
-    let reminder = core.tick(Timestamp(19 * HOUR));
+    assert!(core.tick(Timestamp(12 * HOUR), "test").is_empty());
+    let reminder = core.tick(Timestamp(19 * HOUR), "test");
     assert_eq!(reminder.len(), 1);
     assert!(reminder[0].1.text.contains("<@alice>, it is your move"), "{reminder:?}");
     assert!(reminder[0].1.text.contains("5 hours left"), "{reminder:?}");
-    assert!(core.tick(Timestamp(20 * HOUR)).is_empty(), "reminded once only");
+    assert!(core.tick(Timestamp(20 * HOUR), "test").is_empty(), "reminded once only");
     // A move restarts the clock for the other side.
     say(&core, "alice", "e4", 20 * HOUR, None);
-    assert!(core.tick(Timestamp(30 * HOUR)).is_empty());
-    let reminder = core.tick(Timestamp(40 * HOUR));
+    assert!(core.tick(Timestamp(30 * HOUR), "test").is_empty());
+    let reminder = core.tick(Timestamp(40 * HOUR), "test");
     assert!(reminder[0].1.text.contains("<@bob>"), "{reminder:?}");
-    let end = core.tick(Timestamp(44 * HOUR + 1));
+    let end = core.tick(Timestamp(44 * HOUR + 1), "test");
     assert_eq!(end.len(), 1);
     assert!(end[0].1.text.contains("<@bob> ran out of time"), "{end:?}");
     assert!(end[0].1.text.contains("1-0"), "{end:?}");

@@ -50,7 +50,8 @@ fn matches(pattern: &str, text: &str) -> bool {
 
 fn open(db: &Path, pictures: &Path) -> Console {
     let store = Store::open(db).expect("store opens");
-    let config = CoreConfig { hint_time: std::time::Duration::from_millis(200), ..CoreConfig::default() };
+    // Hints searched to a fixed depth, so that they are the same on every machine.
+    let config = CoreConfig { hint_time: std::time::Duration::from_secs(60), hint_depth: 3, ..CoreConfig::default() };
     Console::new(Core::new(store, config), pictures)
 }
 

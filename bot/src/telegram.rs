@@ -1,0 +1,938 @@
+//! The Telegram adapter: the Bot API through long polling (`getUpdates`).
+//!
+//! It only translates. A text message becomes an [`Incoming`] for the core
+//! (the sender is their lower-cased username, so `/challenge @bob` names the
+//! same player Bob's own messages do); a reply becomes a message, or a photo
+//! with the text as its caption, with the buttons as an inline keyboard whose
+//! callback data is the button's command. A pressed button runs that command
+//! as its presser, in the chat of the message it sits under.
+//!
+//! Each chat has a worker that handles its messages in order and keeps
+//! Telegram's pace for the chat (a message a second, twenty a minute in
+//! groups), waiting out 429s; chats do not wait for one another. On shutdown
+//! polling stops, every update already received is answered, and the last
+//! offset is confirmed so nothing is delivered twice.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use kibitz_storage::Timestamp;
+use teloxide::RequestError;
+use teloxide::prelude::*;
+use teloxide::types::{
+    AllowedUpdate, BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, MessageEntity, MessageEntityKind,
+    UpdateKind,
+};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use crate::adapter::{self, Shutdown};
+use crate::command::{self, Command};
+use crate::core::{Button, Core, Incoming, Reply, User};
+
+/// The platform name the adapter uses in the store.
+pub const PLATFORM: &str = "telegram";
+
+/// How long one `getUpdates` waits for news. Below teloxide's 17-second
+/// request timeout, which it does not extend for long polling.
+const POLL_SECONDS: u32 = 10;
+/// Telegram's caption limit, in UTF-16 units.
+const CAPTION_LIMIT: usize = 1024;
+/// Telegram's message limit, in UTF-16 units.
+const MESSAGE_LIMIT: usize = 4096;
+/// Telegram's callback data limit, in bytes.
+const CALLBACK_DATA_LIMIT: usize = 64;
+/// Buttons with long commands remembered, at most.
+const KEYBOARD_MEMORY: usize = 4096;
+/// A chat's worker ends after this long without work.
+const WORKER_IDLE: Duration = Duration::from_secs(300);
+/// How long shutdown waits for the chats' queues to empty.
+const DRAIN_LIMIT: Duration = Duration::from_secs(30);
+/// How often the correspondence clocks are looked at.
+const CLOCK_EVERY: Duration = Duration::from_secs(60);
+
+/// Runs the bot on Telegram until `shutdown` becomes true.
+///
+/// `api_url` points at a self-hosted Bot API server (or a test fake) instead
+/// of `https://api.telegram.org`. Fails at once if Telegram refuses the token;
+/// network errors are retried.
+pub async fn run(core: Arc<Core>, token: String, api_url: Option<String>, shutdown: Shutdown) -> Result<(), String> {
+    let mut bot = Bot::new(token);
+    if let Some(url) = api_url {
+        // `Url::join` would drop a last path segment without the slash.
+        let url = if url.ends_with('/') { url } else { format!("{url}/") };
+        bot = bot.set_api_url(url.parse().map_err(|e| format!("[telegram] api_url '{url}' is not a URL: {e}"))?);
+    }
+    let Some(me) = connect(&bot, shutdown.clone()).await? else { return Ok(()) };
+    let username = me.user.username.clone().unwrap_or_default();
+    tracing::info!(bot = %username, "connected to Telegram");
+
+    if let Err(e) = retrying("deleteWebhook", || bot.delete_webhook().send()).await {
+        tracing::warn!("could not remove a webhook, polling may fail: {e}");
+    }
+    if let Err(e) = retrying("setMyCommands", || bot.set_my_commands(command_list()).send()).await {
+        tracing::warn!("could not register the command list: {e}");
+    }
+
+    let chats = Arc::new(Chats::new(bot.clone(), core.clone()));
+    let clock = {
+        let chats = chats.clone();
+        tokio::spawn(adapter::clock_loop(core, PLATFORM, CLOCK_EVERY, shutdown.clone(), move |channel, reply| {
+            let chats = chats.clone();
+            async move {
+                match channel.channel.parse::<i64>() {
+                    Ok(id) => chats.enqueue(ChatId(id), Job::Post(reply)),
+                    Err(_) => {
+                        tracing::warn!(channel = %channel.channel, "a clock notice for a chat that is no chat id")
+                    }
+                }
+            }
+        }))
+    };
+
+    let offset = poll(&bot, &chats, &username, shutdown).await;
+
+    let _ = clock.await;
+    chats.drain().await;
+    // Confirm what was handled, so that it is not delivered again.
+    if offset > 0 {
+        let confirm = bot.get_updates().offset(offset).limit(1).timeout(0).send();
+        if let Err(e) = tokio::time::timeout(Duration::from_secs(5), confirm).await.unwrap_or(Ok(Vec::new())) {
+            tracing::warn!("could not confirm the last updates: {e}");
+        }
+    }
+    tracing::info!("Telegram adapter stopped");
+    Ok(())
+}
+
+/// `getMe`, retried on network errors until it works or shutdown comes
+/// (`None`). A refused token is an error.
+async fn connect(bot: &Bot, mut shutdown: Shutdown) -> Result<Option<teloxide::types::Me>, String> {
+    let mut backoff = Backoff::default();
+    loop {
+        if *shutdown.borrow() {
+            return Ok(None);
+        }
+        let wait = tokio::select! {
+            r = bot.get_me().send() => match r {
+                Ok(me) => return Ok(Some(me)),
+                Err(RequestError::Api(e)) => return Err(format!("Telegram refused to start the bot (getMe): {e}")),
+                Err(RequestError::RetryAfter(s)) => s.duration(),
+                Err(e) => {
+                    let wait = backoff.next();
+                    tracing::warn!("cannot reach Telegram ({e}); trying again in {}s", wait.as_secs());
+                    wait
+                }
+            },
+            _ = shutdown.changed() => return Ok(None),
+        };
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = shutdown.changed() => return Ok(None),
+        }
+    }
+}
+
+/// Long polling until shutdown. Returns the offset that confirms every update
+/// received.
+async fn poll(bot: &Bot, chats: &Arc<Chats>, username: &str, mut shutdown: Shutdown) -> i32 {
+    let mut offset = 0;
+    let mut backoff = Backoff::default();
+    while !*shutdown.borrow() {
+        let request = bot
+            .get_updates()
+            .offset(offset)
+            .timeout(POLL_SECONDS)
+            .allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery])
+            .send();
+        let wait = tokio::select! {
+            r = request => match r {
+                Ok(updates) => {
+                    backoff = Backoff::default();
+                    for update in updates {
+                        offset = offset.max(update.id.0 as i32 + 1);
+                        chats.dispatch(update, username);
+                    }
+                    continue;
+                }
+                Err(RequestError::RetryAfter(s)) => s.duration(),
+                Err(e) => {
+                    let wait = backoff.next();
+                    tracing::warn!("getUpdates failed ({e}); trying again in {}s", wait.as_secs());
+                    wait
+                }
+            },
+            _ = shutdown.changed() => break,
+        };
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = shutdown.changed() => break,
+        }
+    }
+    offset
+}
+
+/// Exponential backoff: 1 s doubling to 30 s.
+#[derive(Default)]
+struct Backoff(u32);
+
+impl Backoff {
+    fn next(&mut self) -> Duration {
+        let secs = (1u64 << self.0.min(5)).min(30);
+        self.0 += 1;
+        Duration::from_secs(secs)
+    }
+}
+
+/// Sends a request, waiting out 429s and retrying network errors a few times.
+async fn retrying<T, F, Fut>(what: &str, mut send: F) -> Result<T, RequestError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, RequestError>>,
+{
+    let mut network_failures = 0;
+    let mut rate_limited = 0;
+    loop {
+        match send().await {
+            Err(RequestError::RetryAfter(s)) if rate_limited < 5 => {
+                rate_limited += 1;
+                tracing::info!("{what}: rate limited, waiting {}s", s.seconds());
+                tokio::time::sleep(s.duration()).await;
+            }
+            Err(RequestError::Network(e)) if network_failures < 3 => {
+                network_failures += 1;
+                tracing::warn!("{what}: network error ({e}); retrying");
+                tokio::time::sleep(Duration::from_secs(1 << network_failures)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// The command list shown by Telegram clients: every core command.
+pub fn command_list() -> Vec<BotCommand> {
+    command::USAGE
+        .iter()
+        .map(|(name, usage)| BotCommand { command: name.to_string(), description: describe(name, usage) })
+        .collect()
+}
+
+fn describe(name: &str, usage: &str) -> String {
+    let what = match name {
+        "help" => "What I can do",
+        "variants" => "The games I play",
+        "rules" => "A game's rules and pieces",
+        "piece" => "How a piece moves",
+        "challenge" => "Challenge a player, or anyone",
+        "accept" => "Accept a challenge",
+        "decline" => "Decline a challenge",
+        "cancel" => "Withdraw your challenge",
+        "move" => "Play a move (or just type it)",
+        "board" => "Show the board",
+        "moves" => "The legal moves, or one piece's",
+        "hint" => "A hint, if the game allows them",
+        "resign" => "Resign the game",
+        "draw" => "Offer or accept a draw",
+        "takeback" => "Ask for or accept a takeback",
+        "abort" => "Abort before both sides have moved",
+        "games" => "Your running games",
+        "pgn" => "The game as PGN",
+        "fen" => "The position as FEN",
+        "stats" => "Ratings and results",
+        "leaderboard" => "The best players",
+        _ => return format!("/{usage}"),
+    };
+    match usage.split_once(' ') {
+        Some((_, args)) => format!("{what}: {args}"),
+        None => what.to_string(),
+    }
+}
+
+// ---- incoming ----
+
+/// The player id of a Telegram user: the username in lower case (Telegram
+/// usernames ignore case), else the numeric id.
+pub fn player_id(user: &teloxide::types::User) -> String {
+    match &user.username {
+        Some(name) if !name.is_empty() => name.to_lowercase(),
+        _ => user.id.0.to_string(),
+    }
+}
+
+fn player(user: &teloxide::types::User) -> User {
+    let name = user.username.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| user.first_name.clone());
+    User { id: player_id(user), name }
+}
+
+/// The text of a message as the core reads it, or `None` when it is a command
+/// for another bot. `/cmd@<bot username>` loses its suffix; `@mentions` are
+/// lower-cased like the ids they name.
+pub fn core_text(text: &str, bot_username: &str) -> Option<String> {
+    let trimmed = text.trim_start();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = trimmed;
+    if trimmed.starts_with('/') {
+        let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
+        let word = &trimmed[..end];
+        match word.split_once('@') {
+            Some((cmd, target)) if target.eq_ignore_ascii_case(bot_username) || target.is_empty() => out.push_str(cmd),
+            Some(_) => return None,
+            None => out.push_str(word),
+        }
+        rest = &trimmed[end..];
+    }
+    // Whitespace kept as it is; each `@word` lower-cased.
+    let mut at_word_start = true;
+    let mut in_mention = false;
+    for c in rest.chars() {
+        if c.is_whitespace() {
+            at_word_start = true;
+            in_mention = false;
+            out.push(c);
+            continue;
+        }
+        if at_word_start && c == '@' {
+            in_mention = true;
+        }
+        at_word_start = false;
+        if in_mention {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// Mentions of users without a username arrive as text mentions (a name
+/// with the user attached): they become `@ID` like typed mentions.
+fn with_text_mentions(msg: &Message, text: &str) -> String {
+    let Some(entities) = msg.parse_entities() else { return text.to_string() };
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for e in entities {
+        if let MessageEntityKind::TextMention { user } = e.kind()
+            && e.start() >= last
+        {
+            out.push_str(&text[last..e.start()]);
+            out.push('@');
+            out.push_str(&player_id(user));
+            last = e.end();
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// A message for the core, or `None` if it is none of the bot's business.
+fn incoming(msg: &Message, bot_username: &str) -> Option<Incoming> {
+    let from = msg.from.as_ref().filter(|u| !u.is_bot)?;
+    if msg.sender_chat.is_some() {
+        return None;
+    }
+    let text = with_text_mentions(msg, msg.text()?);
+    let text = core_text(&text, bot_username)?;
+    let millis = msg.date.timestamp_millis();
+    Some(Incoming {
+        platform: PLATFORM.into(),
+        channel: msg.chat.id.0.to_string(),
+        sender: player(from),
+        text,
+        message_id: Some(format!("{}:{}", msg.chat.id.0, msg.id.0)),
+        at: if millis > 0 { Timestamp(millis as u64) } else { Timestamp::now() },
+    })
+}
+
+// ---- buttons ----
+
+/// Callback data for the buttons sent, and the commands they stand for.
+///
+/// A command that fits in Telegram's 64 bytes is its own data; a longer one
+/// gets a random key, remembered here. Callback data comes from the client
+/// and is not trusted: only data of buttons sent is run, and, for buttons of
+/// messages sent before a restart, short data that reads as one of the
+/// commands buttons carry.
+pub struct Keyboards {
+    commands: HashMap<String, String>,
+    order: VecDeque<String>,
+    limit: usize,
+}
+
+impl Keyboards {
+    /// Remembers up to `limit` buttons.
+    pub fn new(limit: usize) -> Keyboards {
+        Keyboards { commands: HashMap::new(), order: VecDeque::new(), limit: limit.max(1) }
+    }
+
+    /// The callback data for a button's command.
+    pub fn data_for(&mut self, command: &str) -> String {
+        let data = if command.len() <= CALLBACK_DATA_LIMIT {
+            command.to_string()
+        } else {
+            let key: String = std::iter::repeat_with(fastrand::alphanumeric).take(16).collect();
+            format!("k:{key}")
+        };
+        if !self.commands.contains_key(&data) {
+            if self.order.len() >= self.limit
+                && let Some(old) = self.order.pop_front()
+            {
+                self.commands.remove(&old);
+            }
+            self.order.push_back(data.clone());
+            self.commands.insert(data.clone(), command.to_string());
+        }
+        data
+    }
+
+    /// The command a pressed button stands for, if it is one of ours.
+    pub fn command_for(&self, data: &str) -> Option<String> {
+        if let Some(command) = self.commands.get(data) {
+            return Some(command.clone());
+        }
+        let button_like = matches!(
+            command::parse(data, ""),
+            Ok(Command::Accept(_)
+                | Command::Decline(_)
+                | Command::Resign
+                | Command::Draw
+                | Command::Hint
+                | Command::Takeback)
+        );
+        (data.starts_with('/') && data.len() <= CALLBACK_DATA_LIMIT && button_like).then(|| data.to_string())
+    }
+
+    /// An inline keyboard of one row.
+    fn markup(&mut self, buttons: &[Button]) -> Option<InlineKeyboardMarkup> {
+        if buttons.is_empty() {
+            return None;
+        }
+        let row: Vec<InlineKeyboardButton> = buttons
+            .iter()
+            .map(|b| InlineKeyboardButton::callback(b.label.clone(), self.data_for(&b.command)))
+            .collect();
+        Some(InlineKeyboardMarkup::new([row]))
+    }
+}
+
+// ---- outgoing ----
+
+/// A text ready to send: `<@ID>` mentions written out, and the mentions of
+/// users without a username as links to them (offsets in UTF-16 units, as
+/// Telegram counts).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Rendered {
+    /// The text.
+    pub text: String,
+    /// Text mentions: offset, length, user id.
+    pub links: Vec<(usize, usize, u64)>,
+}
+
+impl Rendered {
+    fn entities(&self) -> Vec<MessageEntity> {
+        self.links.iter().map(|&(at, len, id)| MessageEntity::text_mention_id(UserId(id), at, len)).collect()
+    }
+}
+
+fn utf16_len(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+/// Writes `<@ID>` as `@ID`; a numeric id (a user without a username) as the
+/// name `name_of` knows for it, linked to the user.
+pub fn render(text: &str, name_of: impl Fn(&str) -> Option<String>) -> Rendered {
+    let mut out = Rendered::default();
+    let mut rest = text;
+    while let Some(i) = rest.find("<@") {
+        let Some(j) = rest[i..].find('>') else { break };
+        out.text.push_str(&rest[..i]);
+        let id = &rest[i + 2..i + j];
+        match id.parse::<u64>() {
+            Ok(n) => {
+                let name = name_of(id).unwrap_or_else(|| id.to_string());
+                out.links.push((utf16_len(&out.text), utf16_len(&name), n));
+                out.text.push_str(&name);
+            }
+            Err(_) => {
+                out.text.push('@');
+                out.text.push_str(id);
+            }
+        }
+        rest = &rest[i + j + 1..];
+    }
+    out.text.push_str(rest);
+    out
+}
+
+/// Splits a text into pieces of at most `limit` UTF-16 units, at a line break
+/// if there is one, else at a space; links are carried over (one cut through
+/// is dropped).
+pub fn split(r: &Rendered, limit: usize) -> Vec<Rendered> {
+    let mut pieces = Vec::new();
+    let mut rest = r.text.as_str();
+    let mut base = 0; // UTF-16 offset of `rest` in the whole text
+    while utf16_len(rest) > limit {
+        // The longest prefix within the limit, in bytes.
+        let mut units = 0;
+        let mut fit = 0;
+        for (i, c) in rest.char_indices() {
+            if units + c.len_utf16() > limit {
+                break;
+            }
+            units += c.len_utf16();
+            fit = i + c.len_utf8();
+        }
+        let head = &rest[..fit];
+        let cut = head.rfind('\n').or_else(|| head.rfind(' ')).filter(|&c| c > 0).unwrap_or(fit);
+        let piece = &rest[..cut];
+        pieces.push(piece_of(r, piece, base));
+        let skip = if cut < rest.len() && rest[cut..].starts_with(['\n', ' ']) { cut + 1 } else { cut };
+        base += utf16_len(&rest[..skip]);
+        rest = &rest[skip..];
+    }
+    if !rest.is_empty() || pieces.is_empty() {
+        pieces.push(piece_of(r, rest, base));
+    }
+    pieces
+}
+
+fn piece_of(r: &Rendered, text: &str, base: usize) -> Rendered {
+    let end = base + utf16_len(text);
+    let links = r
+        .links
+        .iter()
+        .filter(|&&(at, len, _)| at >= base && at + len <= end)
+        .map(|&(at, len, id)| (at - base, len, id));
+    Rendered { text: text.to_string(), links: links.collect() }
+}
+
+/// One message to send for a reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Out {
+    /// A text message.
+    Text(Rendered),
+    /// The reply's picture, with this caption.
+    Photo(Option<Rendered>),
+}
+
+/// The messages a reply becomes: the text as the photo's caption when it fits
+/// in one, else the text first (in as many messages as it takes) and the
+/// photo after it. The keyboard goes on the last one.
+pub fn plan(text: &Rendered, picture: bool) -> Vec<Out> {
+    let empty = text.text.trim().is_empty();
+    if picture && (empty || utf16_len(&text.text) <= CAPTION_LIMIT) {
+        return vec![Out::Photo((!empty).then(|| text.clone()))];
+    }
+    let mut out: Vec<Out> =
+        if empty { Vec::new() } else { split(text, MESSAGE_LIMIT).into_iter().map(Out::Text).collect() };
+    if picture {
+        out.push(Out::Photo(None));
+    }
+    out
+}
+
+/// The pace Telegram asks for in one chat: a message a second, and in
+/// groups no more than twenty a minute.
+pub struct Pace {
+    sent: VecDeque<Instant>,
+    group: bool,
+}
+
+impl Pace {
+    /// The gap between two messages to one chat.
+    pub const GAP: Duration = Duration::from_secs(1);
+    /// Messages a minute in a group.
+    pub const GROUP_PER_MINUTE: usize = 20;
+
+    /// The pace of a group (many members) or a private chat.
+    pub fn new(group: bool) -> Pace {
+        Pace { sent: VecDeque::new(), group }
+    }
+
+    /// When the next message may go, at the earliest `now`.
+    pub fn next_slot(&self, now: Instant) -> Instant {
+        let mut at = now;
+        if let Some(&last) = self.sent.back() {
+            at = at.max(last + Self::GAP);
+        }
+        if self.group && self.sent.len() >= Self::GROUP_PER_MINUTE {
+            let oldest = self.sent[self.sent.len() - Self::GROUP_PER_MINUTE];
+            at = at.max(oldest + Duration::from_secs(60));
+        }
+        at
+    }
+
+    /// Notes a message sent at `at`.
+    pub fn sent(&mut self, at: Instant) {
+        self.sent.push_back(at);
+        while self.sent.len() > Self::GROUP_PER_MINUTE {
+            self.sent.pop_front();
+        }
+    }
+}
+
+// ---- the chats ----
+
+enum Job {
+    /// A message (or a pressed button) to answer.
+    Handle(Incoming),
+    /// A notice to post.
+    Post(Reply),
+}
+
+/// The chats' workers and what they share.
+struct Chats {
+    bot: Bot,
+    core: Arc<Core>,
+    keyboards: Mutex<Keyboards>,
+    /// Names of users without a username, for mentions of them.
+    names: Mutex<HashMap<String, String>>,
+    queues: Mutex<HashMap<i64, mpsc::UnboundedSender<Job>>>,
+    workers: Mutex<JoinSet<()>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Chats {
+    fn new(bot: Bot, core: Arc<Core>) -> Chats {
+        Chats {
+            bot,
+            core,
+            keyboards: Mutex::new(Keyboards::new(KEYBOARD_MEMORY)),
+            names: Mutex::default(),
+            queues: Mutex::default(),
+            workers: Mutex::new(JoinSet::new()),
+        }
+    }
+
+    fn remember(&self, user: &teloxide::types::User) {
+        if user.username.as_deref().is_none_or(str::is_empty) {
+            lock(&self.names).insert(user.id.0.to_string(), user.first_name.clone());
+        }
+    }
+
+    /// Routes an update to its chat's worker.
+    fn dispatch(self: &Arc<Self>, update: Update, username: &str) {
+        match update.kind {
+            UpdateKind::Message(msg) => {
+                if let Some(from) = &msg.from {
+                    self.remember(from);
+                }
+                if let Some(incoming) = incoming(&msg, username) {
+                    tracing::debug!(chat = msg.chat.id.0, "message");
+                    self.enqueue(msg.chat.id, Job::Handle(incoming));
+                }
+            }
+            UpdateKind::CallbackQuery(query) => self.pressed(query),
+            UpdateKind::Error(value) => {
+                tracing::warn!(update = update.id.0, "an update that could not be read");
+                tracing::debug!("unread update: {value}");
+            }
+            _ => {}
+        }
+    }
+
+    /// A pressed button: answered at once (the client shows a spinner until
+    /// then), and its command run in the chat as its presser.
+    fn pressed(self: &Arc<Self>, query: CallbackQuery) {
+        self.remember(&query.from);
+        let command = query.data.as_deref().and_then(|d| lock(&self.keyboards).command_for(d));
+        let chat = query.message.as_ref().map(|m| m.chat().id);
+        let known = command.is_some() && chat.is_some();
+        let bot = self.bot.clone();
+        let id = query.id.clone();
+        tokio::spawn(async move {
+            let answered = retrying("answerCallbackQuery", || {
+                let answer = bot.answer_callback_query(id.clone());
+                if known { answer } else { answer.text("That button no longer works; type the command instead.") }
+                    .send()
+            })
+            .await;
+            if let Err(e) = answered {
+                tracing::warn!("could not answer a button press: {e}");
+            }
+        });
+        let (Some(command), Some(chat)) = (command, chat) else {
+            tracing::info!("ignored a button press with unknown data");
+            return;
+        };
+        let msg = Incoming {
+            platform: PLATFORM.into(),
+            channel: chat.0.to_string(),
+            sender: player(&query.from),
+            text: command,
+            message_id: Some(format!("{}:button:{}", chat.0, query.id.0)),
+            at: Timestamp::now(),
+        };
+        self.enqueue(chat, Job::Handle(msg));
+    }
+
+    /// Queues a job for a chat, starting its worker if it has none.
+    fn enqueue(self: &Arc<Self>, chat: ChatId, job: Job) {
+        let mut queues = lock(&self.queues);
+        let job = match queues.get(&chat.0) {
+            Some(tx) => match tx.send(job) {
+                Ok(()) => return,
+                Err(mpsc::error::SendError(job)) => job, // the worker just went idle
+            },
+            None => job,
+        };
+        let (tx, rx) = mpsc::unbounded_channel();
+        let _ = tx.send(job);
+        queues.insert(chat.0, tx);
+        let mut workers = lock(&self.workers);
+        while workers.try_join_next().is_some() {}
+        workers.spawn(self.clone().worker(chat, rx));
+    }
+
+    /// Answers one chat's jobs in order, at the chat's pace.
+    async fn worker(self: Arc<Self>, chat: ChatId, mut rx: mpsc::UnboundedReceiver<Job>) {
+        // Private chats have positive ids, groups negative ones.
+        let mut pace = Pace::new(chat.0 < 0);
+        loop {
+            let job = match tokio::time::timeout(WORKER_IDLE, rx.recv()).await {
+                Ok(Some(job)) => job,
+                Ok(None) => break,
+                Err(_) => {
+                    rx.close();
+                    while let Ok(job) = rx.try_recv() {
+                        self.work(chat, job, &mut pace).await;
+                    }
+                    let mut queues = lock(&self.queues);
+                    if queues.get(&chat.0).is_some_and(|tx| tx.is_closed()) {
+                        queues.remove(&chat.0);
+                    }
+                    break;
+                }
+            };
+            self.work(chat, job, &mut pace).await;
+        }
+    }
+
+    async fn work(&self, chat: ChatId, job: Job, pace: &mut Pace) {
+        let replies = match job {
+            Job::Handle(msg) => adapter::handle(&self.core, msg).await,
+            Job::Post(reply) => vec![reply],
+        };
+        for reply in replies {
+            self.send(chat, &reply, pace).await;
+        }
+    }
+
+    /// Sends one reply as its messages, at the chat's pace.
+    async fn send(&self, chat: ChatId, reply: &Reply, pace: &mut Pace) {
+        let text = {
+            let names = lock(&self.names);
+            render(&reply.text, |id| names.get(id).cloned())
+        };
+        let plan = plan(&text, reply.picture.is_some());
+        let last = plan.len().saturating_sub(1);
+        for (i, out) in plan.into_iter().enumerate() {
+            let markup = if i == last { lock(&self.keyboards).markup(&reply.buttons) } else { None };
+            tokio::time::sleep_until(pace.next_slot(Instant::now()).into()).await;
+            let result = match (&out, &reply.picture) {
+                (Out::Photo(caption), Some(picture)) => retrying("sendPhoto", || {
+                    let file = InputFile::memory(picture.png.clone()).file_name(picture.name.clone());
+                    let mut req = self.bot.send_photo(chat, file);
+                    if let Some(c) = caption {
+                        req = req.caption(c.text.clone());
+                        if !c.links.is_empty() {
+                            req = req.caption_entities(c.entities());
+                        }
+                    }
+                    if let Some(m) = &markup {
+                        req = req.reply_markup(m.clone());
+                    }
+                    req.send()
+                })
+                .await
+                .map(drop),
+                (Out::Text(t), _) | (Out::Photo(Some(t)), None) => retrying("sendMessage", || {
+                    let mut req = self.bot.send_message(chat, t.text.clone());
+                    if !t.links.is_empty() {
+                        req = req.entities(t.entities());
+                    }
+                    if let Some(m) = &markup {
+                        req = req.reply_markup(m.clone());
+                    }
+                    req.send()
+                })
+                .await
+                .map(drop),
+                (Out::Photo(None), None) => Ok(()),
+            };
+            pace.sent(Instant::now());
+            if let Err(e) = result {
+                tracing::warn!(chat = chat.0, "could not send a reply: {e}");
+            }
+        }
+    }
+
+    /// Stops taking work and waits (a while) for the queues to empty.
+    async fn drain(&self) {
+        lock(&self.queues).clear();
+        let mut workers = std::mem::take(&mut *lock(&self.workers));
+        let all = async { while workers.join_next().await.is_some() {} };
+        if tokio::time::timeout(DRAIN_LIMIT, all).await.is_err() {
+            tracing::warn!("replies still queued at shutdown were dropped");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mentions_are_written_out() {
+        let names = |id: &str| (id == "42").then(|| "Zoë".to_string());
+        let r = render("<@alice> challenges <@bob>.", names);
+        assert_eq!(r, Rendered { text: "@alice challenges @bob.".into(), links: vec![] });
+        let r = render("Hi <@42>, <@43>!", names);
+        assert_eq!(r.text, "Hi Zoë, 43!");
+        assert_eq!(r.links, vec![(3, 3, 42), (8, 2, 43)]);
+        assert_eq!(render("a <@unclosed", names).text, "a <@unclosed");
+        // Offsets count UTF-16 units, as Telegram does.
+        let r = render("😀 <@42>", names);
+        assert_eq!(r.links, vec![(3, 3, 42)]);
+    }
+
+    #[test]
+    fn command_words_lose_this_bots_name_only() {
+        let t = |s: &str| core_text(s, "KibitzBot");
+        assert_eq!(t("/move@KibitzBot Nf3").as_deref(), Some("/move Nf3"));
+        assert_eq!(t("/move@kibitzbot e4").as_deref(), Some("/move e4"));
+        assert_eq!(t("/help@KibitzBot").as_deref(), Some("/help"));
+        assert_eq!(t("/move@OtherBot e4"), None);
+        assert_eq!(t("/move e4").as_deref(), Some("/move e4"));
+        assert_eq!(t("/challenge @Bob Chess white").as_deref(), Some("/challenge @bob Chess white"));
+        assert_eq!(t("Nf3").as_deref(), Some("Nf3"));
+        assert_eq!(t("P@c3").as_deref(), Some("P@c3"));
+        assert_eq!(t("hello @Carol and @Dave").as_deref(), Some("hello @carol and @dave"));
+    }
+
+    fn message(from: serde_json::Value, text: &str, entities: serde_json::Value) -> Message {
+        serde_json::from_value(serde_json::json!({
+            "message_id": 5, "date": 1_700_000_000, "chat": {"id": -5, "type": "group", "title": "club"},
+            "from": from, "text": text, "entities": entities,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn messages_become_incoming_with_text_mentions_as_ids() {
+        let alice = serde_json::json!({"id": 11, "is_bot": false, "first_name": "Alice", "username": "Alice"});
+        let entities = serde_json::json!([
+            {"type": "bot_command", "offset": 0, "length": 10},
+            {"type": "text_mention", "offset": 11, "length": 7, "user": {"id": 42, "is_bot": false, "first_name": "Zoë"}},
+        ]);
+        let msg = message(alice.clone(), "/challenge Zoë Ann chess", entities);
+        let got = incoming(&msg, "KibitzBot").unwrap();
+        assert_eq!(got.text, "/challenge @42 chess");
+        assert_eq!(got.sender, User { id: "alice".into(), name: "Alice".into() });
+        assert_eq!((got.platform.as_str(), got.channel.as_str()), ("telegram", "-5"));
+        assert_eq!(got.message_id.as_deref(), Some("-5:5"));
+        assert_eq!(got.at, Timestamp(1_700_000_000_000));
+        // Other bots and commands for them are not the bot's business.
+        let other = serde_json::json!({"id": 12, "is_bot": true, "first_name": "B", "username": "OtherBot"});
+        assert!(incoming(&message(other, "e4", serde_json::json!([])), "KibitzBot").is_none());
+        assert!(incoming(&message(alice, "/board@OtherBot", serde_json::json!([])), "KibitzBot").is_none());
+    }
+
+    #[test]
+    fn long_texts_are_split_where_they_can_be() {
+        let r = Rendered { text: "aaa bbb\nccc ddd".into(), links: vec![(12, 3, 7)] };
+        let parts = split(&r, 10);
+        let texts: Vec<&str> = parts.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(texts, ["aaa bbb", "ccc ddd"]);
+        assert_eq!(parts[1].links, vec![(4, 3, 7)]);
+        let parts = split(&Rendered { text: "x".repeat(25), links: vec![] }, 10);
+        assert_eq!(parts.iter().map(|p| p.text.len()).collect::<Vec<_>>(), [10, 10, 5]);
+        assert_eq!(split(&Rendered::default(), 10).len(), 1);
+    }
+
+    #[test]
+    fn captions_fit_or_the_text_goes_first() {
+        let short = Rendered { text: "@alice played e4.".into(), links: vec![] };
+        assert_eq!(plan(&short, true), vec![Out::Photo(Some(short.clone()))]);
+        assert_eq!(plan(&short, false), vec![Out::Text(short.clone())]);
+        let long = Rendered { text: "word ".repeat(300), links: vec![] };
+        let p = plan(&long, true);
+        assert_eq!(p.len(), 2);
+        assert!(matches!(&p[0], Out::Text(t) if t.text.len() <= MESSAGE_LIMIT));
+        assert_eq!(p[1], Out::Photo(None));
+        let huge = Rendered { text: "line\n".repeat(2000), links: vec![] };
+        assert_eq!(plan(&huge, false).len(), 3);
+        assert_eq!(plan(&Rendered::default(), true), vec![Out::Photo(None)]);
+        assert!(plan(&Rendered::default(), false).is_empty());
+    }
+
+    #[test]
+    fn callback_data_maps_back_only_to_our_commands() {
+        let mut k = Keyboards::new(2);
+        assert_eq!(k.data_for("/accept @alice"), "/accept @alice");
+        let long = format!("/accept @{}", "x".repeat(70));
+        let key = k.data_for(&long);
+        assert!(key.len() <= CALLBACK_DATA_LIMIT && key.starts_with("k:"), "{key}");
+        assert_eq!(k.command_for(&key), Some(long));
+        assert_eq!(k.command_for("/accept @alice").as_deref(), Some("/accept @alice"));
+        // Forged data: not a button's command.
+        assert_eq!(k.command_for("/move e4"), None);
+        assert_eq!(k.command_for("/challenge @bob"), None);
+        assert_eq!(k.command_for("k:forged"), None);
+        assert_eq!(k.command_for("resign"), None);
+        // Buttons from before a restart still work.
+        assert_eq!(k.command_for("/resign").as_deref(), Some("/resign"));
+        // Old long keys are forgotten beyond the limit.
+        k.data_for("/draw");
+        k.data_for("/hint");
+        assert_eq!(k.command_for(&key), None);
+    }
+
+    #[test]
+    fn pace_keeps_a_second_apart_and_twenty_a_minute_in_groups() {
+        let t0 = Instant::now();
+        let mut private = Pace::new(false);
+        assert_eq!(private.next_slot(t0), t0);
+        private.sent(t0);
+        assert_eq!(private.next_slot(t0), t0 + Pace::GAP);
+        let mut group = Pace::new(true);
+        for i in 0..20 {
+            group.sent(t0 + Duration::from_secs(i));
+        }
+        assert_eq!(group.next_slot(t0 + Duration::from_secs(20)), t0 + Duration::from_secs(60));
+        for i in 0..20 {
+            private.sent(t0 + Duration::from_secs(i));
+        }
+        assert_eq!(private.next_slot(t0 + Duration::from_secs(20)), t0 + Duration::from_secs(20));
+    }
+
+    #[test]
+    fn every_command_is_registered_with_a_description() {
+        let list = command_list();
+        assert_eq!(list.len(), command::USAGE.len());
+        for c in &list {
+            assert!(c.command.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_'));
+            assert!((3..=256).contains(&c.description.len()), "{c:?}");
+        }
+        assert!(list.iter().any(|c| c.command == "challenge" && c.description.contains("[@user]")));
+    }
+
+    #[test]
+    fn users_are_their_lower_case_usernames() {
+        let user = |username: Option<&str>| teloxide::types::User {
+            id: UserId(7),
+            is_bot: false,
+            first_name: "Alice".into(),
+            last_name: None,
+            username: username.map(str::to_string),
+            language_code: None,
+            is_premium: false,
+            added_to_attachment_menu: false,
+        };
+        assert_eq!(player(&user(Some("AliceW"))), User { id: "alicew".into(), name: "AliceW".into() });
+        assert_eq!(player(&user(None)), User { id: "7".into(), name: "Alice".into() });
+    }
+}
