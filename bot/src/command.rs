@@ -32,6 +32,8 @@ pub struct ChallengeSpec {
     pub hints: Option<bool>,
     /// Days per move (correspondence).
     pub days: Option<u32>,
+    /// The bot's level, when challenging the bot.
+    pub level: Option<u8>,
 }
 
 /// A command, read.
@@ -118,7 +120,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("variants", "variants"),
     ("rules", "rules VARIANT"),
     ("piece", "piece NAME"),
-    ("challenge", "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N]"),
+    ("challenge", "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N] [level 1-8]"),
     ("accept", "accept [@user]"),
     ("decline", "decline [@user]"),
     ("cancel", "cancel"),
@@ -230,6 +232,10 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
             _ => None,
         } {
             spec.colour = Some(c);
+        } else if lower == "level" {
+            let value = args.get(i + 1).and_then(|v| v.parse::<u8>().ok()).filter(|l| (1..=8).contains(l));
+            i += 1;
+            spec.level = Some(value.ok_or_else(|| problem("challenge", "Level takes a number from 1 to 8"))?);
         } else if lower == "hints" || lower == "days" {
             let value = args.get(i + 1).map(|v| v.to_ascii_lowercase());
             i += 1;
@@ -281,6 +287,7 @@ mod tests {
                 colour: Some(ColourWish::Black),
                 hints: Some(true),
                 days: Some(3),
+                level: None,
             })
         );
         assert_eq!(parse("/challenge", "k"), Ok(Command::Challenge(ChallengeSpec::default())));

@@ -14,7 +14,7 @@ use std::time::Duration;
 use kibitz_render::{BoardOptions, Caption, Renderer};
 use kibitz_rules::{Color, Game, Move, Position, Square, Variant, search};
 use kibitz_storage::{
-    Challenge, ChannelKey, Colour, ColourChoice, GameEnd, GameId, GameRecord, GameSettings, MoveRecord, Offer,
+    Challenge, ChannelKey, Colour, ColourChoice, GameEnd, GameId, GameRecord, GameSettings, MoveRecord, NewGame, Offer,
     OfferKind, Outcome, Store, StoreError, Timestamp,
 };
 
@@ -438,15 +438,13 @@ impl Core {
     fn challenge(&self, msg: &Incoming, spec: ChallengeSpec) -> Answer {
         let channel = Self::channel(msg);
         let me = &msg.sender.id;
-        if let Some(o) = &spec.opponent {
-            if o == me {
-                return refuse(
-                    "You cannot challenge yourself. Challenge a friend, or leave out the name for an open challenge.",
-                );
-            }
-            if o.eq_ignore_ascii_case(&self.config.bot_name) {
-                return refuse("I cannot play games myself yet. Challenge a friend.");
-            }
+        if spec.opponent.as_ref() == Some(me) {
+            return refuse(
+                "You cannot challenge yourself. Challenge a friend, or leave out the name for an open challenge.",
+            );
+        }
+        if spec.level.is_some() && !spec.opponent.as_deref().is_some_and(|o| self.is_bot(o)) {
+            return refuse("A level is for games against me: /challenge @kibitz level 5.");
         }
         if self.store.player_game_in_channel(&channel, me)?.is_some() {
             return refuse("You are already playing here. Finish that game first (/board shows it).");
@@ -467,7 +465,17 @@ impl Core {
             rated: settings_here.rated,
             hints_allowed: spec.hints.unwrap_or(settings_here.hints_allowed),
             days_per_move: spec.days.or(settings_here.days_per_move),
+            bot_level: None,
         };
+        if spec.opponent.as_deref().is_some_and(|o| self.is_bot(o)) {
+            let settings = GameSettings {
+                rated: false,
+                days_per_move: None,
+                bot_level: Some(spec.level.unwrap_or(5)),
+                ..settings
+            };
+            return self.play_the_bot(msg, v, colour, settings);
+        }
         let challenge = Challenge {
             challenger: me.clone(),
             challenged: spec.opponent.clone(),
@@ -548,6 +556,91 @@ impl Core {
                 list.iter().map(|c| format!("@{}", c.challenger)).collect::<Vec<_>>().join(", ")
             )),
         }
+    }
+
+    fn is_bot(&self, id: &str) -> bool {
+        id.eq_ignore_ascii_case(&self.config.bot_name)
+    }
+
+    /// A game against the bot starts at once; if the bot has White, it moves.
+    fn play_the_bot(
+        &self,
+        msg: &Incoming,
+        v: &'static Variant,
+        colour: ColourChoice,
+        settings: GameSettings,
+    ) -> Answer {
+        let me = msg.sender.id.clone();
+        let bot = self.config.bot_name.clone();
+        let me_white = match colour {
+            ColourChoice::White => true,
+            ColourChoice::Black => false,
+            ColourChoice::Random => fastrand::bool(),
+        };
+        let (white, black) = if me_white { (me, bot) } else { (bot, me) };
+        let level = settings.bot_level.unwrap_or(5);
+        let new = NewGame {
+            variant: v.id.to_string(),
+            white,
+            black,
+            settings,
+            start_fen: v.start_fen.to_string(),
+            at: msg.at,
+            clash: None,
+        };
+        let record = self.store.create_game(&Self::channel(msg), &new)?;
+        let mut loaded = self.load(record)?;
+        let r = &loaded.record;
+        let mut text = format!(
+            "Game {}: {} (White) vs {} (Black), {}, me at level {level}.",
+            r.key.id.as_str(),
+            mention(&r.white),
+            mention(&r.black),
+            v.name
+        );
+        if !me_white {
+            let (after, words) = self.bot_moves(msg, loaded)?;
+            loaded = after;
+            text.push(' ');
+            text.push_str(&words);
+        } else {
+            let _ = write!(text, " {} moves first.", mention(&loaded.record.white));
+        }
+        let view = if me_white { Color::White } else { Color::Black };
+        let picture = self.picture(&loaded, view, |_| {});
+        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
+    }
+
+    /// The bot plays its move in `loaded`, if it is its turn; returns the game
+    /// after it and what to say.
+    fn bot_moves(&self, msg: &Incoming, loaded: Loaded) -> Result<(Loaded, String), Refusal> {
+        let pos = loaded.game.position();
+        let bot = self.config.bot_name.clone();
+        if loaded.game.outcome().is_some() || loaded.record.player(colour_of(pos.turn())) != bot {
+            return Ok((loaded, String::new()));
+        }
+        let level = loaded.record.settings.bot_level.unwrap_or(5);
+        let mut engine = search::Engine::new(8);
+        let seed = pos.hash() ^ loaded.record.moves.len() as u64;
+        let Some(m) = search::level_move(&mut engine, pos, level, self.config.hint_time, seed) else {
+            return Ok((loaded, String::new()));
+        };
+        let mut game = loaded.game.clone();
+        let played = game.play(m).map_err(|e| Refusal(format!("{e}.")))?;
+        let record = MoveRecord {
+            text: played.canonical.clone(),
+            by: bot.clone(),
+            at: msg.at,
+            message_id: msg.message_id.as_ref().map(|id| format!("{id}:bot")),
+        };
+        let fen = game.position().fen();
+        let Some(stored) = applied(self.store.apply_move(&loaded.record.key, loaded.record.version, record, &fen))?
+        else {
+            return Ok((loaded, String::new()));
+        };
+        let mut after = Loaded { record: stored, game };
+        let text = self.after_move(msg, &mut after, &bot, &played);
+        Ok((after, text))
     }
 
     fn accept(&self, msg: &Incoming, who: Option<&str>) -> Answer {
@@ -643,10 +736,29 @@ impl Core {
             return Ok(Vec::new());
         };
         let mut after = Loaded { record: stored, game };
+        let mut text = self.after_move(msg, &mut after, &msg.sender.id, &played);
+        let mut view = after.game.position().turn();
+        if after.record.settings.bot_level.is_some() {
+            // Against the bot: it answers at once, and the board stays on the player's side.
+            view = !view;
+            let (answered, words) = self.bot_moves(msg, after)?;
+            after = answered;
+            if !words.is_empty() {
+                text.push(' ');
+                text.push_str(&words);
+            }
+        }
+        let picture = self.picture(&after, view, |_| {});
+        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&after) }])
+    }
+
+    /// What to say after `mover` played: the move, removals, and the result
+    /// (the game is then finished in the store) or who moves next.
+    fn after_move(&self, msg: &Incoming, after: &mut Loaded, mover: &str, played: &kibitz_rules::Played) -> String {
         let mut text = if played.san == played.canonical {
-            format!("{} played {}.", mention(&msg.sender.id), played.san)
+            format!("{} played {}.", mention(mover), played.san)
         } else {
-            format!("{} played {} ({}).", mention(&msg.sender.id), played.san, played.canonical)
+            format!("{} played {} ({}).", mention(mover), played.san, played.canonical)
         };
         for (sq, p) in &played.removed {
             let _ = write!(text, " A5: the piece on {sq} ({}) is removed.", after.game.position().letter(*p));
@@ -656,7 +768,7 @@ impl Core {
                 outcome: outcome_of(outcome.winner),
                 reason: outcome.reason.to_string(),
                 at: msg.at,
-                message_id: msg.message_id.clone().map(|m| format!("{m}:end")),
+                message_id: msg.message_id.clone().map(|m| format!("{m}:end:{mover}")),
             };
             if let Ok(r) = self.store.finish_game(&after.record.key, after.record.version, &end) {
                 after.record = r;
@@ -668,11 +780,11 @@ impl Core {
             if after.game.position().is_check() {
                 text.push_str(" Check!");
             }
-            let _ = write!(text, " {}, your move.", mention(&next_player));
+            if !self.is_bot(&next_player) {
+                let _ = write!(text, " {}, your move.", mention(&next_player));
+            }
         }
-        let view = after.game.position().turn();
-        let picture = self.picture(&after, view, |_| {});
-        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&after) }])
+        text
     }
 
     fn board(&self, msg: &Incoming, id: Option<&str>) -> Answer {
@@ -815,6 +927,9 @@ impl Core {
     fn draw(&self, msg: &Incoming) -> Answer {
         let loaded = self.own_game(msg)?;
         self.player_colour(msg, &loaded)?;
+        if self.is_bot(&other_player(&loaded.record, &msg.sender.id)) {
+            return refuse("I play on: I do not agree to draws. You may /resign, or ask for a /takeback.");
+        }
         match loaded.record.offer(OfferKind::Draw) {
             Some(o) if o.by != msg.sender.id => self.finish(msg, &loaded, Outcome::Draw, "agreement"),
             Some(_) => refuse("You have offered a draw already; your opponent may /draw to accept."),
@@ -848,11 +963,22 @@ impl Core {
         let loaded = self.own_game(msg)?;
         self.player_colour(msg, &loaded)?;
         let r = &loaded.record;
-        if let Some(o) = r.offer(OfferKind::Takeback { plies: 0 })
-            && o.by != msg.sender.id
-        {
-            let OfferKind::Takeback { plies } = o.kind else { return refuse("That offer is not a takeback.") };
-            let plies = (plies as usize).min(r.moves.len());
+        let against_bot = self.is_bot(&other_player(r, &msg.sender.id));
+        let accepted = match r.offer(OfferKind::Takeback { plies: 0 }) {
+            Some(Offer { kind: OfferKind::Takeback { plies }, by, .. }) if *by != msg.sender.id => {
+                Some(*plies as usize)
+            }
+            _ if against_bot => {
+                // The bot always agrees: back to before the player's last move.
+                let Some(last_own) = r.moves.iter().rposition(|m| m.by == msg.sender.id) else {
+                    return refuse("You have not moved yet: there is nothing to take back.");
+                };
+                Some(r.moves.len() - last_own)
+            }
+            _ => None,
+        };
+        if let Some(plies) = accepted {
+            let plies = plies.min(r.moves.len());
             let mut replay = self.load(GameRecord { moves: r.moves[..r.moves.len() - plies].to_vec(), ..r.clone() })?;
             let fen = replay.game.position().fen();
             let taken = self.store.take_back(&r.key, r.version, plies, &fen, msg.at, msg.message_id.as_deref());

@@ -11,7 +11,7 @@ use kibitz_bot::adapter;
 use kibitz_bot::config::Config;
 use kibitz_bot::core::{Core, CoreConfig};
 use kibitz_render::{BoardOptions, Caption, Renderer};
-use kibitz_rules::{Game, Position, Square, Variant, divide, perft};
+use kibitz_rules::{Game, Position, Square, Variant, divide, perft, search};
 
 /// Kibitz: chess variants with friends, by chat.
 #[derive(Parser)]
@@ -114,6 +114,36 @@ enum Command {
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },
+    /// Search a position: the best move, its score and the expected line.
+    Analyse {
+        /// Variant id.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// Position (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Thinking time in milliseconds.
+        #[arg(long, default_value_t = 1000)]
+        time: u64,
+    },
+    /// Engine against engine: many games, alternating colours; reports the score and the Elo difference.
+    Match {
+        /// Variant id.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// The first player: `level1` .. `level8`, `greedy` or `random`.
+        #[arg(long, default_value = "level8")]
+        first: String,
+        /// The second player.
+        #[arg(long, default_value = "random")]
+        second: String,
+        /// Games to play.
+        #[arg(long, default_value_t = 20)]
+        games: u32,
+        /// Milliseconds per move for the levels.
+        #[arg(long, default_value_t = 100)]
+        time: u64,
+    },
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -129,6 +159,8 @@ enum BenchTarget {
     Render,
     /// Storage speed: a durable move commit, and opening and listing 10,000 games.
     Storage,
+    /// Search speed: nodes per second in each variant.
+    Search,
     /// The whole bot: concurrent games through the core, storage and pictures.
     Bot {
         /// Games played at once.
@@ -170,6 +202,14 @@ fn main() -> ExitCode {
             let svg = kibitz_render::diagram_svg(Renderer::shared(), v, index as u8).ok_or("no diagram")?;
             write_picture(&svg, &output)
         }),
+        Some(Command::Analyse { variant, fen, time }) => run_analyse(&variant, fen.as_deref(), time),
+        Some(Command::Match { variant, first, second, games, time }) => {
+            run_match(&variant, &first, &second, games, Duration::from_millis(time))
+        }
+        Some(Command::Bench { what: BenchTarget::Search }) => {
+            bench_search();
+            Ok(())
+        }
         Some(Command::Bench { what: BenchTarget::Perft }) => {
             bench_perft();
             Ok(())
@@ -438,4 +478,154 @@ fn bench_render() -> Result<(), String> {
     println!("median {:.2} ms, p90 {:.2} ms over {RUNS} pictures", ms(times[RUNS / 2]), ms(times[RUNS * 9 / 10]));
     println!("size {} bytes ({:.1} KB)", png.len(), png.len() as f64 / 1024.0);
     Ok(())
+}
+
+fn run_analyse(id: &str, fen: Option<&str>, ms: u64) -> Result<(), String> {
+    let pos = position(id, fen)?;
+    let mut engine = search::Engine::new(64);
+    let limits = search::Limits { time: Duration::from_millis(ms.clamp(1, 600_000)), depth: 64 };
+    let Some(found) = engine.search(&pos, limits) else {
+        println!("no legal move");
+        return Ok(());
+    };
+    let mut line = Vec::new();
+    let mut p = pos.clone();
+    for m in &found.pv {
+        line.push(p.san(m));
+        p.play_unchecked(*m);
+    }
+    let score = match (found.mate_in(), found.mated_in()) {
+        (Some(n), _) => format!("mate in {n}"),
+        (_, Some(n)) => format!("mated in {n}"),
+        _ => format!("{:+.2}", found.score as f64 / 100.0),
+    };
+    println!("best {} ({})", pos.san(&found.best), pos.canonical(&found.best));
+    println!("score {score}");
+    println!("pv {}", line.join(" "));
+    println!(
+        "depth {} nodes {} time {} ms ({:.0} k nodes/s)",
+        found.depth,
+        found.nodes,
+        found.elapsed.as_millis(),
+        found.nodes as f64 / found.elapsed.as_secs_f64().max(1e-9) / 1e3
+    );
+    Ok(())
+}
+
+/// A match player.
+#[derive(Clone, Copy)]
+enum Player {
+    Level(u8),
+    Greedy,
+    Random,
+}
+
+impl Player {
+    fn parse(text: &str) -> Result<Player, String> {
+        match text {
+            "greedy" => Ok(Player::Greedy),
+            "random" => Ok(Player::Random),
+            _ => text
+                .strip_prefix("level")
+                .and_then(|l| l.parse::<u8>().ok())
+                .filter(|l| (1..=8).contains(l))
+                .map(Player::Level)
+                .ok_or_else(|| format!("a player is level1 .. level8, greedy or random, not '{text}'")),
+        }
+    }
+
+    fn choose(
+        self,
+        engine: &mut search::Engine,
+        pos: &Position,
+        time: Duration,
+        rng: &mut fastrand::Rng,
+    ) -> Option<kibitz_rules::Move> {
+        match self {
+            Player::Level(l) => search::level_move(engine, pos, l, time, rng.u64(..)),
+            Player::Greedy => search::greedy_move(pos),
+            Player::Random => {
+                let moves = pos.legal_moves();
+                (!moves.is_empty()).then(|| moves[rng.usize(..moves.len())])
+            }
+        }
+    }
+}
+
+fn run_match(id: &str, first: &str, second: &str, games: u32, time: Duration) -> Result<(), String> {
+    let v = variant(id)?;
+    let players = [Player::parse(first)?, Player::parse(second)?];
+    let mut engines = [search::Engine::new(16), search::Engine::new(16)];
+    let mut rng = fastrand::Rng::with_seed(7);
+    let (mut points, mut wins, mut draws, mut losses) = (0.0f64, 0, 0, 0);
+    for g in 0..games {
+        // The first player takes White in even games.
+        let first_white = g % 2 == 0;
+        let mut game = kibitz_rules::Game::new(v);
+        // Vary the openings: two random plies each side.
+        for _ in 0..4 {
+            let moves = game.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves[rng.usize(..moves.len())];
+            let _ = game.play(m);
+        }
+        while game.outcome().is_none() && game.moves().len() < 300 {
+            let white_to_move = game.position().turn() == kibitz_rules::Color::White;
+            let side = if white_to_move == first_white { 0 } else { 1 };
+            let Some(m) = players[side].choose(&mut engines[side], game.position(), time, &mut rng) else { break };
+            if game.play(m).is_err() {
+                return Err(format!("{} chose an illegal move", [first, second][side]));
+            }
+        }
+        let first_color = if first_white { kibitz_rules::Color::White } else { kibitz_rules::Color::Black };
+        match game.outcome().and_then(|o| o.winner) {
+            Some(c) if c == first_color => {
+                points += 1.0;
+                wins += 1;
+            }
+            Some(_) => losses += 1,
+            None => {
+                points += 0.5;
+                draws += 1;
+            }
+        }
+    }
+    let share = points / f64::from(games.max(1));
+    let clamped = share.clamp(0.001, 0.999);
+    let elo = -400.0 * (1.0 / clamped - 1.0).log10();
+    println!("{} games of {}: {first} +{wins} ={draws} -{losses} against {second}", games, v.name);
+    println!(
+        "score {:.1}% ({points}/{games}), Elo difference {elo:+.0}{}",
+        share * 100.0,
+        if share <= 0.001 || share >= 0.999 { " (at least)" } else { "" }
+    );
+    Ok(())
+}
+
+fn bench_search() {
+    let positions = [
+        ("chess", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+        ("chess", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+        ("olympic", "rbsgk/4p/5/P4/KGSBR[] w - - 0 1"),
+        ("alapawn", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1"),
+        ("alapawn-balanced", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 1 - 0 1"),
+    ];
+    for (id, fen) in positions {
+        let Some(v) = Variant::by_id(id) else { continue };
+        let Ok(pos) = Position::from_fen(v, fen) else { continue };
+        let mut engine = search::Engine::new(64);
+        let limits = search::Limits { time: Duration::from_secs(2), depth: 64 };
+        if let Some(f) = engine.search(&pos, limits) {
+            let nps = f.nodes as f64 / f.elapsed.as_secs_f64().max(1e-9);
+            println!(
+                "{id:<17} depth {:>2}  {:>9} nodes in {:>5} ms  {:>6.2} M nodes/s",
+                f.depth,
+                f.nodes,
+                f.elapsed.as_millis(),
+                nps / 1e6
+            );
+        }
+    }
 }

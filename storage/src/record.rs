@@ -53,11 +53,13 @@ pub struct GameSettings {
     pub hints_allowed: bool,
     /// Days each player has for a move; `None` for no limit.
     pub days_per_move: Option<u32>,
+    /// The bot's playing level (1-8) when one of the players is the bot.
+    pub bot_level: Option<u8>,
 }
 
 impl Default for GameSettings {
     fn default() -> Self {
-        GameSettings { rated: true, hints_allowed: false, days_per_move: None }
+        GameSettings { rated: true, hints_allowed: false, days_per_move: None, bot_level: None }
     }
 }
 

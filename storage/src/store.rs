@@ -4,6 +4,7 @@ use std::fmt;
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use sled::Tree;
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional, TransactionalTree};
@@ -31,6 +32,26 @@ pub struct GameEnd {
     pub at: Timestamp,
     /// The chat message that ended it, if any: a retried delivery applies once.
     pub message_id: Option<String>,
+}
+
+/// Opens the database, waiting up to two seconds for the lock: a store
+/// closed a moment ago (a restart in the same process) lets go of its lock
+/// only when sled's background thread has finished.
+fn open_db(path: &Path) -> Result<sled::Db> {
+    let mut wait = Duration::from_millis(5);
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    loop {
+        match sled::Config::new().path(path).cache_capacity(64 << 20).open() {
+            Err(sled::Error::Io(e)) if e.kind() == std::io::ErrorKind::WouldBlock || e.to_string().contains("lock") => {
+                if std::time::Instant::now() >= deadline {
+                    return Err(sled::Error::Io(e).into());
+                }
+                std::thread::sleep(wait);
+                wait = (wait * 2).min(Duration::from_millis(100));
+            }
+            other => return Ok(other?),
+        }
+    }
 }
 
 /// The game store: one sled database holding every platform's channels.
@@ -135,7 +156,7 @@ impl Store {
     /// [`StoreError::Database`].
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref();
-        let db = sled::Config::new().path(path).cache_capacity(64 << 20).open()?;
+        let db = open_db(path)?;
         let log = File::options().read(true).write(true).open(path.join("db")).map_err(sled::Error::Io)?;
         // The log's directory entry must be durable too, once.
         File::open(path).and_then(|dir| dir.sync_all()).map_err(sled::Error::Io)?;

@@ -13,15 +13,27 @@ use kibitz_storage::{ChannelKey, GameId, Rating, Store, StoreError};
 
 /// Writes raw `(tree, key, value)` entries into the store at `dir` (which must not be open).
 fn write_raw(dir: &Path, entries: &[(&str, &[u8], &[u8])]) {
-    let db = sled::open(dir).unwrap();
+    let db = open_raw(dir);
     for (tree, key, value) in entries {
         db.open_tree(tree).unwrap().insert(key, *value).unwrap();
     }
     db.flush().unwrap();
 }
 
+/// Opens the database behind the store's back, waiting for a store closed a
+/// moment ago to let go of its lock.
+fn open_raw(dir: &Path) -> sled::Db {
+    for _ in 0..200 {
+        match sled::open(dir) {
+            Ok(db) => return db,
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+        }
+    }
+    sled::open(dir).unwrap()
+}
+
 fn read_raw(dir: &Path, tree: &str, key: &[u8]) -> Vec<u8> {
-    let db = sled::open(dir).unwrap();
+    let db = open_raw(dir);
     db.open_tree(tree).unwrap().get(key).unwrap().unwrap().to_vec()
 }
 
