@@ -79,6 +79,17 @@ impl Position {
     }
 
     pub(crate) fn generate(&self, list: &mut MoveList) {
+        self.generate_with(list, true);
+    }
+
+    /// Legal moves without A6's pair turns (none of them captures): what a
+    /// search looking only for captures needs, without generating hundreds
+    /// of pairs.
+    pub(crate) fn generate_single(&self, list: &mut MoveList) {
+        self.generate_with(list, false);
+    }
+
+    fn generate_with(&self, list: &mut MoveList, pairs: bool) {
         if self.race_decided().is_some() {
             return;
         }
@@ -134,7 +145,7 @@ impl Position {
         if self.variant.drops {
             self.drops(&r, list);
         }
-        if self.variant.pawn_pairs && !(us == Color::White && self.first_pawn_turn) {
+        if pairs && self.variant.pawn_pairs && !(us == Color::White && self.first_pawn_turn) {
             self.pawn_pairs(movers & pawns, list);
         }
     }

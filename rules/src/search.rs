@@ -290,8 +290,10 @@ impl Engine {
         }
         let in_check = pos.is_check();
         let mut moves = MoveList::new();
-        pos.legal_moves_into(&mut moves);
-        if moves.is_empty() {
+        // Pair turns (A6) never capture; a pair that wins is found by the
+        // main search.
+        pos.generate_single(&mut moves);
+        if moves.is_empty() && !pos.variant().pawn_pairs {
             return match pos.variant().goal {
                 Goal::PawnRace => -(MATE - ply_score),
                 Goal::Checkmate if in_check => -(MATE - ply_score),
@@ -305,7 +307,7 @@ impl Engine {
             }
             alpha = alpha.max(stand);
         }
-        if qply > 12 || ply >= MAX_PLY - 2 {
+        if qply > 8 || ply >= MAX_PLY - 2 {
             return stand;
         }
         let mut best = if in_check { -INF } else { stand };

@@ -1,0 +1,124 @@
+//! The search against independent truth: mates whose distance an exhaustive
+//! AND-OR search confirms, and legality over thousands of random positions.
+
+use std::time::Duration;
+
+use kibitz_rules::search::{Engine, Limits, best_move};
+use kibitz_rules::{Game, Position, Variant};
+
+/// Exhaustive: can the side to move force a win within `moves` of its moves?
+/// (Checkmate, or Alapawn's race: anything `Position::outcome` calls a win.)
+fn forced_win(pos: &Position, moves: u32) -> bool {
+    let me = pos.turn();
+    moves > 0
+        && pos.legal_moves().iter().any(|m| {
+            let mut next = pos.clone();
+            next.play_unchecked(*m);
+            match next.outcome() {
+                Some(o) => o.winner == Some(me),
+                None => {
+                    moves > 1
+                        && next.legal_moves().iter().all(|r| {
+                            let mut after = next.clone();
+                            after.play_unchecked(*r);
+                            match after.outcome() {
+                                Some(o) => o.winner == Some(me),
+                                None => forced_win(&after, moves - 1),
+                            }
+                        })
+                }
+            }
+        })
+}
+
+/// The shortest forced win, by exhaustive search, up to `max` moves.
+fn distance(pos: &Position, max: u32) -> Option<u32> {
+    (1..=max).find(|&n| forced_win(pos, n))
+}
+
+fn check_mate(variant: &str, fen: &str, n: u32) {
+    let pos = Position::from_fen(Variant::by_id(variant).unwrap(), fen).unwrap();
+    assert_eq!(distance(&pos, n), Some(n), "{variant} {fen}: the exhaustive search disagrees with the table");
+    let found = best_move(&pos, Duration::from_secs(1), 64).unwrap();
+    assert_eq!(found.mate_in(), Some(n), "{variant} {fen}: {found:?}");
+    // The move it found keeps the win on schedule.
+    let mut next = pos.clone();
+    next.play_unchecked(found.best);
+    let done = next.outcome().is_some_and(|o| o.winner == Some(pos.turn()));
+    assert!(done || n > 1, "{fen}");
+}
+
+#[test]
+fn chess_mates_in_one() {
+    // Scholar's mate, a back-rank mate, a smothered mate.
+    check_mate("chess", "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3", 1);
+    check_mate("chess", "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 1);
+    check_mate("chess", "6rk/6pp/7N/8/8/8/8/6K1 w - - 0 1", 1);
+}
+
+#[test]
+fn chess_mates_in_two() {
+    // Morphy's problem: 1.Ra6! bxa6 2.b7#.
+    check_mate("chess", "kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1", 2);
+    // Queen and king against king: 1.Kg6+ Kg8 2.Qg7#.
+    check_mate("chess", "7k/8/5K2/8/8/8/8/Q7 w - - 0 1", 2);
+}
+
+#[test]
+fn chess_mates_in_three() {
+    // Two rooks roll the king up the board.
+    check_mate("chess", "3k4/8/8/8/8/8/R7/1R4K1 w - - 0 1", 3);
+}
+
+#[test]
+fn olympic_mates() {
+    // The end of the game in tests/transcripts/olympic-game.txt: Gb3#.
+    check_mate("olympic", "1bsg1/2k1p/5/GKSR1/3BR[P] w - - 1 5", 1);
+    // A rook from hand: R@a5# (O5).
+    check_mate("olympic", "3k1/5/3K1/5/5[R] w - - 0 1", 1);
+    // Drops and captures: R@b5+ Rc5 Rxc5+ Kd4 R@c4#.
+    check_mate("olympic", "4k/5/1pr2/RSpK1/4G[R] w - - 0 1", 3);
+}
+
+#[test]
+fn alapawn_wins() {
+    check_mate("alapawn", "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1", 1);
+    check_mate("alapawn", "4k3/7p/1P6/8/8/8/8/4K3 w - - 0 1", 2);
+    check_mate("alapawn-balanced", "4k3/8/1P6/8/8/8/6p1/4K3 w - - 0 1", 1);
+}
+
+#[test]
+fn never_an_illegal_move() {
+    let mut seed = 99u64;
+    let mut next = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) as usize
+    };
+    let mut engine = Engine::new(4);
+    let mut searched = 0;
+    for v in kibitz_rules::VARIANTS {
+        for _ in 0..12 {
+            let mut game = Game::new(v);
+            for _ in 0..60 {
+                let moves = game.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                // A6's pair turns make hundreds of moves a ply: one ply there.
+                let depth = if v.pawn_pairs { 1 } else { 2 };
+                if let Some(f) = engine.search(game.position(), Limits { time: Duration::from_secs(5), depth }) {
+                    assert!(game.position().is_legal(&f.best), "{} {}", v.id, game.position().fen());
+                    let mut p = game.position().clone();
+                    for m in &f.pv {
+                        assert!(p.is_legal(m), "pv of {}", game.position().fen());
+                        p.play_unchecked(*m);
+                    }
+                    searched += 1;
+                }
+                let m = moves[next() % moves.len()];
+                game.play(m).unwrap();
+            }
+        }
+    }
+    assert!(searched > 2000, "{searched}");
+}
