@@ -182,7 +182,7 @@ impl Engine {
         }
         let ply_score = ply as i32;
         if let Some(w) = pos.race_decided() {
-            return if w == pos.turn() { MATE - ply_score } else { -(MATE - ply_score) };
+            return won_or_lost(w == pos.turn(), ply_score);
         }
         let hash = pos.hash();
         if ply > 0 && self.path.contains(&hash) {
@@ -216,11 +216,7 @@ impl Engine {
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
         if moves.is_empty() {
-            return match pos.variant().goal {
-                Goal::PawnRace => -(MATE - ply_score),
-                Goal::Checkmate if in_check => -(MATE - ply_score),
-                Goal::Checkmate => 0,
-            };
+            return no_moves(pos, in_check, ply_score);
         }
         let ordered = self.order(pos, &moves, tt_move, ply);
         let original_alpha = alpha;
@@ -286,7 +282,7 @@ impl Engine {
         }
         let ply_score = ply as i32;
         if let Some(w) = pos.race_decided() {
-            return if w == pos.turn() { MATE - ply_score } else { -(MATE - ply_score) };
+            return won_or_lost(w == pos.turn(), ply_score);
         }
         let in_check = pos.is_check();
         let mut moves = MoveList::new();
@@ -294,11 +290,7 @@ impl Engine {
         // main search.
         pos.generate_single(&mut moves);
         if moves.is_empty() && !pos.variant().pawn_pairs {
-            return match pos.variant().goal {
-                Goal::PawnRace => -(MATE - ply_score),
-                Goal::Checkmate if in_check => -(MATE - ply_score),
-                Goal::Checkmate => 0,
-            };
+            return no_moves(pos, in_check, ply_score);
         }
         let stand = evaluate(pos);
         if !in_check {
@@ -357,6 +349,21 @@ impl Engine {
             .collect();
         scored.sort_by_key(|&(s, _)| std::cmp::Reverse(s));
         scored.into_iter().map(|(_, m)| m).collect()
+    }
+}
+
+/// A decided game, `ply` plies from the root, for the side to move.
+fn won_or_lost(won: bool, ply: i32) -> i32 {
+    if won { MATE - ply } else { -(MATE - ply) }
+}
+
+/// The score of a position without legal moves: checkmate or, in Alapawn,
+/// a loss (A4); stalemate draws.
+fn no_moves(pos: &Position, in_check: bool, ply: i32) -> i32 {
+    match pos.variant().goal {
+        Goal::PawnRace => won_or_lost(false, ply),
+        Goal::Checkmate if in_check => won_or_lost(false, ply),
+        Goal::Checkmate => 0,
     }
 }
 
