@@ -164,6 +164,8 @@ pub struct Core {
     renderer: &'static Renderer,
     /// Names seen, by platform and id, for captions.
     names: Mutex<HashMap<(String, String), String>>,
+    /// Other ids the bot goes by (its Telegram username, its Discord user id).
+    aliases: Mutex<Vec<String>>,
 }
 
 /// A stored game with its rules state rebuilt.
@@ -175,7 +177,18 @@ struct Loaded {
 impl Core {
     /// A core over a store.
     pub fn new(store: Store, config: CoreConfig) -> Core {
-        Core { store, config, renderer: Renderer::shared(), names: Mutex::default() }
+        Core { store, config, renderer: Renderer::shared(), names: Mutex::default(), aliases: Mutex::default() }
+    }
+
+    /// Makes `id` another name of the bot: a challenge to it is a game
+    /// against the bot. Adapters call this with the bot's own id on their
+    /// platform once they know it.
+    pub fn add_bot_alias(&self, id: &str) {
+        if let Ok(mut aliases) = self.aliases.lock()
+            && !aliases.iter().any(|a| a.eq_ignore_ascii_case(id))
+        {
+            aliases.push(id.to_string());
+        }
     }
 
     /// The store.
@@ -474,7 +487,8 @@ impl Core {
                 bot_level: Some(spec.level.unwrap_or(5)),
                 ..settings
             };
-            return self.play_the_bot(msg, v, colour, settings);
+            let bot = spec.opponent.clone().unwrap_or_else(|| self.config.bot_name.clone());
+            return self.play_the_bot(msg, v, colour, settings, bot);
         }
         let challenge = Challenge {
             challenger: me.clone(),
@@ -560,18 +574,21 @@ impl Core {
 
     fn is_bot(&self, id: &str) -> bool {
         id.eq_ignore_ascii_case(&self.config.bot_name)
+            || self.aliases.lock().is_ok_and(|a| a.iter().any(|x| x.eq_ignore_ascii_case(id)))
     }
 
     /// A game against the bot starts at once; if the bot has White, it moves.
+    /// `bot` is the id the player named the bot by, so that mentions of it
+    /// work on the player's platform.
     fn play_the_bot(
         &self,
         msg: &Incoming,
         v: &'static Variant,
         colour: ColourChoice,
         settings: GameSettings,
+        bot: String,
     ) -> Answer {
         let me = msg.sender.id.clone();
-        let bot = self.config.bot_name.clone();
         let me_white = match colour {
             ColourChoice::White => true,
             ColourChoice::Black => false,
@@ -615,8 +632,8 @@ impl Core {
     /// after it and what to say.
     fn bot_moves(&self, msg: &Incoming, loaded: Loaded) -> Result<(Loaded, String), Refusal> {
         let pos = loaded.game.position();
-        let bot = self.config.bot_name.clone();
-        if loaded.game.outcome().is_some() || loaded.record.player(colour_of(pos.turn())) != bot {
+        let bot = loaded.record.player(colour_of(pos.turn())).to_string();
+        if loaded.game.outcome().is_some() || !self.is_bot(&bot) {
             return Ok((loaded, String::new()));
         }
         let level = loaded.record.settings.bot_level.unwrap_or(5);

@@ -67,6 +67,10 @@ pub async fn run(core: Arc<Core>, token: String, api_url: Option<String>, shutdo
     let Some(me) = connect(&bot, shutdown.clone()).await? else { return Ok(()) };
     let username = me.user.username.clone().unwrap_or_default();
     tracing::info!(bot = %username, "connected to Telegram");
+    // `/challenge @ThisBot` is a game against the bot.
+    if !username.is_empty() {
+        core.add_bot_alias(&username.to_lowercase());
+    }
 
     if let Err(e) = retrying("deleteWebhook", || bot.delete_webhook().send()).await {
         tracing::warn!("could not remove a webhook, polling may fail: {e}");

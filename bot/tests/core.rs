@@ -143,3 +143,18 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_bot_answers_to_its_platform_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    // A Discord bot is mentioned by its user id, a Telegram bot by its username.
+    core.add_bot_alias("4242");
+    let r = say(&core, "alice", "/challenge @4242 chess black level 1", 0, None);
+    assert!(r[0].text.contains("<@4242> (White) vs <@alice> (Black)"), "{r:?}");
+    assert!(r[0].text.contains("<@4242> played"), "the bot moves first: {r:?}");
+    let legal = say(&core, "alice", "/moves", 1, None);
+    let first = legal[0].text.lines().nth(1).and_then(|l| l.split(": ").nth(1)).and_then(|m| m.split(' ').next());
+    let answer = say(&core, "alice", first.unwrap(), 2, None);
+    assert!(answer[0].text.contains("<@4242> played"), "the bot answers: {answer:?}");
+}
