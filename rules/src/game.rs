@@ -103,7 +103,7 @@ impl Position {
             let reason = if pawns.is_empty() { EndReason::LastPawnCaptured } else { EndReason::PawnPromoted };
             return Some(Outcome::win(w, reason));
         }
-        if self.legal_moves_ignoring_draws().is_empty() {
+        if self.legal_moves().is_empty() {
             return Some(match self.variant.goal {
                 Goal::PawnRace => Outcome::win(!self.turn, EndReason::NoMoves),
                 Goal::Checkmate if self.is_check() => Outcome::win(!self.turn, EndReason::Checkmate),
@@ -142,12 +142,6 @@ impl Position {
         const DARK: u64 = 0xaa55_aa55_aa55_aa55;
         let bishops = minors.0;
         bishops & DARK == 0 || bishops & !DARK == 0
-    }
-
-    fn legal_moves_ignoring_draws(&self) -> MoveList {
-        let mut list = MoveList::new();
-        self.generate(&mut list);
-        list
     }
 }
 

@@ -175,14 +175,19 @@ impl Engine {
         self.stopped
     }
 
-    fn negamax(&mut self, pos: &Position, mut depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
+    /// Counts the node; a score at once if time is up or the race is decided.
+    fn enter(&mut self, pos: &Position, ply: i32) -> Option<i32> {
         self.nodes += 1;
         if self.out_of_time() {
-            return 0;
+            return Some(0);
         }
+        pos.race_decided().map(|w| won_or_lost(w == pos.turn(), ply))
+    }
+
+    fn negamax(&mut self, pos: &Position, mut depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
         let ply_score = ply as i32;
-        if let Some(w) = pos.race_decided() {
-            return won_or_lost(w == pos.turn(), ply_score);
+        if let Some(score) = self.enter(pos, ply_score) {
+            return score;
         }
         let hash = pos.hash();
         if ply > 0 && self.path.contains(&hash) {
@@ -276,13 +281,9 @@ impl Engine {
     }
 
     fn quiesce(&mut self, pos: &Position, ply: usize, mut alpha: i32, beta: i32, qply: u32) -> i32 {
-        self.nodes += 1;
-        if self.out_of_time() {
-            return 0;
-        }
         let ply_score = ply as i32;
-        if let Some(w) = pos.race_decided() {
-            return won_or_lost(w == pos.turn(), ply_score);
+        if let Some(score) = self.enter(pos, ply_score) {
+            return score;
         }
         let in_check = pos.is_check();
         let mut moves = MoveList::new();
