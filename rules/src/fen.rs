@@ -41,8 +41,13 @@ fn syntax(msg: impl Into<String>) -> FenError {
 
 /// Most pieces one side may have on the board (as in chess).
 const MAX_PIECES: u32 = 16;
+/// Most pieces one side may have in Construction, where promotion rewards
+/// can add static pieces to the fifteen.
+const MAX_PIECES_BUILT: u32 = 24;
 /// Most pawns one side may have on the board.
 const MAX_PAWNS: u32 = 8;
+/// Most pieces of one kind in a hand or reserve.
+const MAX_HAND: u32 = 32;
 
 impl Position {
     /// Reads a FEN of `variant`. Never panics, whatever the text.
@@ -92,6 +97,28 @@ impl Position {
                         return Err(syntax("'++'"));
                     }
                     promoted = true;
+                } else if c == '(' {
+                    // A piece of several powers (POWERS.md): `(BN)`, `(kq)`.
+                    let mut group = String::new();
+                    for g in chars.by_ref() {
+                        if g == ')' {
+                            break;
+                        }
+                        group.push(g);
+                        if group.len() > 8 {
+                            return Err(syntax("a '(' group that does not close"));
+                        }
+                    }
+                    let piece = parse_group(variant, &group)?;
+                    if promoted {
+                        return Err(syntax("'+' must be followed by a piece letter"));
+                    }
+                    if file >= variant.width {
+                        return Err(syntax(format!("rank {} is too long", rank + 1)));
+                    }
+                    let sq = Square::from_coords(file, rank).ok_or_else(|| syntax("square off the board"))?;
+                    pos.put(sq, piece);
+                    file += 1;
                 } else {
                     let idx = variant.piece_index(c).ok_or_else(|| syntax(format!("unknown piece '{c}'")))?;
                     if file >= variant.width {
@@ -118,24 +145,32 @@ impl Position {
         }
 
         if let Some(hand) = hand {
-            if !variant.drops && !hand.is_empty() {
+            if !variant.drops && !variant.grants && !hand.is_empty() {
                 return Err(impossible("there are no hands in this game"));
             }
-            for c in hand.chars() {
+            let mut chars = hand.chars().peekable();
+            while let Some(c) = chars.next() {
                 if c == '-' && hand.len() == 1 {
                     break;
                 }
                 let idx = variant.piece_index(c).ok_or_else(|| syntax(format!("unknown piece '{c}' in hand")))?;
                 let pt = variant.pieces[idx as usize];
-                if pt.royal {
-                    return Err(impossible("a royal piece cannot be in hand"));
+                if pt.royal || !variant.hand_order.contains(pt.letter) {
+                    return Err(impossible(&format!("a {} cannot be in hand", pt.name)));
                 }
+                // Construction's reserve may give counts: `S15R3`.
+                let mut n = 0u32;
+                while let Some(d) = chars.peek().and_then(|c| c.to_digit(10)) {
+                    n = (n * 10 + d).min(1000);
+                    chars.next();
+                }
+                let n = if n == 0 { 1 } else { n };
                 let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
                 let slot = &mut pos.hands[color.index()][idx as usize];
-                if *slot as u32 >= MAX_PIECES {
+                if *slot as u32 + n > MAX_HAND {
                     return Err(impossible("too many pieces in hand"));
                 }
-                *slot += 1;
+                *slot += n as u8;
             }
         }
 
@@ -222,10 +257,12 @@ impl Position {
         let v = self.variant;
         for c in Color::ALL {
             let ours = self.by_color[c.index()];
-            if ours.count() > MAX_PIECES {
-                return Err(format!("{} has more than {MAX_PIECES} pieces", c.name()));
+            let max = if v.grants { MAX_PIECES_BUILT } else { MAX_PIECES };
+            if ours.count() > max {
+                return Err(format!("{} has more than {max} pieces", c.name()));
             }
-            if (ours & self.power(Power::Pawn)).count() > MAX_PAWNS {
+            // PA3: absorbing a pawn makes one more piece with the Pawn power.
+            if !v.absorption && (ours & self.power(Power::Pawn)).count() > MAX_PAWNS {
                 return Err(format!("{} has more than {MAX_PAWNS} pawns", c.name()));
             }
             if v.has_royal() && (ours & self.royal).count() != 1 {
@@ -248,9 +285,7 @@ impl Position {
             }
             (Goal::PawnRace, _) => {}
         }
-        if let Some(k) = self.royal_square(!self.turn)
-            && self.is_attacked(k, self.turn)
-        {
+        if self.royal_attacked(!self.turn) {
             return Err("the side that just moved is in check".into());
         }
         Ok(())
@@ -274,7 +309,7 @@ impl Position {
                         if p.promoted {
                             s.push('+');
                         }
-                        s.push(self.letter(p));
+                        s.push_str(&self.piece_code(p));
                     }
                 }
             }
@@ -285,7 +320,7 @@ impl Position {
                 s.push('/');
             }
         }
-        if v.drops {
+        if v.drops || v.grants {
             s.push('[');
             for c in Color::ALL {
                 for slot in v.hand_order.chars() {
@@ -293,8 +328,20 @@ impl Position {
                         continue;
                     };
                     let letter = if c == Color::White { slot } else { slot.to_ascii_lowercase() };
-                    for _ in 0..self.hands[c.index()][i as usize] {
-                        s.push(letter);
+                    let n = self.hands[c.index()][i as usize];
+                    if v.grants {
+                        // Construction's reserve is written with counts.
+                        match n {
+                            0 => {}
+                            1 => s.push(letter),
+                            n => {
+                                let _ = write!(s, "{letter}{n}");
+                            }
+                        }
+                    } else {
+                        for _ in 0..n {
+                            s.push(letter);
+                        }
                     }
                 }
             }
@@ -326,11 +373,83 @@ impl Position {
         s
     }
 
-    /// The FEN letter of a piece (upper case for White).
+    /// The FEN letter of a piece (upper case for White). A piece of powers
+    /// that no named piece has gets the letter of its strongest power; see
+    /// [`Position::piece_code`] for its full name.
     pub fn letter(&self, p: Piece) -> char {
-        let l = self.variant.piece_index_of(p.powers, p.royal).map_or('?', |i| self.variant.pieces[i as usize].letter);
+        let l = match self.variant.piece_index_of(p.powers, p.royal) {
+            Some(i) => self.variant.pieces[i as usize].letter,
+            None => group_letters(p.powers).chars().next().unwrap_or('?'),
+        };
         if p.color == Color::White { l } else { l.to_ascii_lowercase() }
     }
+
+    /// How a piece is written in FEN and SAN: its letter, or for a set of
+    /// powers that no named piece has, the power letters in parentheses
+    /// (`(BN)`, `(kq)`; POWERS.md). Upper case for White.
+    pub fn piece_code(&self, p: Piece) -> String {
+        let code = match self.variant.piece_index_of(p.powers, p.royal) {
+            Some(i) => self.variant.pieces[i as usize].letter.to_string(),
+            None => format!("({})", group_letters(p.powers)),
+        };
+        if p.color == Color::White { code } else { code.to_ascii_lowercase() }
+    }
+}
+
+/// The power letters of a set in the order `K Q R B N P C`, Rook and Bishop
+/// together written `Q`.
+pub(crate) fn group_letters(powers: Powers) -> String {
+    let mut s = String::new();
+    for (power, letter) in [
+        (Powers::KING, 'K'),
+        (Powers::QUEEN, 'Q'),
+        (Powers::ROOK, 'R'),
+        (Powers::BISHOP, 'B'),
+        (Powers::KNIGHT, 'N'),
+        (Powers::PAWN, 'P'),
+        (Powers::CASTLE, 'C'),
+    ] {
+        let taken = s.contains('Q') && (power == Powers::ROOK || power == Powers::BISHOP);
+        if powers.contains(power) && !taken {
+            s.push(letter);
+        }
+    }
+    s
+}
+
+/// Reads the inside of a `(...)` group: one colour's power letters.
+fn parse_group(variant: &'static Variant, group: &str) -> Result<Piece, FenError> {
+    if !variant.absorption && !variant.grants {
+        return Err(syntax(format!("'({group})': this game has no pieces made of several powers")));
+    }
+    let white = group.chars().all(|c| c.is_ascii_uppercase());
+    let black = group.chars().all(|c| c.is_ascii_lowercase());
+    if group.is_empty() || !(white || black) {
+        return Err(syntax(format!("'({group})' must be power letters of one colour")));
+    }
+    let mut powers = Powers::NONE;
+    for c in group.chars() {
+        let p = match c.to_ascii_uppercase() {
+            'K' => Powers::KING,
+            'Q' => Powers::QUEEN,
+            'R' => Powers::ROOK,
+            'B' => Powers::BISHOP,
+            'N' => Powers::KNIGHT,
+            'P' => Powers::PAWN,
+            'C' if variant.grants => Powers::CASTLE,
+            _ => return Err(syntax(format!("unknown power '{c}' in '({group})'"))),
+        };
+        powers = powers.with(p);
+    }
+    let royal = powers.contains(Powers::KING);
+    if royal && variant.grants && powers != Powers::KING {
+        return Err(FenError::Impossible {
+            variant: variant.name,
+            reason: "the King cannot hold other powers in this game".into(),
+        });
+    }
+    let color = if white { Color::White } else { Color::Black };
+    Ok(Piece { color, powers, royal, promoted: false })
 }
 
 fn can_promote(variant: &Variant, powers: Powers) -> bool {

@@ -263,9 +263,11 @@ impl Game {
     fn track_last_moved(&mut self, mover: Color, m: &Move) {
         let (captured, dest) = match *m {
             Move::Normal { to, .. } => (Some(to), Some(to)),
-            Move::EnPassant { from, to } => (Some(Square::new(from.rank() * 8 + to.file())), Some(to)),
+            Move::EnPassant { from, to, .. } => (Some(Square::new(from.rank() * 8 + to.file())), Some(to)),
             Move::Castle { king, rook } => (None, Some(crate::moves::castle_squares(king, rook).0)),
             Move::Drop { to, .. } => (None, Some(to)),
+            Move::Grant { to, .. } => (None, Some(to)),
+            Move::Swap { king, .. } => (None, Some(king)),
             // Of two pawns, the second is the most recently moved piece.
             Move::PawnPair { second, .. } => (None, Some(second.1)),
         };

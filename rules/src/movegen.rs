@@ -9,7 +9,7 @@
 
 use crate::attacks::tables;
 use crate::moves::{Move, MoveList, Promote, castle_squares};
-use crate::piece::{Power, Powers};
+use crate::piece::{Piece, Power, Powers};
 use crate::position::Position;
 use crate::types::{Bitboard, Color, Square};
 use crate::variant::Promotion;
@@ -93,6 +93,10 @@ impl Position {
         if self.race_decided().is_some() {
             return;
         }
+        if self.variant.absorption && self.royals_with_powers() {
+            self.generate_by_testing(list);
+            return;
+        }
         let r = self.restriction();
         let us = self.turn;
         let ours = self.by_color[us.index()];
@@ -100,15 +104,19 @@ impl Position {
         let t = tables();
 
         if let Some(k) = r.king {
-            // The direct legal generator assumes a royal piece that steps like
-            // a king; DESIGN.md says how royal pieces with other powers will
-            // be handled.
+            // The direct generator handles a royal piece that steps like a
+            // king; royal pieces with other powers (PA6) went to
+            // `generate_by_testing` above.
             debug_assert!(self.piece_at(k).is_some_and(|p| self.moves_of(p) == Powers::KING));
             let them = self.by_color[(!us).index()];
             let lifted = occ & !k.bb();
             for to in t.king(k) & self.mask & !ours {
                 if self.attackers(to, !us, them, lifted).is_empty() {
-                    list.push(Move::Normal { from: k, to, promote: Promote::No });
+                    if self.variant.absorption {
+                        self.push_move(k, to, false, list);
+                    } else {
+                        list.push(Move::Normal { from: k, to, promote: Promote::No, keep: false });
+                    }
                 }
             }
             if r.double_check {
@@ -125,9 +133,25 @@ impl Position {
             let Some(piece) = self.piece_at(from) else {
                 continue;
             };
-            let mut targets = self.attacks(from, self.moves_of(piece), us, occ) & !ours & r.target;
+            let powers = self.moves_of(piece);
+            if powers.contains(Powers::PAWN) {
+                // A compound holding the Pawn power (PA4, C4).
+                let mut line = r.target;
+                if r.pinned.has(from) {
+                    line &= t.line(r.king.unwrap_or(from), from);
+                }
+                self.compound_pawn_moves(from, piece, line, list);
+                continue;
+            }
+            let mut targets = self.attacks(from, powers, us, occ) & !ours & r.target;
             if r.pinned.has(from) {
                 targets &= t.line(r.king.unwrap_or(from), from);
+            }
+            if self.variant.absorption {
+                for to in targets {
+                    self.push_move(from, to, false, list);
+                }
+                continue;
             }
             let may_flip = match self.variant.promotion {
                 Promotion::Flip { optional, .. } => !piece.promoted && piece.powers.intersects(optional),
@@ -136,14 +160,17 @@ impl Position {
             let zone = self.last_rank(us);
             for to in targets {
                 if may_flip && (zone.has(from) || zone.has(to)) {
-                    list.push(Move::Normal { from, to, promote: Promote::Flip });
+                    list.push(Move::Normal { from, to, promote: Promote::Flip, keep: false });
                 }
-                list.push(Move::Normal { from, to, promote: Promote::No });
+                list.push(Move::Normal { from, to, promote: Promote::No, keep: false });
             }
         }
         self.pawn_moves(movers & pawns, &r, list);
         if self.variant.drops {
             self.drops(&r, list);
+        }
+        if self.variant.grants {
+            self.reserve_moves(&r, list);
         }
         if pairs && self.variant.pawn_pairs && !(us == Color::White && self.first_pawn_turn) {
             self.pawn_pairs(movers & pawns, list);
@@ -156,7 +183,7 @@ impl Position {
         let t = tables();
         let ahead = from.bb().forward(us) & self.mask;
         let mut steps = ahead & empty;
-        if self.variant.double_step && steps.any() && self.home_rank(us).forward(us).has(from) {
+        if self.variant.double_step && steps.any() && self.double_step_rank(us).has(from) {
             steps |= steps.forward(us) & empty & self.mask;
         }
         if self.variant.pawn_diagonal_steps {
@@ -182,11 +209,20 @@ impl Position {
         let single = free.forward(us) & empty;
         self.emit_pawn_set(single & r.target, fwd, list);
         if self.variant.double_step {
-            let from_home = single & self.home_rank(us).forward(us).forward(us);
+            let from_home = single & self.double_step_rank(us).forward(us);
             self.emit_pawn_set(from_home.forward(us) & empty & r.target, 2 * fwd, list);
         }
-        self.emit_pawn_set(west & them & r.target, fwd - 1, list);
-        self.emit_pawn_set(east & them & r.target, fwd + 1, list);
+        if self.variant.absorption {
+            // Captures may absorb (PA3): each with its own choices.
+            for (set, shift) in [(west & them & r.target, fwd - 1), (east & them & r.target, fwd + 1)] {
+                for to in set {
+                    self.push_move(Square::new((to.index() as i8 - shift) as u8), to, true, list);
+                }
+            }
+        } else {
+            self.emit_pawn_set(west & them & r.target, fwd - 1, list);
+            self.emit_pawn_set(east & them & r.target, fwd + 1, list);
+        }
         if self.variant.pawn_diagonal_steps {
             self.emit_pawn_set(west & empty & r.target, fwd - 1, list);
             self.emit_pawn_set(east & empty & r.target, fwd + 1, list);
@@ -202,11 +238,100 @@ impl Position {
         }
 
         if let Some(ep) = self.ep {
-            for from in t.pawn(!us, ep) & pawns {
+            // PA4: every non-royal piece holding the Pawn power may capture
+            // en passant (royal pieces are not filed under the Pawn power).
+            let capturers =
+                if self.variant.absorption { self.power(Power::Pawn) & self.by_color[us.index()] } else { pawns };
+            for from in t.pawn(!us, ep) & capturers {
                 if self.en_passant_is_safe(from, ep) {
-                    list.push(Move::EnPassant { from, to: ep });
+                    self.push_en_passant(from, ep, list);
                 }
             }
+        }
+    }
+
+    /// An en passant capture, and its declining twin where that differs (PA3).
+    fn push_en_passant(&self, from: Square, to: Square, list: &mut MoveList) {
+        list.push(Move::EnPassant { from, to, keep: false });
+        if self.variant.absorption {
+            let victim = self.piece_at(Square::new(from.rank() * 8 + to.file()));
+            if let (Some(p), Some(v)) = (self.piece_at(from), victim)
+                && !p.powers.contains(v.powers)
+            {
+                list.push(Move::EnPassant { from, to, keep: true });
+            }
+        }
+    }
+
+    /// Moves of a non-royal piece that holds the Pawn power and others:
+    /// the union of its targets, a target its Pawn power reaches being a
+    /// pawn move (PA4, C4). `allowed` restricts the targets (check, pins).
+    fn compound_pawn_moves(&self, from: Square, piece: Piece, allowed: Bitboard, list: &mut MoveList) {
+        let t = tables();
+        let us = self.turn;
+        let ours = self.by_color[us.index()];
+        let them = self.by_color[(!us).index()];
+        let occ = self.occupied();
+        let empty = !occ & self.mask;
+        let powers = self.moves_of(piece);
+        let others = self.attacks(from, powers.without(Powers::PAWN), us, occ) & !ours;
+        let pawn = self.pawn_steps(from, us, empty) | (t.pawn(us, from) & them & self.mask);
+        let mut targets = (others | pawn) & allowed;
+        if let Some(ep) = self.ep
+            && self.variant.en_passant
+            && t.pawn(us, from).has(ep)
+        {
+            // PA4: going to the en passant square is the en passant capture,
+            // generated with the pawns.
+            targets &= !ep.bb();
+        }
+        for to in targets {
+            self.push_move(from, to, pawn.has(to), list);
+        }
+    }
+
+    /// A move of the piece on `from` to `to` in a variant where captures
+    /// absorb or pawn powers sit on compounds: every choice it offers.
+    /// `pawn` says the Pawn power makes it (it then promotes on the last
+    /// rank, PA5, C5). A royal piece holding the Pawn power promotes on
+    /// reaching the last rank by any move (PA5). Declining (PA3) is offered
+    /// only where it ends with a different piece.
+    pub(crate) fn push_move(&self, from: Square, to: Square, pawn: bool, list: &mut MoveList) {
+        let Some(piece) = self.piece_at(from) else {
+            return;
+        };
+        let victim = self.piece_at(to);
+        let zone = self.last_rank(self.turn).has(to);
+        let kinds: &[u8] = match self.variant.promotion {
+            Promotion::Choice(k) | Promotion::Reserve(k) => k,
+            _ => &[],
+        };
+        let promotes = |powers: Powers| {
+            zone && !kinds.is_empty() && if piece.royal { powers.contains(Powers::PAWN) } else { pawn }
+        };
+        let absorbed = self.result_powers(piece, victim, false, Promote::No);
+        let absorb_promotes = promotes(absorbed);
+        if absorb_promotes {
+            for &k in kinds {
+                list.push(Move::Normal { from, to, promote: Promote::To(k), keep: false });
+            }
+        } else {
+            list.push(Move::Normal { from, to, promote: Promote::No, keep: false });
+        }
+        if absorbed == piece.powers {
+            return;
+        }
+        if promotes(piece.powers) {
+            for &k in kinds {
+                let p = Promote::To(k);
+                let differs = !absorb_promotes
+                    || self.result_powers(piece, victim, true, p) != self.result_powers(piece, victim, false, p);
+                if differs {
+                    list.push(Move::Normal { from, to, promote: p, keep: true });
+                }
+            }
+        } else {
+            list.push(Move::Normal { from, to, promote: Promote::No, keep: true });
         }
     }
 
@@ -215,7 +340,7 @@ impl Position {
         let zone = self.last_rank(self.turn);
         for to in targets & !zone {
             let from = Square::new((to.index() as i8 - shift) as u8);
-            list.push(Move::Normal { from, to, promote: Promote::No });
+            list.push(Move::Normal { from, to, promote: Promote::No, keep: false });
         }
         for to in targets & zone {
             self.emit_pawn(Square::new((to.index() as i8 - shift) as u8), to, list);
@@ -224,16 +349,20 @@ impl Position {
 
     /// A pawn move, with the promotions the variant asks for on the last rank.
     fn emit_pawn(&self, from: Square, to: Square, list: &mut MoveList) {
+        if self.variant.absorption {
+            self.push_move(from, to, true, list);
+            return;
+        }
         if !self.last_rank(self.turn).has(to) {
-            list.push(Move::Normal { from, to, promote: Promote::No });
+            list.push(Move::Normal { from, to, promote: Promote::No, keep: false });
             return;
         }
         match self.variant.promotion {
-            Promotion::None => list.push(Move::Normal { from, to, promote: Promote::No }),
-            Promotion::Flip { .. } => list.push(Move::Normal { from, to, promote: Promote::Flip }),
-            Promotion::Choice(kinds) => {
+            Promotion::None => list.push(Move::Normal { from, to, promote: Promote::No, keep: false }),
+            Promotion::Flip { .. } => list.push(Move::Normal { from, to, promote: Promote::Flip, keep: false }),
+            Promotion::Choice(kinds) | Promotion::Reserve(kinds) => {
                 for &k in kinds {
-                    list.push(Move::Normal { from, to, promote: Promote::To(k) });
+                    list.push(Move::Normal { from, to, promote: Promote::To(k), keep: false });
                 }
             }
         }
@@ -354,6 +483,225 @@ impl Position {
     fn preferred_pass(&self, a: Square, safe: Bitboard, to: Square) -> Option<Square> {
         let through = self.passes_to(safe, to);
         (through & Bitboard::file(a.file())).first().or(through.first())
+    }
+
+    /// Construction's turns from the reserve (C2, C6): static drops on the
+    /// own first ranks, power grants and Castling-power swaps. Grants and
+    /// swaps move nothing that could resolve a check, so they need none.
+    fn reserve_moves(&self, r: &Restriction, list: &mut MoveList) {
+        let us = self.turn;
+        let ours = self.by_color[us.index()];
+        let hand = &self.hands[us.index()];
+        let h = self.variant.height;
+        let zone = (0..self.variant.drop_ranks.min(h))
+            .map(|i| Bitboard::rank(if us == Color::White { i } else { h - 1 - i }))
+            .fold(Bitboard::EMPTY, |a, b| a | b);
+        for (slot, pt) in self.variant.pieces.iter().enumerate() {
+            if pt.powers.is_empty() && !pt.royal && hand[slot] > 0 {
+                for to in zone & !self.occupied() & self.mask & r.target {
+                    list.push(Move::Drop { piece: slot as u8, to });
+                }
+            }
+        }
+        if r.in_check {
+            return;
+        }
+        let last = self.last_rank(us);
+        for to in ours & !self.royal {
+            let Some(p) = self.piece_at(to) else {
+                continue;
+            };
+            for (slot, pt) in self.variant.pieces.iter().enumerate() {
+                let single = pt.powers.count() == 1;
+                if hand[slot] == 0 || !single || pt.royal || p.powers.contains(pt.powers) {
+                    continue;
+                }
+                // C4: no Pawn power for a piece on its last rank.
+                if pt.powers == Powers::PAWN && last.has(to) {
+                    continue;
+                }
+                list.push(Move::Grant { piece: slot as u8, to });
+            }
+        }
+        // C6: the holder must not be attacked; the King, not in check now,
+        // lands on the holder's square with the same pieces around.
+        if let Some(king) = r.king {
+            let them = self.by_color[(!us).index()];
+            for from in self.power(Power::Castle) & ours & !self.royal {
+                if self.attackers(from, !us, them, self.occupied()).is_empty() {
+                    list.push(Move::Swap { from, king });
+                }
+            }
+        }
+    }
+
+    /// PA6 is in play: some royal piece holds more than the King power.
+    #[inline]
+    pub(crate) fn royals_with_powers(&self) -> bool {
+        (self.royal & (self.power(Power::Rook) | self.power(Power::Bishop) | self.power(Power::Knight))).any()
+    }
+
+    /// Power Absorption with Kings that hold other powers (PA6): every
+    /// pseudo-legal move, each played on a copy and kept if the own King is
+    /// not in check afterwards. Rare, so simple.
+    fn generate_by_testing(&self, list: &mut MoveList) {
+        let us = self.turn;
+        let ours = self.by_color[us.index()];
+        let occ = self.occupied();
+        let t = tables();
+        let mut pseudo = MoveList::new();
+        for from in ours {
+            let Some(piece) = self.piece_at(from) else {
+                continue;
+            };
+            let powers = self.moves_of(piece);
+            if piece.royal {
+                let mut targets = Bitboard::EMPTY;
+                if powers.contains(Powers::KING) {
+                    targets |= t.king(from);
+                }
+                if powers.contains(Powers::KNIGHT) {
+                    targets |= t.knight(from);
+                }
+                if powers.intersects(Powers::QUEEN) {
+                    targets |= self.royal_slides(from, powers);
+                }
+                for to in targets & self.mask & !ours {
+                    self.push_move(from, to, false, &mut pseudo);
+                }
+            } else if powers.contains(Powers::PAWN) {
+                self.compound_pawn_moves(from, piece, Bitboard::FULL, &mut pseudo);
+            } else {
+                for to in self.attacks(from, powers, us, occ) & !ours {
+                    self.push_move(from, to, false, &mut pseudo);
+                }
+            }
+        }
+        if let Some(ep) = self.ep {
+            for from in t.pawn(!us, ep) & self.power(Power::Pawn) & ours {
+                self.push_en_passant(from, ep, &mut pseudo);
+            }
+        }
+        if let Some(k) = self.royal_square(us)
+            && self.variant.castling
+            && !self.royal_attacked(us)
+        {
+            self.castling_by_testing(k, &mut pseudo);
+        }
+        for m in pseudo {
+            let mut after = self.clone();
+            after.play_unchecked(m);
+            if !after.royal_attacked(us) {
+                list.push(m);
+            }
+        }
+    }
+
+    /// Castling when the enemy King may slide: every square of the King's
+    /// path is tested by standing the King on it (PA1, PA6).
+    fn castling_by_testing(&self, king: Square, list: &mut MoveList) {
+        let us = self.turn;
+        let occ = self.occupied();
+        let t = tables();
+        for rook in self.castling & self.by_color[us.index()] & self.home_rank(us) {
+            let (kd, rd) = castle_squares(king, rook);
+            let king_path = t.between(king, kd) | kd.bb();
+            let must_be_empty =
+                (t.between(king, rook) | king_path | t.between(rook, rd) | rd.bb()) & !king.bb() & !rook.bb();
+            if (must_be_empty & occ).any() {
+                continue;
+            }
+            let safe = king_path.into_iter().all(|sq| {
+                let mut p = self.clone();
+                if let Some(kp) = p.remove(king) {
+                    p.put(sq, kp);
+                }
+                !p.royal_attacked(us)
+            });
+            if safe {
+                list.push(Move::Castle { king, rook });
+            }
+        }
+    }
+
+    /// PA6: where a royal piece on `from` may slide with its Rook and Bishop
+    /// powers: not past a square that the enemy attacks (judged now, the
+    /// enemy's sliding King counted without this restriction). Such a square
+    /// ends the ray as a blocker would.
+    fn royal_slides(&self, from: Square, powers: Powers) -> Bitboard {
+        let t = tables();
+        let stops = self.occupied() | self.attacked_squares(!self.turn) | !self.mask;
+        let mut out = Bitboard::EMPTY;
+        if powers.contains(Powers::ROOK) {
+            out |= t.rook(from, stops);
+        }
+        if powers.contains(Powers::BISHOP) {
+            out |= t.bishop(from, stops);
+        }
+        out
+    }
+
+    /// Every square `by` attacks, Kings with all their powers unrestricted.
+    pub(crate) fn attacked_squares(&self, by: Color) -> Bitboard {
+        let occ = self.occupied();
+        let mut a = Bitboard::EMPTY;
+        for sq in self.by_color[by.index()] {
+            if let Some(p) = self.piece_at(sq) {
+                a |= self.attacks(sq, self.moves_of(p), by, occ);
+            }
+        }
+        a
+    }
+
+    /// True if `color`'s royal piece is attacked, with PA6 for royal pieces
+    /// that slide: the line from a sliding King is cut by an occupied square
+    /// and by a square that another piece of `color` attacks (the target
+    /// King never shields itself).
+    pub(crate) fn royal_attacked(&self, color: Color) -> bool {
+        let Some(k) = self.royal_square(color) else {
+            return false;
+        };
+        !self.checkers_of(color, k).is_empty()
+    }
+
+    /// The pieces giving check to `color`'s royal piece on `k` (PA6-aware).
+    pub(crate) fn checkers_of(&self, color: Color, k: Square) -> Bitboard {
+        let them = self.by_color[(!color).index()];
+        let occ = self.occupied();
+        if !self.variant.absorption || !self.royals_with_powers() {
+            return self.attackers(k, !color, them, occ);
+        }
+        let t = tables();
+        let mut found = self.attackers(k, !color, them & !self.royal, occ);
+        let Some(e) = (self.royal & them).first() else {
+            return found;
+        };
+        let Some(ep) = self.piece_at(e) else {
+            return found;
+        };
+        let powers = self.moves_of(ep);
+        let mut hits = Bitboard::EMPTY;
+        if powers.contains(Powers::KING) {
+            hits |= t.king(e);
+        }
+        if powers.contains(Powers::KNIGHT) {
+            hits |= t.knight(e);
+        }
+        if hits.has(k) {
+            return found | e.bb();
+        }
+        let on_line = (powers.contains(Powers::ROOK) && t.rook(e, Bitboard::EMPTY).has(k))
+            || (powers.contains(Powers::BISHOP) && t.bishop(e, Bitboard::EMPTY).has(k));
+        if on_line {
+            let between = t.between(e, k);
+            let shields = self.by_color[color.index()] & !self.royal;
+            let cut = (between & occ).any()
+                || Iterator::any(&mut between.into_iter(), |b| self.attackers(b, color, shields, occ).any());
+            if !cut {
+                found |= e.bb();
+            }
+        }
+        found
     }
 
     /// Squares from which a pawn of `us` could step to `to`.

@@ -29,6 +29,8 @@ pub enum Move {
         to: Square,
         /// Promotion on arrival.
         promote: Promote,
+        /// PA3: the captor declines to absorb its victim's powers (`b5c6-`).
+        keep: bool,
     },
     /// A pawn captures en passant; the victim stands beside `from`.
     EnPassant {
@@ -36,6 +38,8 @@ pub enum Move {
         from: Square,
         /// Destination (the square the victim passed).
         to: Square,
+        /// PA3: the captor declines to absorb its victim's powers.
+        keep: bool,
     },
     /// King and rook castle. Written as the king's move (`e1g1`).
     Castle {
@@ -51,6 +55,22 @@ pub enum Move {
         /// Destination.
         to: Square,
     },
+    /// C2: one reserve power (index of its piece type) is given to the piece
+    /// on `to` (`R>e2`).
+    Grant {
+        /// Index of the power's piece type in the variant.
+        piece: u8,
+        /// The piece that receives it.
+        to: Square,
+    },
+    /// C6: the holder of the Castling power swaps squares with its King
+    /// (`a1e1`: the holder's square, then the King's).
+    Swap {
+        /// The holder.
+        from: Square,
+        /// The King.
+        king: Square,
+    },
     /// A6: two non-capturing pawn steps in one turn, `first` then `second`,
     /// each as (from, to). One pawn twice has `second.0 == first.1`.
     PawnPair {
@@ -65,7 +85,8 @@ impl Move {
     /// The destination square of the move (of its last step).
     pub fn to(&self) -> Square {
         match *self {
-            Move::Normal { to, .. } | Move::EnPassant { to, .. } | Move::Drop { to, .. } => to,
+            Move::Normal { to, .. } | Move::EnPassant { to, .. } | Move::Drop { to, .. } | Move::Grant { to, .. } => to,
+            Move::Swap { king, .. } => king,
             Move::Castle { king, rook } => castle_squares(king, rook).0,
             Move::PawnPair { second, .. } => second.1,
         }
@@ -74,10 +95,10 @@ impl Move {
     /// The origin square, if a piece on the board moves.
     pub fn from(&self) -> Option<Square> {
         match *self {
-            Move::Normal { from, .. } | Move::EnPassant { from, .. } => Some(from),
+            Move::Normal { from, .. } | Move::EnPassant { from, .. } | Move::Swap { from, .. } => Some(from),
             Move::Castle { king, .. } => Some(king),
             Move::PawnPair { first, .. } => Some(first.0),
-            Move::Drop { .. } => None,
+            Move::Drop { .. } | Move::Grant { .. } => None,
         }
     }
 }
@@ -90,7 +111,7 @@ pub(crate) fn castle_squares(king: Square, rook: Square) -> (Square, Square) {
 }
 
 /// Upper bound on legal moves in any position the FEN parser accepts.
-pub const MAX_MOVES: usize = 1024;
+pub const MAX_MOVES: usize = 2048;
 
 /// A list of moves that lives on the stack.
 pub type MoveList = ArrayVec<Move, MAX_MOVES>;

@@ -71,16 +71,28 @@ impl Position {
     pub fn canonical(&self, m: &Move) -> String {
         let mut s = String::with_capacity(8);
         match *m {
-            Move::Normal { from, to, promote } => {
+            Move::Normal { from, to, promote, keep } => {
                 let _ = write!(s, "{from}{to}");
                 match promote {
                     Promote::No => {}
                     Promote::Flip => s.push('+'),
                     Promote::To(i) => s.push(self.variant.pieces[i as usize].letter.to_ascii_lowercase()),
                 }
+                if keep {
+                    s.push('-');
+                }
             }
-            Move::EnPassant { from, to } => {
+            Move::EnPassant { from, to, keep } => {
                 let _ = write!(s, "{from}{to}");
+                if keep {
+                    s.push('-');
+                }
+            }
+            Move::Grant { piece, to } => {
+                let _ = write!(s, "{}>{to}", self.variant.pieces[piece as usize].letter);
+            }
+            Move::Swap { from, king } => {
+                let _ = write!(s, "{from}{king}");
             }
             Move::Castle { king, rook } => {
                 let _ = write!(s, "{king}{}", castle_squares(king, rook).0);
@@ -129,18 +141,35 @@ impl Position {
             Move::Drop { piece, to } => {
                 let _ = write!(s, "{}@{to}", self.variant.pieces[piece as usize].letter);
             }
-            Move::EnPassant { from, to } => {
-                let _ = write!(s, "{}x{to}", file_char(from));
+            Move::EnPassant { from, to, keep } => {
+                match self.piece_at(from) {
+                    Some(p) if p.powers != Powers::PAWN => {
+                        let _ = write!(s, "{}x{to}", self.piece_code(p).to_ascii_uppercase());
+                    }
+                    _ => {
+                        let _ = write!(s, "{}x{to}", file_char(from));
+                    }
+                }
+                if keep {
+                    s.push('-');
+                }
+            }
+            Move::Grant { piece, to } => {
+                let _ = write!(s, "{}>{to}", self.variant.pieces[piece as usize].letter);
+            }
+            Move::Swap { from, king } => {
+                let code = self.piece_at(from).map(|p| self.piece_code(p).to_ascii_uppercase()).unwrap_or_default();
+                let _ = write!(s, "{code}{from}<>{king}");
             }
             Move::PawnPair { first, second } => {
-                s.push_str(&self.san_body(&Move::Normal { from: first.0, to: first.1, promote: Promote::No }, legal));
+                s.push_str(&self.san_body(&plain(first.0, first.1), legal));
                 let mut mid = self.clone();
                 mid.apply_step(first.0, first.1);
-                let step = Move::Normal { from: second.0, to: second.1, promote: Promote::No };
+                let step = plain(second.0, second.1);
                 s.push(',');
                 s.push_str(&mid.san_body(&step, &MoveList::new()));
             }
-            Move::Normal { from, to, promote } => {
+            Move::Normal { from, to, promote, keep } => {
                 let Some(piece) = self.piece_at(from) else {
                     return self.canonical(m);
                 };
@@ -156,7 +185,7 @@ impl Position {
                     if piece.promoted {
                         s.push('+');
                     }
-                    s.push(self.letter(piece).to_ascii_uppercase());
+                    s.push_str(&self.piece_code(piece).to_ascii_uppercase());
                     // Disambiguate among the same kind of piece going there.
                     let rivals: Vec<Square> = legal
                         .iter()
@@ -188,6 +217,9 @@ impl Position {
                         let _ = write!(s, "={}", self.variant.pieces[i as usize].letter);
                     }
                 }
+                if keep {
+                    s.push('-');
+                }
             }
         }
         s
@@ -213,6 +245,18 @@ impl Position {
         if let Some(m) = legal.iter().find(|m| self.canonical(m) == trimmed) {
             return Ok(*m);
         }
+        // PA3: `Bxc6-`, `Bxc6 keep` decline the absorption; the rest of the
+        // text is read as usual and only the declining twin is taken.
+        let (trimmed, keep) = strip_keep(trimmed);
+        if let Some(m) = legal.iter().find(|m| self.canonical(m) == format!("{trimmed}{}", if keep { "-" } else { "" }))
+        {
+            return Ok(*m);
+        }
+        let legal: MoveList = legal.into_iter().filter(|m| is_keep(m) == keep).collect();
+        if legal.is_empty() {
+            return Err(MoveError::Illegal { text: text.trim().to_string(), closest: Vec::new() });
+        }
+        let trimmed = trimmed.as_str();
         let (body, checked) = normalise(trimmed);
         if body.is_empty() {
             return Err(MoveError::Syntax(trimmed.to_string()));
@@ -259,9 +303,8 @@ impl Position {
         match *m {
             Move::Castle { king, rook } => forms.push(format!("{king}{rook}")),
             // An only promotion may be left unsaid.
-            Move::Normal { from, to, promote: Promote::Flip } => {
-                let plain = Move::Normal { from, to, promote: Promote::No };
-                if !legal.contains(&plain) {
+            Move::Normal { from, to, promote: Promote::Flip, .. } => {
+                if !legal.contains(&plain(from, to)) {
                     forms.push(format!("{from}{to}"));
                 }
             }
@@ -293,33 +336,61 @@ impl Position {
                 let l = self.variant.pieces[piece as usize].letter;
                 out.push(format!("{l}@{to}"));
                 loose.push(format!("{l}{to}"));
+                loose.push(format!("drop,{to}"));
+                loose.push(format!("drop{to}"));
             }
-            Move::EnPassant { from, to } => {
+            Move::EnPassant { from, to, .. } => {
                 out.push(format!("{}{to}", file_char(from)));
                 out.push(format!("P{}{to}", file_char(from)));
                 out.push(format!("{from}{to}"));
+                if let Some(p) = self.piece_at(from) {
+                    let code = self.piece_code(p).to_ascii_uppercase();
+                    out.push(format!("{code}{to}"));
+                    out.push(format!("{code}{from}{to}"));
+                }
             }
             Move::PawnPair { first, second } => {
-                let (a, _) = normalise(
-                    &self.san_body(&Move::Normal { from: first.0, to: first.1, promote: Promote::No }, legal),
-                );
+                let (a, _) = normalise(&self.san_body(&plain(first.0, first.1), legal));
                 let mut mid = self.clone();
                 mid.apply_step(first.0, first.1);
-                let step = Move::Normal { from: second.0, to: second.1, promote: Promote::No };
+                let step = plain(second.0, second.1);
                 let (b, _) = normalise(&mid.san_body(&step, &MoveList::new()));
                 out.push(format!("{a},{b}"));
             }
-            Move::Normal { from, to, promote } => {
+            Move::Grant { piece, to } => {
+                let pt = self.variant.pieces[piece as usize];
+                out.push(format!("{}>{to}", pt.letter));
+                for word in ["give", "grant", "add"] {
+                    out.push(format!("{word},{},{to}", pt.letter));
+                    out.push(format!("{word},{},{to}", pt.name));
+                    out.push(format!("{word}{}{to}", pt.letter));
+                }
+            }
+            Move::Swap { from, king } => {
+                let code = self.piece_at(from).map(|p| self.piece_code(p).to_ascii_uppercase()).unwrap_or_default();
+                out.push(format!("{code}{from}<>{king}"));
+                out.push(format!("swap,{from}"));
+                out.push(format!("swap{from}"));
+                loose.push("OO".to_string());
+                loose.push("00".to_string());
+            }
+            Move::Normal { from, to, promote, .. } => {
                 let Some(piece) = self.piece_at(from) else {
                     return (out, loose);
                 };
                 let suffixes: Vec<String> = match promote {
                     Promote::No => vec![String::new()],
-                    Promote::To(i) => vec![self.variant.pieces[i as usize].letter.to_string()],
+                    Promote::To(i) => {
+                        let pt = self.variant.pieces[i as usize];
+                        let mut v = vec![pt.letter.to_string()];
+                        if pt.powers.is_empty() {
+                            v.push("static".to_string());
+                        }
+                        v
+                    }
                     Promote::Flip => {
                         let mut v = vec!["G".to_string(), "+G".to_string(), "+".to_string()];
-                        let plain = Move::Normal { from, to, promote: Promote::No };
-                        if !legal.contains(&plain) {
+                        if !legal.contains(&plain(from, to)) {
                             v.push(String::new());
                         }
                         v
@@ -337,9 +408,9 @@ impl Position {
                     let with_p: Vec<String> = stems.iter().map(|s| format!("P{s}")).collect();
                     stems.extend(with_p);
                 } else {
-                    let letter = self.letter(piece).to_ascii_uppercase();
-                    let prefix = if piece.promoted { format!("+{letter}") } else { letter.to_string() };
-                    let canonical_stem = self.san_body(&Move::Normal { from, to, promote: Promote::No }, legal);
+                    let letter = self.piece_code(piece).to_ascii_uppercase();
+                    let prefix = if piece.promoted { format!("+{letter}") } else { letter.clone() };
+                    let canonical_stem = self.san_body(&plain(from, to), legal);
                     let (canonical_stem, _) = normalise(&canonical_stem);
                     stems.push(canonical_stem);
                     for d in
@@ -404,6 +475,11 @@ struct Spellings {
     loose: Vec<String>,
 }
 
+/// A plain move with no promotion or declining.
+fn plain(from: Square, to: Square) -> Move {
+    Move::Normal { from, to, promote: Promote::No, keep: false }
+}
+
 fn file_char(sq: Square) -> char {
     (b'a' + sq.file()) as char
 }
@@ -439,6 +515,33 @@ fn normalise(text: &str) -> (String, bool) {
         }
     }
     (out, checked)
+}
+
+/// True for a move that declines an absorption (PA3).
+fn is_keep(m: &Move) -> bool {
+    matches!(m, Move::Normal { keep: true, .. } | Move::EnPassant { keep: true, .. })
+}
+
+/// Splits a declining mark off typed text: a trailing `-` (after any `+`,
+/// `#`, `!`, `?`) or a last word `keep`, `decline` or `declines`.
+fn strip_keep(text: &str) -> (String, bool) {
+    let mut words: Vec<&str> = text.split_whitespace().collect();
+    if words.len() > 1
+        && let Some(last) = words.last()
+        && ["keep", "decline", "declines", "noabsorb"].iter().any(|w| last.eq_ignore_ascii_case(w))
+    {
+        words.pop();
+        return (words.join(" "), true);
+    }
+    let core = text.trim_end_matches(['+', '#', '!', '?']);
+    let marks = &text[core.len()..];
+    match core.strip_suffix('-') {
+        // `O-O-` is not a declining castle; a lone `-` is no move.
+        Some(rest) if !rest.is_empty() && !rest.ends_with('-') && !rest.ends_with(['O', 'o', '0']) => {
+            (format!("{rest}{marks}"), true)
+        }
+        _ => (text.to_string(), false),
+    }
 }
 
 fn last_square(text: &str) -> Option<Square> {

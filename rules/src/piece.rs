@@ -23,10 +23,11 @@ pub(crate) enum Power {
     Pawn = 4,
     Silver = 5,
     Gold = 6,
+    Castle = 7,
 }
 
 /// Number of distinct powers.
-pub(crate) const NUM_POWERS: usize = 7;
+pub(crate) const NUM_POWERS: usize = 8;
 
 impl Powers {
     /// No power at all: a piece that cannot move (Construction's static piece).
@@ -45,6 +46,8 @@ impl Powers {
     pub const SILVER: Powers = Powers(1 << Power::Silver as u16);
     /// One step orthogonally or diagonally forward (O2).
     pub const GOLD: Powers = Powers(1 << Power::Gold as u16);
+    /// Construction's Castling power (C6): swap places with the own King, once.
+    pub const CASTLE: Powers = Powers(1 << Power::Castle as u16);
     /// Rook plus bishop.
     pub const QUEEN: Powers = Powers(Self::ROOK.0 | Self::BISHOP.0);
 
@@ -73,7 +76,7 @@ impl Powers {
     }
 
     /// Each power of the set on its own, in a fixed order (King, Rook,
-    /// Bishop, Knight, Pawn, Silver, Gold).
+    /// Bishop, Knight, Pawn, Silver, Gold, Castle).
     pub fn singles(self) -> impl Iterator<Item = Powers> {
         self.each().map(|i| Powers(1 << i))
     }
@@ -104,7 +107,7 @@ impl Powers {
 
 impl fmt::Debug for Powers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const NAMES: [&str; NUM_POWERS] = ["King", "Rook", "Bishop", "Knight", "Pawn", "Silver", "Gold"];
+        const NAMES: [&str; NUM_POWERS] = ["King", "Rook", "Bishop", "Knight", "Pawn", "Silver", "Gold", "Castle"];
         let names: Vec<_> = self.each().map(|i| NAMES[i]).collect();
         write!(f, "{{{}}}", names.join("+"))
     }

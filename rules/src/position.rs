@@ -131,8 +131,61 @@ impl Position {
     pub(crate) fn moves_of(&self, piece: Piece) -> Powers {
         match (piece.promoted, self.variant.promotion) {
             (true, Promotion::Flip { moves_as, .. }) => moves_as,
+            // PA4: a King holding the Pawn power gets no pawn moves.
+            _ if piece.royal => piece.powers.without(Powers::PAWN),
             _ => piece.powers,
         }
+    }
+
+    /// The powers a piece ends a move with: PA3's absorption (unless `keep`)
+    /// and then the promotion, which replaces the Pawn power (PA5, C5).
+    #[inline]
+    pub(crate) fn result_powers(&self, piece: Piece, victim: Option<Piece>, keep: bool, promote: Promote) -> Powers {
+        let mut powers = piece.powers;
+        if self.variant.absorption
+            && !keep
+            && let Some(v) = victim
+        {
+            powers = powers.with(v.powers);
+        }
+        match (promote, self.variant.promotion) {
+            (Promote::To(i), Promotion::Choice(_)) => {
+                powers.without(Powers::PAWN).with(self.variant.pieces[i as usize].powers)
+            }
+            (Promote::To(_), Promotion::Reserve(_)) => powers.without(Powers::PAWN),
+            _ => powers,
+        }
+    }
+
+    /// The rank, counted from `color`'s side, that double steps start from.
+    #[inline]
+    pub(crate) fn double_step_rank(&self, color: Color) -> Bitboard {
+        let r = self.variant.double_step_rank;
+        match color {
+            Color::White => Bitboard::rank(r),
+            Color::Black => Bitboard::rank(self.variant.height - 1 - r),
+        }
+    }
+
+    /// True if a move of a piece holding the Pawn power from `from` to `to`
+    /// is one its Pawn power makes (PA4, C4: such a step is a pawn move).
+    #[inline]
+    pub(crate) fn is_pawn_step(&self, from: Square, to: Square, color: Color, capture: bool) -> bool {
+        let fwd = from.bb().forward(color);
+        if capture {
+            return tables().pawn(color, from).has(to);
+        }
+        fwd.has(to)
+            || (self.variant.double_step
+                && self.double_step_rank(color).has(from)
+                && fwd.forward(color).has(to)
+                && !(fwd & self.occupied()).any())
+    }
+
+    /// The reserve (Construction) or hand (Olympic) count of `piece` for
+    /// `color`: same as [`Position::hand`].
+    pub fn reserve(&self, color: Color, piece: u8) -> u8 {
+        self.hand(color, piece)
     }
 
     #[inline]
@@ -255,7 +308,7 @@ impl Position {
     /// Pieces giving check to the side to move.
     pub fn checkers(&self) -> Bitboard {
         match self.royal_square(self.turn) {
-            Some(k) => self.attackers(k, !self.turn, self.by_color[(!self.turn).index()], self.occupied()),
+            Some(k) => self.checkers_of(self.turn, k),
             None => Bitboard::EMPTY,
         }
     }
@@ -278,16 +331,20 @@ impl Position {
         self.halfmoves = self.halfmoves.saturating_add(1);
         let mut pawn_moved = false;
         match m {
-            Move::Normal { from, to, promote } => {
+            Move::Normal { from, to, promote, keep } => {
                 let Some(mut piece) = self.remove(from) else {
                     return;
                 };
-                if let Some(victim) = self.remove(to) {
+                let victim = self.remove(to);
+                if let Some(victim) = victim {
                     self.halfmoves = 0;
                     self.capture_to_hand(us, victim);
                 }
                 self.touch_castling(from, to, piece);
-                if self.moves_of(piece).contains(Powers::PAWN) {
+                let movers = self.moves_of(piece);
+                if movers.contains(Powers::PAWN)
+                    && (movers == Powers::PAWN || self.is_pawn_step(from, to, us, victim.is_some()))
+                {
                     pawn_moved = true;
                     if self.variant.en_passant && from.rank().abs_diff(to.rank()) == 2 {
                         let passed = Square::new((from.index() + to.index()) as u8 / 2);
@@ -299,7 +356,11 @@ impl Position {
                     }
                 }
                 match promote {
-                    Promote::No => {}
+                    Promote::No => {
+                        if victim.is_some() && self.variant.absorption {
+                            piece.powers = self.result_powers(piece, victim, keep, promote);
+                        }
+                    }
                     Promote::Flip => {
                         piece.promoted = true;
                         // Promotion is irreversible: the clock restarts, as
@@ -307,21 +368,27 @@ impl Position {
                         self.halfmoves = 0;
                     }
                     Promote::To(i) => {
-                        let pt = self.variant.pieces[i as usize];
-                        piece = Piece { color: us, powers: pt.powers, royal: pt.royal, promoted: false };
+                        piece.powers = self.result_powers(piece, victim, keep, promote);
+                        if let Promotion::Reserve(_) = self.variant.promotion {
+                            let slot = i as usize;
+                            let count = self.hands[us.index()][slot];
+                            self.set_hand(us, slot, count.saturating_add(1));
+                        }
                     }
                 }
                 self.put(to, piece);
             }
-            Move::EnPassant { from, to } => {
+            Move::EnPassant { from, to, keep } => {
                 pawn_moved = true;
-                let Some(piece) = self.remove(from) else {
+                let Some(mut piece) = self.remove(from) else {
                     return;
                 };
                 let victim_sq = Square::new(from.rank() * 8 + to.file());
-                if let Some(victim) = self.remove(victim_sq) {
+                let victim = self.remove(victim_sq);
+                if let Some(victim) = victim {
                     self.capture_to_hand(us, victim);
                 }
+                piece.powers = self.result_powers(piece, victim, keep, Promote::No);
                 self.put(to, piece);
             }
             Move::Castle { king, rook } => {
@@ -340,8 +407,28 @@ impl Position {
                 let pt = self.variant.pieces[slot];
                 self.put(to, Piece { color: us, powers: pt.powers, royal: pt.royal, promoted: false });
                 // A drop resets the clock, as Fairy-Stockfish counts (Olympic
-                // has no fifty-move rule, so only the FEN shows it).
-                self.halfmoves = 0;
+                // has no fifty-move rule, so only the FEN shows it); C7:
+                // Construction's drops do not.
+                if !self.variant.grants {
+                    self.halfmoves = 0;
+                }
+            }
+            Move::Grant { piece, to } => {
+                let slot = piece as usize;
+                let count = self.hands[us.index()][slot];
+                self.set_hand(us, slot, count.saturating_sub(1));
+                if let Some(mut p) = self.remove(to) {
+                    p.powers = p.powers.with(self.variant.pieces[slot].powers);
+                    self.put(to, p);
+                }
+            }
+            Move::Swap { from, king } => {
+                let (Some(mut holder), Some(kp)) = (self.remove(from), self.remove(king)) else {
+                    return;
+                };
+                holder.powers = holder.powers.without(Powers::CASTLE);
+                self.put(from, kp);
+                self.put(king, holder);
             }
             Move::PawnPair { first, second } => {
                 pawn_moved = true;

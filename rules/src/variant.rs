@@ -27,9 +27,14 @@ pub struct PieceType {
 pub enum Promotion {
     /// Nothing promotes.
     None,
-    /// A pawn reaching the last rank must become one of these piece types
-    /// (indices into [`Variant::pieces`]).
+    /// A pawn move onto the last rank replaces the Pawn power with the powers
+    /// of one of these piece types (indices into [`Variant::pieces`]); for a
+    /// plain pawn that is chess promotion, for Power Absorption's compounds
+    /// PA5.
     Choice(&'static [u8]),
+    /// C5: a pawn move onto the last rank removes the Pawn power and adds one
+    /// of these (indices into [`Variant::pieces`]) to the owner's reserve.
+    Reserve(&'static [u8]),
     /// Shogi style (O3): pieces are flipped over and then move as
     /// `moves_as`. A piece made of `mandatory` must promote on reaching the
     /// last rank; one made of `optional` may promote when a move starts or
@@ -83,8 +88,11 @@ pub struct Variant {
     pub pieces: &'static [PieceType],
     /// Start position as FEN.
     pub start_fen: &'static str,
-    /// Pawns may step twice from their second rank.
+    /// Pawns may step twice from one rank.
     pub double_step: bool,
+    /// The rank, counted from the own side from 0, that double steps start
+    /// from: 1 in chess, 0 in Construction (C4).
+    pub double_step_rank: u8,
     /// A double step may be taken en passant.
     pub en_passant: bool,
     /// Pawns may also step diagonally forward onto an empty square (A2).
@@ -105,6 +113,15 @@ pub struct Variant {
     pub insufficient_material: bool,
     /// A6: a turn may be two non-capturing pawn steps.
     pub pawn_pairs: bool,
+    /// PA3: a capturing piece absorbs its victim's powers unless its player
+    /// declines; royal pieces may hold other powers (PA6).
+    pub absorption: bool,
+    /// Construction (C2): a reserve of static pieces, dropped on the own
+    /// first `drop_ranks` ranks, and of powers given to pieces on the board.
+    pub grants: bool,
+    /// Ranks (from the own side) where drops from the reserve may land; 0
+    /// means anywhere.
+    pub drop_ranks: u8,
 }
 
 const fn pt(letter: char, name: &'static str, powers: Powers) -> PieceType {
@@ -133,6 +150,19 @@ const ALAPAWN_PIECES: [PieceType; 6] = [
     pt('P', "Pawn", Powers::PAWN),
 ];
 
+/// Construction's named sets (C1, C3). Indices 1-6 are also the reserve's
+/// slots: static pieces and the five powers.
+const CONSTRUCTION_PIECES: [PieceType; 8] = [
+    royal('K', "King", Powers::KING),
+    pt('S', "Static piece", Powers::NONE),
+    pt('R', "Rook", Powers::ROOK),
+    pt('B', "Bishop", Powers::BISHOP),
+    pt('N', "Knight", Powers::KNIGHT),
+    pt('P', "Pawn", Powers::PAWN),
+    pt('C', "Castling", Powers::CASTLE),
+    pt('Q', "Queen", Powers::QUEEN),
+];
+
 const OLYMPIC_PIECES: [PieceType; 6] = [
     royal('K', "King", Powers::KING),
     pt('R', "Rook", Powers::ROOK),
@@ -143,7 +173,10 @@ const OLYMPIC_PIECES: [PieceType; 6] = [
 ];
 
 /// FIDE chess.
-pub static CHESS: Variant = Variant {
+pub static CHESS: Variant = CHESS_RULES;
+
+/// Shared by chess and Power Absorption (`..` needs a constant).
+const CHESS_RULES: Variant = Variant {
     id: "chess",
     name: "Chess",
     width: 8,
@@ -151,6 +184,7 @@ pub static CHESS: Variant = Variant {
     pieces: &CHESS_PIECES,
     start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     double_step: true,
+    double_step_rank: 1,
     en_passant: true,
     pawn_diagonal_steps: false,
     promotion: Promotion::Choice(&[1, 2, 3, 4]),
@@ -161,6 +195,43 @@ pub static CHESS: Variant = Variant {
     repetition: Repetition::Draw,
     insufficient_material: true,
     pawn_pairs: false,
+    absorption: false,
+    grants: false,
+    drop_ranks: 0,
+};
+
+/// Power Absorption Chess: captors absorb their victims' powers (PA).
+pub static ABSORPTION: Variant = Variant {
+    id: "absorption",
+    name: "Power Absorption Chess",
+    insufficient_material: false,
+    absorption: true,
+    ..CHESS_RULES
+};
+
+/// Construction Chess: Kings alone, a reserve of static pieces and powers (C).
+pub static CONSTRUCTION: Variant = Variant {
+    id: "construction",
+    name: "Construction Chess",
+    width: 8,
+    height: 8,
+    pieces: &CONSTRUCTION_PIECES,
+    start_fen: "4k3/8/8/8/8/8/8/4K3[S15R3B3N2P8C2s15r3b3n2p8c2] w - - 0 1",
+    double_step: true,
+    double_step_rank: 0,
+    en_passant: false,
+    pawn_diagonal_steps: false,
+    promotion: Promotion::Reserve(&[1, 2, 3, 4, 5]),
+    drops: false,
+    hand_order: "SRBNPC",
+    castling: false,
+    goal: Goal::Checkmate,
+    repetition: Repetition::Draw,
+    insufficient_material: false,
+    pawn_pairs: false,
+    absorption: false,
+    grants: true,
+    drop_ranks: 2,
 };
 
 /// Olympic Chess: 5x5, Minishogi's array (O1), drops, Silver and Gold.
@@ -172,6 +243,7 @@ pub static OLYMPIC: Variant = Variant {
     pieces: &OLYMPIC_PIECES,
     start_fen: "rbsgk/4p/5/P4/KGSBR[] w - - 0 1",
     double_step: false,
+    double_step_rank: 1,
     en_passant: false,
     pawn_diagonal_steps: false,
     promotion: Promotion::Flip { moves_as: Powers::GOLD, mandatory: Powers::PAWN, optional: Powers::SILVER },
@@ -182,6 +254,9 @@ pub static OLYMPIC: Variant = Variant {
     repetition: Repetition::WhiteLoses,
     insufficient_material: false,
     pawn_pairs: false,
+    absorption: false,
+    grants: false,
+    drop_ranks: 0,
 };
 
 /// Alapawn: race a pawn to the last rank.
@@ -208,6 +283,7 @@ const ALAPAWN_RULES: Variant = Variant {
     pieces: &ALAPAWN_PIECES,
     start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
     double_step: false,
+    double_step_rank: 1,
     en_passant: false,
     pawn_diagonal_steps: true,
     promotion: Promotion::None,
@@ -218,10 +294,13 @@ const ALAPAWN_RULES: Variant = Variant {
     repetition: Repetition::Removal,
     insufficient_material: false,
     pawn_pairs: false,
+    absorption: false,
+    grants: false,
+    drop_ranks: 0,
 };
 
 /// Every variant the rules know, in menu order.
-pub static VARIANTS: [&Variant; 4] = [&CHESS, &OLYMPIC, &ALAPAWN, &ALAPAWN_BALANCED];
+pub static VARIANTS: [&Variant; 6] = [&CHESS, &OLYMPIC, &ALAPAWN, &ALAPAWN_BALANCED, &ABSORPTION, &CONSTRUCTION];
 
 impl Variant {
     /// Looks a variant up by id (case-insensitive).
