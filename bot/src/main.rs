@@ -153,7 +153,8 @@ enum Command {
 
 #[derive(Subcommand)]
 enum BenchTarget {
-    /// Perft speed: chess (start depth 6, Kiwipete depth 5) and Olympic (start depth 7).
+    /// Perft speed: chess (start depth 6, Kiwipete depth 5), Olympic (start depth 7),
+    /// Power Absorption and Construction (start depth 6).
     Perft,
     /// Board picture speed and size: a 640-pixel 8x8 board with 32 pieces.
     Render,
@@ -381,22 +382,30 @@ fn bench_perft() {
     const OLYMPIC_TARGET: f64 = 20e6;
     let chess = variant("chess").expect("chess exists");
     let olympic = variant("olympic").expect("olympic exists");
+    let absorption = variant("absorption").expect("absorption exists");
+    let construction = variant("construction").expect("construction exists");
     let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
     let rows = [
         ("chess start, depth 6", Position::new(chess), 6),
         ("chess Kiwipete, depth 5", Position::from_fen(chess, kiwipete).expect("Kiwipete is valid"), 5),
         ("olympic start, depth 7", Position::new(olympic), 7),
+        ("absorption start, depth 6", Position::new(absorption), 6),
+        ("construction start, depth 6", Position::new(construction), 6),
     ];
-    let mut olympic_nps = 0.0;
+    let mut nps_of = std::collections::HashMap::new();
     for (name, pos, depth) in rows {
         let (nodes, time) = time_perft(&pos, depth, 3);
         let nps = nodes as f64 / time.as_secs_f64();
-        println!("{name:<26} {nodes:>11} nodes  {:>8.3} s  {:>7.1} M nodes/s", time.as_secs_f64(), nps / 1e6);
-        if name.starts_with("olympic") {
-            olympic_nps = nps;
+        println!("{name:<28} {nodes:>11} nodes  {:>8.3} s  {:>7.1} M nodes/s", time.as_secs_f64(), nps / 1e6);
+        if name.contains("start") {
+            nps_of.insert(name.split(' ').next().unwrap_or(name), nps);
         }
     }
-    println!("olympic / 20 M nodes/s target: {:.2}", olympic_nps / OLYMPIC_TARGET);
+    let chess_nps = nps_of["chess"];
+    println!("olympic / 20 M nodes/s target: {:.2}", nps_of["olympic"] / OLYMPIC_TARGET);
+    for v in ["absorption", "construction"] {
+        println!("{v} / chess start, per node: {:.2} (target at least 0.50)", nps_of[v] / chess_nps);
+    }
     println!("(the side-by-side comparison with shakmaty: cargo bench -p kibitz-rules --bench perft)");
 }
 

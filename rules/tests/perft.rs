@@ -61,3 +61,13 @@ fn olympic() {
 fn alapawn() {
     run("alapawn", "alapawn");
 }
+
+#[test]
+fn absorption() {
+    run("absorption", "absorption");
+}
+
+#[test]
+fn construction() {
+    run("construction", "construction");
+}
