@@ -423,6 +423,10 @@ fn value(pos: &Position, powers: Powers) -> i32 {
     let v = pos.variant();
     let race = v.goal == Goal::PawnRace;
     let small = v.width <= 5;
+    if powers.is_empty() {
+        // Construction's static piece: a blocker, and a body for powers.
+        return 40;
+    }
     let sum: i32 = powers
         .singles()
         .map(|p| match p {
@@ -451,6 +455,8 @@ fn value(pos: &Position, powers: Powers) -> i32 {
             p if p == Powers::SILVER => 330,
             p if p == Powers::GOLD => 380,
             p if p == Powers::KING => 250,
+            // C6: one swap with the King.
+            p if p == Powers::CASTLE => 40,
             _ => 0,
         })
         .sum();
@@ -480,12 +486,25 @@ pub fn evaluate(pos: &Position) -> i32 {
         let moves = pos.moves_of(p);
         let advance = if p.color == Color::White { sq.rank() } else { v.height - 1 - sq.rank() } as i32;
         if p.royal {
+            // PA3: a King that absorbed powers is stronger, though PA6 keeps
+            // its slides short.
+            let extra = moves.without(Powers::KING);
+            if !extra.is_empty() {
+                score[side] += value(pos, extra) * 3 / 5;
+            }
             continue;
         }
         score[side] += value(pos, moves);
         if moves == Powers::PAWN {
             score[side] += if race { advance * advance * 14 } else { advance * 6 };
             continue;
+        }
+        if moves.is_empty() {
+            continue;
+        }
+        if moves.contains(Powers::PAWN) {
+            // A compound still heading for promotion (PA5, C5).
+            score[side] += advance * 4;
         }
         // Pieces like the centre, and room to move.
         score[side] += (v.width as i32 - off_centre(pos, sq)) * 4;
@@ -501,7 +520,13 @@ pub fn evaluate(pos: &Position) -> i32 {
     }
     for c in Color::ALL {
         for (i, pt) in v.pieces.iter().enumerate() {
-            score[c.index()] += pos.hand(c, i as u8) as i32 * value(pos, pt.powers);
+            let held = pos.hand(c, i as u8) as i32;
+            if held > 0 {
+                // A reserve power still needs a turn and a body (C2): it
+                // counts a little less than one on the board.
+                let worth = value(pos, pt.powers);
+                score[c.index()] += held * if v.grants { worth * 4 / 5 } else { worth };
+            }
         }
     }
     let us = pos.turn().index();

@@ -122,3 +122,19 @@ fn never_an_illegal_move() {
     }
     assert!(searched > 2000, "{searched}");
 }
+
+#[test]
+fn absorption_mates() {
+    // Compounds (PA2): a rook-knight and a queen-knight on the back rank.
+    check_mate("absorption", "6k1/5ppp/8/8/8/8/8/(RN)5K1 w - - 0 1", 1);
+    check_mate("absorption", "6k1/5ppp/8/8/8/8/5PPP/3(QN)2K1 w - - 0 1", 1);
+}
+
+#[test]
+fn construction_mates() {
+    check_mate("construction", "7k/8/6K1/8/8/8/8/R7[] w - - 0 1", 1);
+    // A grant first (C2): R>a1 Kg8 Ra8#.
+    check_mate("construction", "7k/8/6K1/8/8/8/8/S7[R] w - - 0 1", 2);
+    // A drop, a grant, a mate: S@e1 Kf8 R>e1 Kg8 Re8#.
+    check_mate("construction", "6k1/8/6K1/8/8/8/8/8[SR] w - - 0 1", 3);
+}
