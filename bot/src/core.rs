@@ -718,7 +718,8 @@ impl Core {
     /// sender's game here; otherwise nothing.
     fn bare_move(&self, msg: &Incoming) -> Vec<Reply> {
         let text = msg.text.trim();
-        if text.is_empty() || text.len() > 12 || text.contains(char::is_whitespace) {
+        // A move is a word or a few (`Bxc6 keep`, `give rook e2`).
+        if text.is_empty() || text.len() > 20 || text.split_whitespace().count() > 3 {
             return Vec::new();
         }
         let Ok(loaded) = self.own_game(msg) else { return Vec::new() };
@@ -827,7 +828,8 @@ impl Core {
             let mut groups: Vec<(String, Vec<String>)> = Vec::new();
             for m in &legal {
                 let head = match m.from().and_then(|f| pos.piece_at(f).map(|p| (f, p))) {
-                    Some((f, p)) => format!("{}{f}", pos.letter(p).to_ascii_uppercase()),
+                    Some((f, p)) => format!("{}{f}", pos.piece_code(p).to_ascii_uppercase()),
+                    None if matches!(m, Move::Grant { .. }) => "powers".to_string(),
                     None => "drops".to_string(),
                 };
                 let san = pos.san(m);
@@ -847,11 +849,17 @@ impl Core {
             return refuse(format!("No piece of the side to move stands on {sq}."));
         }
         let from_here: Vec<Move> = legal.iter().copied().filter(|m| m.from() == Some(sq)).collect();
-        if from_here.is_empty() {
+        // C2: powers the piece may be given.
+        let grants: Vec<String> =
+            legal.iter().filter(|m| matches!(m, Move::Grant { to, .. } if *to == sq)).map(|m| pos.san(m)).collect();
+        if from_here.is_empty() && grants.is_empty() {
             return refuse(format!("The piece on {sq} has no legal move."));
         }
         let targets: Vec<Square> = from_here.iter().map(|m| m.to()).collect();
-        let list: Vec<String> = from_here.iter().map(|m| pos.san(m)).collect();
+        let mut list: Vec<String> = from_here.iter().map(|m| pos.san(m)).collect();
+        if !grants.is_empty() {
+            list.push(format!("(powers: {})", grants.join(" ")));
+        }
         let view = match loaded.record.colour_of(&msg.sender.id) {
             Some(Colour::Black) => Color::Black,
             _ => Color::White,
@@ -1226,6 +1234,12 @@ fn summary(v: &Variant) -> &'static str {
         "alapawn-balanced" => {
             "Alapawn where a turn may instead be two pawn steps without capturing: one pawn twice (the square it passes must not be attacked) or two pawns once each. White's first pawn turn is a single step."
         }
+        "absorption" => {
+            "chess, except that a capturing piece absorbs the powers of the piece it takes: a bishop taking a knight becomes a bishop-knight, a rook taking a bishop a queen. You may decline (write the capture with a trailing '-': Bxc6-). A piece holding the pawn's power also moves, captures, takes en passant and promotes like a pawn. The King absorbs too, may give check to the other King, and may not slide over squares the enemy attacks. Checkmate wins."
+        }
+        "construction" => {
+            "each side starts with its King alone and a reserve of 15 static pieces, 3 rook, 3 bishop, 2 knight, 8 pawn and 2 castling powers. A turn is one of: drop a static piece on your first two ranks (S@d2), move a piece, or give a power from the reserve to one of your pieces (R>d2, or: give rook d2). A pawn power reaching the last rank is exchanged for a power or static piece of your choice (e8=R). A castling power swaps its piece with the King once. Checkmate wins."
+        }
         _ => "see /help.",
     }
 }
@@ -1243,6 +1257,18 @@ fn piece_words(v: &Variant, name: &str) -> &'static str {
         ("olympic", "Pawn") => "one step forward, captures one step diagonally forward; becomes Gold on the last rank.",
         ("chess", "Pawn") => {
             "one step forward (two from its first square), captures diagonally, en passant, promotes on the last rank."
+        }
+        ("absorption", "Pawn") => {
+            "one step forward (two from its first square), captures diagonally, en passant, promotes on the last rank; any piece that absorbs a pawn gains all of this."
+        }
+        ("construction", "Pawn") => {
+            "the pawn power: one step forward (two from the first rank), captures diagonally forward, no en passant; on the last rank it is exchanged for a power or static piece for the reserve."
+        }
+        ("construction", "Static piece") => {
+            "has no power: it cannot move or capture, but blocks and can be captured. Give it powers from the reserve."
+        }
+        ("construction", "Castling") => {
+            "the castling power: its piece may swap squares with its King once, when neither is attacked."
         }
         (_, "Pawn") => "one step forward or diagonally forward onto an empty square, captures diagonally forward.",
         _ => "",
