@@ -303,10 +303,8 @@ impl Position {
         match *m {
             Move::Castle { king, rook } => forms.push(format!("{king}{rook}")),
             // An only promotion may be left unsaid.
-            Move::Normal { from, to, promote: Promote::Flip, .. } => {
-                if !legal.contains(&plain(from, to)) {
-                    forms.push(format!("{from}{to}"));
-                }
+            Move::Normal { from, to, promote: Promote::Flip, .. } if !legal.contains(&plain(from, to)) => {
+                forms.push(format!("{from}{to}"));
             }
             // A6: one pawn twice may be written through any safe square.
             Move::PawnPair { first, second } if second.0 == first.1 => {
