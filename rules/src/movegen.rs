@@ -285,8 +285,14 @@ impl Position {
             // generated with the pawns.
             targets &= !ep.bb();
         }
+        let zone = self.last_rank(us);
         for to in targets {
             self.push_move(from, to, pawn.has(to), list);
+            // PA4, C4: onto the last rank the pawn move promotes, and the
+            // other power's move there is a move of its own that does not.
+            if pawn.has(to) && zone.has(to) && others.has(to) {
+                self.push_move(from, to, false, list);
+            }
         }
     }
 

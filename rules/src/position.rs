@@ -342,8 +342,12 @@ impl Position {
                 }
                 self.touch_castling(from, to, piece);
                 let movers = self.moves_of(piece);
+                // PA4, C4: a step the Pawn power shares is a pawn move, but
+                // onto the last rank only the promoting one is.
+                let unpromoted_last = promote == Promote::No && self.last_rank(us).has(to);
                 if movers.contains(Powers::PAWN)
-                    && (movers == Powers::PAWN || self.is_pawn_step(from, to, us, victim.is_some()))
+                    && (movers == Powers::PAWN
+                        || (self.is_pawn_step(from, to, us, victim.is_some()) && !unpromoted_last))
                 {
                     pawn_moved = true;
                     if self.variant.en_passant && from.rank().abs_diff(to.rank()) == 2 {

@@ -505,17 +505,35 @@ impl Oracle {
                 // Kings are never captured.
                 Some(target) if target.royal() => {}
                 Some(target) if r.other || r.capture => {
-                    // PA4/PA5: onto the last rank only the promoting pawn
-                    // capture exists, not the other power's capture.
-                    let promotes = r.capture && rank(to) == last_rank(us);
-                    let m = OMove { capture: true, pawn_move: r.capture, ..base };
-                    self.emit(out, m, Some(target.powers), promotes);
+                    // PA4/PA5: onto the last rank the pawn capture promotes,
+                    // and the other power's capture is a move of its own
+                    // that does not.
+                    let last = rank(to) == last_rank(us);
+                    if r.capture && last {
+                        let m = OMove { capture: true, pawn_move: true, ..base.clone() };
+                        self.emit(out, m, Some(target.powers), true);
+                        if r.other {
+                            self.emit(out, OMove { capture: true, ..base }, Some(target.powers), false);
+                        }
+                    } else {
+                        let m = OMove { capture: true, pawn_move: r.capture, ..base };
+                        self.emit(out, m, Some(target.powers), false);
+                    }
                 }
                 None if r.other || r.step => {
-                    // PA4: a step the Pawn power also makes is a pawn move.
-                    let promotes = r.step && rank(to) == last_rank(us);
-                    let m = OMove { pawn_move: r.step, double_step: double == Some(to), ..base };
-                    self.emit(out, m, None, promotes);
+                    // PA4: a step the Pawn power also makes is a pawn move,
+                    // except onto the last rank, where the pawn step promotes
+                    // and the other power's step is a move of its own.
+                    let last = rank(to) == last_rank(us);
+                    if r.step && last {
+                        self.emit(out, OMove { pawn_move: true, ..base.clone() }, None, true);
+                        if r.other {
+                            self.emit(out, base, None, false);
+                        }
+                    } else {
+                        let m = OMove { pawn_move: r.step, double_step: double == Some(to), ..base };
+                        self.emit(out, m, None, false);
+                    }
                 }
                 _ => {}
             }

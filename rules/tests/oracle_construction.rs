@@ -421,9 +421,13 @@ impl Board {
 
         for (to, (&pawn, &other)) in by_pawn.iter().zip(&by_other).enumerate() {
             if pawn && to / 8 == last_rank(p.white) {
-                // C4, C5: onto the last rank only the promoting versions exist,
-                // even when another power could make the same step.
+                // C4, C5: onto the last rank the pawn move promotes, and a
+                // step another power also makes is a move of its own that
+                // does not.
                 out.extend(REWARDS.iter().map(|&slot| OMove::Go { from, to, pawn: true, reward: Some(slot) }));
+                if other {
+                    out.push(OMove::Go { from, to, pawn: false, reward: None });
+                }
             } else if pawn || other {
                 out.push(OMove::Go { from, to, pawn, reward: None });
             }
@@ -858,12 +862,15 @@ fn oracle_self_checks() {
     );
     let board = Board::from_fen("7k/4P3/8/8/8/8/8/K7[] w - - 9 1").unwrap();
     assert_eq!(board.play(board.find("e7e8s")).fen(), "4S2k/8/8/8/8/8/8/K7[S] b - - 0 1");
-    // Rook+Pawn: the step onto e8 exists only as the 5 promotions (3 King + 5
-    // + e6..e1 + a7..d7 + f7..h7 = 21); a Rook move onto the last rank from
-    // further away promotes nothing and keeps the Pawn power.
+    // Rook+Pawn (C4): the step onto e8 is the 5 promotions and the Rook's
+    // own step, which promotes nothing (3 King + 5 + 1 + e6..e1 + a7..d7 +
+    // f7..h7 = 22); a Rook move onto the last rank from further away
+    // promotes nothing and keeps the Pawn power.
     let tokens = oracle_tokens("7k/4(RP)3/8/8/8/8/8/K7[] w - - 0 1");
-    assert_eq!(tokens.len(), 21);
-    assert!(!tokens.contains(&"e7e8".to_string()) && tokens.contains(&"e7e8r".to_string()));
+    assert_eq!(tokens.len(), 22);
+    assert!(tokens.contains(&"e7e8".to_string()) && tokens.contains(&"e7e8r".to_string()));
+    let board = Board::from_fen("7k/4(RP)3/8/8/8/8/8/K7[] w - - 5 1").unwrap();
+    assert_eq!(board.play(board.find("e7e8")).fen(), "4(RP)2k/8/8/8/8/8/8/K7[] b - - 6 1");
     let board = Board::from_fen("7k/8/4(RP)3/8/8/8/8/K7[] w - - 0 1").unwrap();
     assert_eq!(board.play(board.find("e6e8")).fen(), "4(RP)2k/8/8/8/8/8/8/K7[] b - - 1 1");
     // Capture promotion with a Knight+Pawn: loses the Pawn power only.

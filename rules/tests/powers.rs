@@ -444,25 +444,26 @@ fn pa4_king_with_pawn_power_gets_no_pawn_moves() {
     assert_eq!(q.piece_at(sq("e5")).map(|x| (x.color, x.powers)), Some((Color::Black, Powers::PAWN)));
 }
 
-/// PA4, PA5: onto the last rank the rook-pawn's step exists only as the
-/// pawn's promoting moves, with no plain `e7e8`: the project's reading of
-/// "the pawn move promotes and the other power's move (`e7e8`) does not",
-/// which could also be read as keeping `e7e8` as a Rook move that does not
-/// promote. Reaching the last rank by the Rook power alone (`e6e8`)
-/// promotes nothing and keeps the Pawn power.
+/// PA4, PA5: "except onto the last rank: there the pawn move promotes (PA5)
+/// and the other power's move (`e7e8`) does not": the rook-pawn's step onto
+/// e8 is the four promoting pawn moves and, as a move of its own, the Rook's
+/// `e7e8`, which keeps the Pawn power and is no pawn move (the count goes
+/// on). Reaching the last rank by the Rook power alone (`e6e8`) promotes
+/// nothing either.
 #[test]
-fn pa4_shared_step_onto_last_rank_only_promotes() {
-    let p = pa("7k/4(RP)3/8/8/8/8/8/K7 w - - 0 1");
-    let mut expected = moves_to("e7", "a7 b7 c7 d7 f7 g7 h7 e6 e5 e4 e3 e2 e1");
+fn pa4_shared_step_onto_last_rank_promotes_or_not() {
+    let p = pa("7k/4(RP)3/8/8/8/8/8/K7 w - - 3 1");
+    let mut expected = moves_to("e7", "a7 b7 c7 d7 f7 g7 h7 e6 e5 e4 e3 e2 e1 e8");
     expected.extend(moves_to("e7", "e8q e8r e8b e8n"));
     assert_eq!(legal_from(&p, "e7"), strings(expected));
     assert_eq!(powers(&after(&p, "e7e8n"), "e8"), RN);
+    assert_eq!(after(&p, "e7e8").fen(), "4(RP)2k/8/8/8/8/8/8/K7 b - - 4 1");
 
-    // A bishop-pawn's capture on d8 is a pawn capture and a bishop capture:
-    // only its promoting versions exist (each declinable where that differs,
+    // A bishop-pawn's capture on d8 is a pawn capture, promoting, and a
+    // bishop capture, not promoting (each declinable where that differs,
     // PA3); f8, reached by the Bishop power alone, promotes nothing.
     let p = pa("3r3k/4(BP)3/8/8/8/8/8/K7 w - - 0 1");
-    let expected = moves_to("e7", "d8q d8r d8b d8b- d8n d8n- e8q e8r e8b e8n f8 d6 c5 b4 a3 f6 g5 h4");
+    let expected = moves_to("e7", "d8 d8- d8q d8r d8b d8b- d8n d8n- e8q e8r e8b e8n f8 d6 c5 b4 a3 f6 g5 h4");
     assert_eq!(legal_from(&p, "e7"), strings(expected));
     assert_eq!(powers(&after(&p, "e7f8"), "f8"), Powers::BISHOP.with(Powers::PAWN));
     assert_eq!(powers(&after(&p, "e7d8n"), "d8"), QN);
@@ -498,7 +499,9 @@ fn pa5_four_choices_are_four_moves() {
     for t in ["a7a8q", "a7a8r", "a7a8b", "a7a8n", "a7b8"] {
         assert!(from_a7.contains(t), "{t}");
     }
-    assert!(!from_a7.contains("a7a8"), "PA4: onto the last rank the shared step promotes");
+    // PA4: the Queen power's own step onto a8 is a fifth move, no promotion.
+    assert!(from_a7.contains("a7a8"));
+    assert_eq!(powers(&after(&p, "a7a8"), "a8"), Powers::QUEEN.with(Powers::PAWN));
     for (token, expected) in
         [("a7a8q", Powers::QUEEN), ("a7a8r", Powers::QUEEN), ("a7a8b", Powers::QUEEN), ("a7a8n", QN)]
     {
@@ -865,7 +868,8 @@ fn c4_no_pawn_power_on_the_last_rank() {
 
 /// C4: a step the Pawn power and the Rook power both make is one move and a
 /// pawn move (the count resets), a Rook-only move is not; onto the last rank
-/// the shared step exists only as the five promoting versions.
+/// the pawn step is the five promoting versions and the Rook's step a sixth
+/// move that promotes nothing.
 #[test]
 fn c4_shared_steps() {
     let p = co("4k3/8/8/8/8/8/8/(RP)3K3[] w - - 4 9");
@@ -877,7 +881,7 @@ fn c4_shared_steps() {
     assert_eq!(after(&p, "a1a8").fen(), "(RP)3k3/8/8/8/8/8/8/4K3[] b - - 5 9");
 
     let p = co("7k/4(RP)3/8/8/8/8/8/K7[] w - - 0 1");
-    let mut expected = moves_to("e7", "a7 b7 c7 d7 f7 g7 h7 e6 e5 e4 e3 e2 e1");
+    let mut expected = moves_to("e7", "a7 b7 c7 d7 f7 g7 h7 e6 e5 e4 e3 e2 e1 e8");
     expected.extend(moves_to("e7", "e8r e8b e8n e8p e8s"));
     assert_eq!(legal_from(&p, "e7"), strings(expected));
 }
