@@ -521,7 +521,8 @@ fn is_keep(m: &Move) -> bool {
 }
 
 /// Splits a declining mark off typed text: a trailing `-` (after any `+`,
-/// `#`, `!`, `?`) or a last word `keep`, `decline` or `declines`.
+/// `#`, `!`, `?`) or a last word `keep`, `decline` or `declines`; a last
+/// word `absorb` says the opposite and is dropped too.
 fn strip_keep(text: &str) -> (String, bool) {
     let mut words: Vec<&str> = text.split_whitespace().collect();
     if words.len() > 1
@@ -530,6 +531,13 @@ fn strip_keep(text: &str) -> (String, bool) {
     {
         words.pop();
         return (words.join(" "), true);
+    }
+    if words.len() > 1
+        && let Some(last) = words.last()
+        && ["absorb", "absorbs"].iter().any(|w| last.eq_ignore_ascii_case(w))
+    {
+        words.pop();
+        return (words.join(" "), false);
     }
     let core = text.trim_end_matches(['+', '#', '!', '?']);
     let marks = &text[core.len()..];

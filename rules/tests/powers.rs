@@ -1162,6 +1162,7 @@ fn g2_friendly_input_absorption() {
     assert_eq!(canon("Bxc6-"), "b5c6-");
     assert_eq!(canon("Bxc6 keep"), "b5c6-");
     assert_eq!(canon("b5c6 decline"), "b5c6-");
+    assert_eq!(canon("Bxc6 absorb"), "b5c6");
 
     let p = pa("3r3k/4P3/8/8/8/8/8/K7 w - - 0 1");
     let canon = |text: &str| p.canonical(&p.parse_move(text).unwrap_or_else(|e| panic!("{text}: {e}")));
