@@ -123,15 +123,26 @@ fn random_fen(v: &'static Variant) -> impl Strategy<Value = String> {
     if v.id == "olympic" {
         tokens.extend(["+P", "+S", "+p", "+s"].map(String::from));
     }
+    // Pieces of several powers (POWERS.md), royal ones included.
+    if v.absorption {
+        tokens.extend(["(BN)", "(qn)", "(RNP)", "(bp)", "(KQ)", "(kbn)", "(KP)"].map(String::from));
+    }
+    if v.grants {
+        tokens.extend(["(RN)", "(qc)", "(NP)", "(BPC)", "(rp)", "(QNPC)"].map(String::from));
+    }
     let hand = if v.drops {
         prop::collection::vec(select("RBGSPrbgsp".chars().collect::<Vec<_>>()), 0..6)
             .prop_map(|cs| cs.into_iter().collect::<String>())
+            .boxed()
+    } else if v.grants {
+        prop::collection::vec((select("SRBNPCsrbnpc".chars().collect::<Vec<_>>()), 0..20u8), 0..6)
+            .prop_map(|cs| cs.into_iter().map(|(c, n)| if n > 1 { format!("{c}{n}") } else { c.to_string() }).collect())
             .boxed()
     } else {
         Just(String::new()).boxed()
     };
     let fourth: Vec<&'static str> = match v.id {
-        "chess" => vec!["-", "KQkq", "K", "q", "Kk", "Qq"],
+        "chess" | "absorption" => vec!["-", "KQkq", "K", "q", "Kk", "Qq"],
         "alapawn-balanced" => vec!["-", "1"],
         _ => vec!["-"],
     };
@@ -193,7 +204,7 @@ fn random_fen(v: &'static Variant) -> impl Strategy<Value = String> {
                 }
                 ranks.push(row);
             }
-            let hand = if v.drops { format!("[{hand}]") } else { String::new() };
+            let hand = if v.drops || v.grants { format!("[{hand}]") } else { String::new() };
             let side = if black { "b" } else { "w" };
             format!("{}{hand} {side} {fourth} {ep} {half} {full}", ranks.join("/"))
         })
