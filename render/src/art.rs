@@ -39,6 +39,7 @@ static POWER_ICONS: &[(Powers, &str, &str)] = &[
     (Powers::BISHOP, "power-bishop", include_str!("../assets/powers/bishop.svg")),
     (Powers::KNIGHT, "power-knight", include_str!("../assets/powers/knight.svg")),
     (Powers::PAWN, "power-pawn", include_str!("../assets/powers/pawn.svg")),
+    (Powers::CASTLE, "power-castling", include_str!("../assets/powers/castling.svg")),
 ];
 
 /// Each icon on a light disc, as a whole document.
@@ -100,7 +101,8 @@ impl Art {
         Art { index: index as u16, badge: false, color }
     }
 
-    fn badge(power: Powers) -> Option<Art> {
+    /// The badge of one power (Construction's reserve draws its powers so).
+    pub(crate) fn badge(power: Powers) -> Option<Art> {
         let index = POWER_ICONS.iter().position(|(p, _, _)| *p == power)?;
         Some(Art { index: index as u16, badge: true, color: Color::White })
     }
@@ -135,7 +137,11 @@ pub fn for_piece(variant: &Variant, piece: Piece) -> (Art, Vec<Art>) {
         .pieces
         .iter()
         .enumerate()
-        .filter(|(_, pt)| pt.royal == piece.royal && !pt.powers.is_empty() && piece.powers.contains(pt.powers))
+        .filter(|(_, pt)| {
+            // Construction's Castling power is always a badge (C6).
+            let drawable = !pt.powers.is_empty() && pt.powers != Powers::CASTLE;
+            pt.royal == piece.royal && drawable && piece.powers.contains(pt.powers)
+        })
         .max_by_key(|(i, pt)| (pt.powers.count(), std::cmp::Reverse(*i)))
         .map(|(_, pt)| pt);
     let (art, shown) = match base {

@@ -74,7 +74,7 @@ impl Layout {
         let square = (size / longest).floor();
         let margin = (square * 0.32).round();
         let caption = if caption { (square * 0.55).round().max(22.0) } else { 0.0 };
-        let panel = if variant.drops { (square * 0.9).round() } else { 0.0 };
+        let panel = if variant.drops || variant.grants { (square * 0.9).round() } else { 0.0 };
         let width = (2.0 * margin + square * variant.width as f32 + panel) as u32;
         let height = (2.0 * margin + square * variant.height as f32 + caption) as u32;
         Layout { files: variant.width, ranks: variant.height, flip, square, margin, caption, panel, width, height }
@@ -98,8 +98,12 @@ impl Layout {
     }
 
     /// Size and top-left corners of the hand slots of `color`.
-    pub fn hand_slots(&self, color: Color, count: usize) -> Vec<(f32, f32, f32)> {
-        let size = (self.panel * 0.8).floor();
+    /// With `fit`, the slots are made small enough for each side's to fit in
+    /// its half of the board's height (Construction's six reserve kinds).
+    pub fn hand_slots(&self, color: Color, count: usize, fit: bool) -> Vec<(f32, f32, f32)> {
+        let half = self.square * self.ranks as f32 / 2.0;
+        let fitted = if fit { half / (count.max(1) as f32 * 1.05) } else { f32::MAX };
+        let size = (self.panel * 0.8).min(fitted).floor();
         let x = self.panel_x() + (self.panel - size) / 2.0 - self.margin / 2.0;
         let board_top = self.caption + self.margin;
         let board_bottom = board_top + self.square * self.ranks as f32;
@@ -179,8 +183,9 @@ impl Scene {
             }
         }
 
-        // Hands beside the board, with counts.
-        if variant.drops {
+        // Hands beside the board, with counts; Construction's reserve (C1)
+        // shows its static pieces as stones and its powers as their badges.
+        if variant.drops || variant.grants {
             for color in Color::ALL {
                 let held: Vec<(u8, u8)> = variant
                     .hand_order
@@ -189,10 +194,15 @@ impl Scene {
                     .map(|i| (i, pos.hand(color, i)))
                     .filter(|&(_, n)| n > 0)
                     .collect();
-                for ((index, count), (x, y, size)) in held.iter().zip(layout.hand_slots(color, held.len())) {
+                let slots = if variant.grants { variant.hand_order.len() } else { held.len() };
+                for ((index, count), (x, y, size)) in held.iter().zip(layout.hand_slots(color, slots, variant.grants)) {
                     let pt = variant.pieces[*index as usize];
                     let piece = Piece { color, powers: pt.powers, royal: pt.royal, promoted: false };
-                    pieces.push(Placed { art: art::for_piece(variant, piece).0, x, y, size });
+                    let art = match art::Art::badge(pt.powers) {
+                        Some(badge) if variant.grants => badge,
+                        _ => art::for_piece(variant, piece).0,
+                    };
+                    pieces.push(Placed { art, x, y, size });
                     if *count > 1 {
                         let fs = (size * 0.34).round();
                         let (bx, by) = (x + size * 0.86, y + size * 0.84);

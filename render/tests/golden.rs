@@ -143,3 +143,29 @@ fn pieces_made_of_powers() {
         check(name, &Renderer::shared().svg_png(&svg).unwrap());
     }
 }
+
+#[test]
+fn absorption_compounds_and_sliding_kings() {
+    let opts = BoardOptions { last_move: Some((Some(sq("c6")), sq("d5"))), ..BoardOptions::default() };
+    check(
+        "absorption-compounds",
+        &board("absorption", "r1b1k2r/pp(np)2ppp/2n5/3(QP)4/1(bn)6/2N5/PPP2PPP/R1B1K2R w KQkq - 0 10", opts),
+    );
+    check(
+        "absorption-kings",
+        &board("absorption", "7r/8/2(kb)1p3/8/8/5(KQ)2/8/R7 w - - 0 40", BoardOptions::default()),
+    );
+}
+
+#[test]
+fn construction_reserves() {
+    check(
+        "construction-start",
+        &board("construction", "4k3/8/8/8/8/8/8/4K3[S15R3B3N2P8C2s15r3b3n2p8c2] w - - 0 1", BoardOptions::default()),
+    );
+    let opts = BoardOptions { flip: true, ..BoardOptions::default() };
+    check(
+        "construction-armies-black",
+        &board("construction", "(rc)3k2r/pp(bp)2(qn)pp/8/8/8/8/PP(BP)2(QN)PP/(RC)3K2R[S3R2BP4Cs15b] b - - 5 15", opts),
+    );
+}
