@@ -19,19 +19,22 @@ fn header(width: f32, height: f32, background: &str) -> String {
 }
 
 fn place(art: art::Art, x: f32, y: f32, size: f32) -> String {
-    format!(r#"<g transform="translate({x} {y}) scale({})">{}</g>"#, size / 45.0, art.body())
+    format!(r#"<g transform="translate({x} {y}) scale({})">{}</g>"#, size / art.view(), art.body())
 }
 
 /// Every piece of the variant with its name (and, for Olympic, the promoted
 /// pieces), as SVG.
 pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
     let theme = renderer.theme();
+    let mut badges_of: Vec<Vec<art::Art>> = Vec::new();
     let mut entries: Vec<(art::Art, (String, String), Option<char>)> = variant
         .pieces
         .iter()
         .map(|pt| {
             let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
-            (art::for_piece(variant, piece).0, (pt.name.to_string(), pt.letter.to_string()), None)
+            let (art, badges) = art::for_piece(variant, piece);
+            badges_of.push(badges);
+            (art, (pt.name.to_string(), pt.letter.to_string()), None)
         })
         .collect();
     if let kibitz_rules::Promotion::Flip { mandatory, optional, .. } = variant.promotion {
@@ -68,6 +71,11 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
             theme.light
         );
         s.push_str(&place(*art, x + (CELL - IMAGE) / 2.0, y + 8.0, IMAGE));
+        // Powers the image does not show (Construction's Castling power).
+        for (j, badge) in badges_of.get(i).into_iter().flatten().enumerate() {
+            let bs = IMAGE * 0.38;
+            s.push_str(&place(*badge, x + (CELL + IMAGE) / 2.0 - bs * (j as f32 + 1.0), y + 8.0 + IMAGE - bs, bs));
+        }
         if let Some(letter) = promoted {
             let (cx, cy) = (x + (CELL + IMAGE) / 2.0 - 10.0, y + 20.0);
             let _ = write!(

@@ -103,7 +103,7 @@ fn alapawn_start() {
 
 #[test]
 fn legends() {
-    for id in ["chess", "olympic"] {
+    for id in ["chess", "olympic", "absorption", "construction"] {
         let svg = legend_svg(Renderer::shared(), Variant::by_id(id).unwrap());
         check(&format!("legend-{id}"), &Renderer::shared().svg_png(&svg).unwrap());
     }
