@@ -1240,6 +1240,9 @@ fn summary(v: &Variant) -> &'static str {
         "construction" => {
             "each side starts with its King alone and a reserve of 15 static pieces, 3 rook, 3 bishop, 2 knight, 8 pawn and 2 castling powers. A turn is one of: drop a static piece on your first two ranks (S@d2), move a piece, or give a power from the reserve to one of your pieces (R>d2, or: give rook d2). A pawn power reaching the last rank is exchanged for a power or static piece of your choice (e8=R). A castling power swaps its piece with the King once. Checkmate wins."
         }
+        "clash" => {
+            "one round of Clash of the Armies between two armies of 21 kinds of piece (Rabbits that chain jumps, War Machines that shoot, Jesters, Rogues, Phoenixes, Shielderers...). A game started here uses a chess-like army; the match of rounds with gold, army building and the Amazon auction is coming."
+        }
         _ => "see /help.",
     }
 }

@@ -133,6 +133,14 @@ impl Position {
                     promoted = false;
                     let sq = Square::from_coords(file, rank).ok_or_else(|| syntax("square off the board"))?;
                     pos.put(sq, piece);
+                    // CA6: `V*`, a Rogue invulnerable after its quiet move.
+                    if chars.peek() == Some(&'*') {
+                        chars.next();
+                        if !(variant.armies && pt.powers.contains(Powers::ROGUE)) {
+                            return Err(syntax("'*' marks only an invulnerable Rogue"));
+                        }
+                        pos.guard |= sq.bb();
+                    }
                     file += 1;
                 }
             }
@@ -192,7 +200,22 @@ impl Position {
                 }
             };
         } else if castling != "-" {
-            for c in castling.chars() {
+            let mut chars = castling.chars().peekable();
+            while let Some(c) = chars.next() {
+                if variant.armies && (c == 'D' || c == 'd') {
+                    // CA8: the shield, still to use (`D`) or up (`D3`..`D1`).
+                    let color = if c == 'D' { Color::White } else { Color::Black };
+                    let state = match chars.peek().and_then(|d| d.to_digit(10)) {
+                        Some(n @ 1..=3) => {
+                            chars.next();
+                            n as u8
+                        }
+                        Some(_) => return Err(syntax("a shield's count is 1, 2 or 3")),
+                        None => 4,
+                    };
+                    pos.shield[color.index()] = state;
+                    continue;
+                }
                 let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
                 let file = match c.to_ascii_lowercase() {
                     'k' => 7,
@@ -208,7 +231,13 @@ impl Position {
                     pos.piece_at(sq)
                         .is_some_and(|x| x.color == color && x.powers == p && x.royal == royal && !x.promoted)
                 };
-                if variant.castling && is(rook, Powers::ROOK, false) && is(king, Powers::KING, true) {
+                // CA8: in Clash the King castles with any Heavy piece.
+                let partner = if variant.armies {
+                    pos.piece_at(rook).is_some_and(|x| x.color == color && !x.royal)
+                } else {
+                    is(rook, Powers::ROOK, false)
+                };
+                if variant.castling && partner && is(king, Powers::KING, true) {
                     pos.castling |= rook.bb();
                 }
             }
@@ -225,11 +254,13 @@ impl Position {
                 let passed_rank = pos.home_rank(them).forward(them).forward(them);
                 if variant.en_passant
                     && passed_rank.has(sq)
-                    && (pusher & pos.power(Power::Pawn) & pos.by_color[them.index()]).any()
+                    && (pusher & (pos.power(Power::Pawn) | pos.power(Power::Omni)) & pos.by_color[them.index()]).any()
                     && (sq.bb() & pos.occupied()).is_empty()
                     && (start & pos.occupied()).is_empty()
-                    && (crate::attacks::tables().pawn(them, sq) & pos.power(Power::Pawn) & pos.by_color[us.index()])
-                        .any()
+                    && (crate::attacks::tables().pawn(them, sq)
+                        & (pos.power(Power::Pawn) | pos.power(Power::Omni))
+                        & pos.by_color[us.index()])
+                    .any()
                 {
                     pos.ep = Some(sq);
                 }
@@ -248,6 +279,12 @@ impl Position {
             return Err(syntax("unexpected text after the move number"));
         }
 
+        // A shield needs its Shielderer (CA8).
+        for c in Color::ALL {
+            if (pos.power(Power::Shield) & pos.by_color[c.index()]).is_empty() {
+                pos.shield[c.index()] = 0;
+            }
+        }
         pos.validate().map_err(|r| impossible(&r))?;
         pos.hash = pos.compute_hash();
         Ok(pos)
@@ -310,6 +347,9 @@ impl Position {
                             s.push('+');
                         }
                         s.push_str(&self.piece_code(p));
+                        if self.guard.has(sq) {
+                            s.push('*');
+                        }
                     }
                 }
             }
@@ -350,15 +390,28 @@ impl Position {
         s.push_str(if self.turn == Color::White { " w " } else { " b " });
         if v.pawn_pairs {
             s.push(if self.first_pawn_turn { '1' } else { '-' });
-        } else if self.castling.is_empty() {
-            s.push('-');
         } else {
-            for (c, sq) in [(Color::White, 7u8), (Color::White, 0), (Color::Black, 7), (Color::Black, 0)] {
-                let rank = if c == Color::White { 0 } else { v.height - 1 };
-                if self.castling.has(Square::new(rank * 8 + sq)) {
-                    let l = if sq == 7 { 'k' } else { 'q' };
-                    s.push(if c == Color::White { l.to_ascii_uppercase() } else { l });
+            let start = s.len();
+            for c in Color::ALL {
+                for sq in [7u8, 0] {
+                    let rank = if c == Color::White { 0 } else { v.height - 1 };
+                    if self.castling.has(Square::new(rank * 8 + sq)) {
+                        let l = if sq == 7 { 'k' } else { 'q' };
+                        s.push(if c == Color::White { l.to_ascii_uppercase() } else { l });
+                    }
                 }
+                // CA8: each side's shield after its castling rights.
+                let letter = if c == Color::White { 'D' } else { 'd' };
+                match self.shield[c.index()] {
+                    0 => {}
+                    4 => s.push(letter),
+                    n => {
+                        let _ = write!(s, "{letter}{n}");
+                    }
+                }
+            }
+            if s.len() == start {
+                s.push('-');
             }
         }
         // As Fairy-Stockfish: the square is written when an enemy pawn could

@@ -268,6 +268,7 @@ impl Game {
             Move::Drop { to, .. } => (None, Some(to)),
             Move::Grant { to, .. } => (None, Some(to)),
             Move::Swap { king, .. } => (None, Some(king)),
+            Move::Chain { .. } | Move::Shoot { .. } | Move::Shield { .. } => (None, m.from()),
             // Of two pawns, the second is the most recently moved piece.
             Move::PawnPair { second, .. } => (None, Some(second.1)),
         };

@@ -20,7 +20,9 @@
 
 #![warn(missing_docs)]
 
+pub mod army;
 mod attacks;
+mod clash;
 mod fen;
 mod game;
 mod movegen;
@@ -37,12 +39,13 @@ mod zobrist;
 
 pub use fen::FenError;
 pub use game::{EndReason, Game, Outcome, Played};
-pub use moves::{MAX_MOVES, Move, MoveList, Promote};
+pub use moves::{MAX_CHAIN, MAX_MOVES, Move, MoveList, Promote};
 pub use notation::MoveError;
 pub use perft::{divide, perft};
 pub use piece::{Piece, Powers};
 pub use position::Position;
 pub use types::{Bitboard, Color, Square};
 pub use variant::{
-    ALAPAWN, ALAPAWN_BALANCED, CHESS, Goal, OLYMPIC, PieceType, Promotion, Repetition, VARIANTS, Variant,
+    ABSORPTION, ALAPAWN, ALAPAWN_BALANCED, CHESS, CLASH, CONSTRUCTION, Goal, OLYMPIC, PieceType, Promotion, Repetition,
+    VARIANTS, Variant,
 };

@@ -93,6 +93,10 @@ impl Position {
         if self.race_decided().is_some() {
             return;
         }
+        if self.variant.armies {
+            self.generate_clash(list);
+            return;
+        }
         if self.variant.absorption && self.royals_with_powers() {
             self.generate_by_testing(list);
             return;
@@ -605,7 +609,7 @@ impl Position {
 
     /// Castling when the enemy King may slide: every square of the King's
     /// path is tested by standing the King on it (PA1, PA6).
-    fn castling_by_testing(&self, king: Square, list: &mut MoveList) {
+    pub(crate) fn castling_by_testing(&self, king: Square, list: &mut MoveList) {
         let us = self.turn;
         let occ = self.occupied();
         let t = tables();
@@ -664,6 +668,9 @@ impl Position {
     /// and by a square that another piece of `color` attacks (the target
     /// King never shields itself).
     pub(crate) fn royal_attacked(&self, color: Color) -> bool {
+        if self.variant.armies {
+            return self.leader_attacked(color);
+        }
         let Some(k) = self.royal_square(color) else {
             return false;
         };

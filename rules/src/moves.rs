@@ -71,6 +71,34 @@ pub enum Move {
         /// The King.
         king: Square,
     },
+    /// CA2: a Rabbit's chain of jumps. Jump `i` is bits `2i..2i+2` of
+    /// `dirs`: its direction (0 up, 1 down, 2 right, 3 left, from White's
+    /// side); how far the jumped piece stands follows from the board. `meta`
+    /// holds the number of jumps (at most [`MAX_CHAIN`]) and, in bit 7,
+    /// whether the last jump leaves the board with its victim.
+    Chain {
+        /// The Rabbit's square.
+        from: Square,
+        /// Where it lands last (for a chain that leaves the board: the
+        /// square of the last piece it jumped).
+        to: Square,
+        /// The jumps' directions, packed.
+        dirs: u32,
+        /// Jump count, and bit 7 for leaving the board.
+        meta: u8,
+    },
+    /// CA4: the War Machine on `from` shoots the piece on `target`.
+    Shoot {
+        /// The shooter, which stays.
+        from: Square,
+        /// The piece removed.
+        target: Square,
+    },
+    /// CA8: the Shielderer on `square` raises its shield (`D`).
+    Shield {
+        /// The Shielderer.
+        square: Square,
+    },
     /// A6: two non-capturing pawn steps in one turn, `first` then `second`,
     /// each as (from, to). One pawn twice has `second.0 == first.1`.
     PawnPair {
@@ -87,6 +115,9 @@ impl Move {
         match *self {
             Move::Normal { to, .. } | Move::EnPassant { to, .. } | Move::Drop { to, .. } | Move::Grant { to, .. } => to,
             Move::Swap { king, .. } => king,
+            Move::Chain { to, .. } => to,
+            Move::Shoot { target, .. } => target,
+            Move::Shield { square } => square,
             Move::Castle { king, rook } => castle_squares(king, rook).0,
             Move::PawnPair { second, .. } => second.1,
         }
@@ -95,10 +126,28 @@ impl Move {
     /// The origin square, if a piece on the board moves.
     pub fn from(&self) -> Option<Square> {
         match *self {
-            Move::Normal { from, .. } | Move::EnPassant { from, .. } | Move::Swap { from, .. } => Some(from),
+            Move::Normal { from, .. }
+            | Move::EnPassant { from, .. }
+            | Move::Swap { from, .. }
+            | Move::Chain { from, .. }
+            | Move::Shoot { from, .. } => Some(from),
+            Move::Shield { square } => Some(square),
             Move::Castle { king, .. } => Some(king),
             Move::PawnPair { first, .. } => Some(first.0),
             Move::Drop { .. } | Move::Grant { .. } => None,
+        }
+    }
+}
+
+/// Most jumps in one Rabbit chain (CA2; CLASH.md).
+pub const MAX_CHAIN: usize = 16;
+
+impl Move {
+    /// For a Rabbit chain: its number of jumps and whether it leaves the board.
+    pub fn chain_shape(&self) -> Option<(usize, bool)> {
+        match *self {
+            Move::Chain { meta, .. } => Some(((meta & 0x7f) as usize, meta & 0x80 != 0)),
+            _ => None,
         }
     }
 }

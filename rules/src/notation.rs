@@ -94,6 +94,19 @@ impl Position {
             Move::Swap { from, king } => {
                 let _ = write!(s, "{from}{king}");
             }
+            Move::Chain { from, .. } => {
+                let _ = write!(s, "{from}");
+                for (_, land) in self.chain_path(m) {
+                    let _ = write!(s, "{land}");
+                }
+                if m.chain_shape().is_some_and(|(_, off)| off) {
+                    s.push('x');
+                }
+            }
+            Move::Shoot { from, target } => {
+                let _ = write!(s, "{from}^{target}");
+            }
+            Move::Shield { .. } => s.push('D'),
             Move::Castle { king, rook } => {
                 let _ = write!(s, "{king}{}", castle_squares(king, rook).0);
             }
@@ -158,9 +171,19 @@ impl Position {
                 let _ = write!(s, "{}>{to}", self.variant.pieces[piece as usize].letter);
             }
             Move::Swap { from, king } => {
-                let code = self.piece_at(from).map(|p| self.piece_code(p).to_ascii_uppercase()).unwrap_or_default();
+                let code = self.piece_code_at(from);
                 let _ = write!(s, "{code}{from}<>{king}");
             }
+            Move::Chain { .. } => {
+                s.push_str(&self.chain_san(m));
+                if m.chain_shape().is_some_and(|(_, off)| off) {
+                    s.push('x');
+                }
+            }
+            Move::Shoot { from, target } => {
+                let _ = write!(s, "{}^{target}", self.piece_code_at(from));
+            }
+            Move::Shield { .. } => s.push('D'),
             Move::PawnPair { first, second } => {
                 s.push_str(&self.san_body(&plain(first.0, first.1), legal));
                 let mut mid = self.clone();
@@ -221,6 +244,21 @@ impl Position {
                     s.push('-');
                 }
             }
+        }
+        s
+    }
+
+    /// The upper-case code of the piece on `sq` (empty if none).
+    fn piece_code_at(&self, sq: Square) -> String {
+        self.piece_at(sq).map(|p| self.piece_code(p).to_ascii_uppercase()).unwrap_or_default()
+    }
+
+    /// A Rabbit chain in SAN: the Rabbit's letter and its landing squares
+    /// (the last jumped square for a chain that leaves the board).
+    fn chain_san(&self, m: &Move) -> String {
+        let mut s = m.from().map(|f| self.piece_code_at(f)).unwrap_or_default();
+        for (_, land) in self.chain_path(m) {
+            let _ = write!(s, "{land}");
         }
         s
     }
@@ -364,8 +402,28 @@ impl Position {
                     out.push(format!("{word}{}{to}", pt.letter));
                 }
             }
+            Move::Chain { from, .. } => {
+                let x = if m.chain_shape().is_some_and(|(_, off)| off) { "x" } else { "" };
+                let body = self.chain_san(m);
+                out.push(format!("{body}{x}"));
+                let landings: String = self.chain_path(m).iter().map(|(_, l)| l.to_string()).collect();
+                out.push(format!("T{from}{landings}{x}"));
+                out.push(format!("{from}{landings}{x}"));
+            }
+            Move::Shoot { from, target } => {
+                let code = self.piece_code_at(from);
+                out.push(format!("{code}^{target}"));
+                out.push(format!("{code}{from}^{target}"));
+                out.push(format!("shoot,{target}"));
+                out.push(format!("shoot{target}"));
+                out.push(format!("{code},shoots,{target}"));
+            }
+            Move::Shield { .. } => {
+                out.push("D".to_string());
+                out.push("shield".to_string());
+            }
             Move::Swap { from, king } => {
-                let code = self.piece_at(from).map(|p| self.piece_code(p).to_ascii_uppercase()).unwrap_or_default();
+                let code = self.piece_code_at(from);
                 out.push(format!("{code}{from}<>{king}"));
                 out.push(format!("swap,{from}"));
                 out.push(format!("swap{from}"));

@@ -35,6 +35,11 @@ pub struct Position {
     pub(crate) fullmoves: u32,
     /// A6: White has not yet made a pawn move (its first must be a single step).
     pub(crate) first_pawn_turn: bool,
+    /// CA6: Rogues invulnerable after their quiet move.
+    pub(crate) guard: Bitboard,
+    /// CA8: each side's shield: 0 none or used, 1-3 up (owner's turns still
+    /// to begin before it drops), 4 still to be used.
+    pub(crate) shield: [u8; 2],
     pub(crate) hash: u64,
 }
 
@@ -59,6 +64,8 @@ impl Position {
             halfmoves: 0,
             fullmoves: 1,
             first_pawn_turn: false,
+            guard: Bitboard::EMPTY,
+            shield: [0; 2],
             hash: 0,
         }
     }
@@ -149,9 +156,11 @@ impl Position {
             powers = powers.with(v.powers);
         }
         match (promote, self.variant.promotion) {
-            (Promote::To(i), Promotion::Choice(_)) => {
+            (Promote::To(i), Promotion::Choice(_)) if self.variant.absorption => {
                 powers.without(Powers::PAWN).with(self.variant.pieces[i as usize].powers)
             }
+            // The peasant becomes the chosen piece (chess, CA1).
+            (Promote::To(i), Promotion::Choice(_)) => self.variant.pieces[i as usize].powers,
             (Promote::To(_), Promotion::Reserve(_)) => powers.without(Powers::PAWN),
             _ => powers,
         }
@@ -248,7 +257,7 @@ impl Position {
     pub(crate) fn attacks(&self, sq: Square, powers: Powers, color: Color, occ: Bitboard) -> Bitboard {
         let t = tables();
         let bits = powers.bits();
-        let has = |p: Power| bits >> p as u16 & 1 != 0;
+        let has = |p: Power| bits >> p as u32 & 1 != 0;
         let mut a = Bitboard::EMPTY;
         if has(Power::Rook) {
             a |= t.rook(sq, occ | !self.mask);
@@ -270,6 +279,9 @@ impl Position {
         }
         if has(Power::Gold) {
             a |= t.gold(color, sq);
+        }
+        if bits >> Power::Omni as u32 != 0 {
+            a |= self.exotic_attacks(sq, powers, color, occ);
         }
         a & self.mask
     }
@@ -307,6 +319,12 @@ impl Position {
 
     /// Pieces giving check to the side to move.
     pub fn checkers(&self) -> Bitboard {
+        if self.variant.armies {
+            return match self.royal_square(self.turn) {
+                Some(k) if !self.invulnerable().has(k) => self.clash_attackers(k, !self.turn),
+                _ => Bitboard::EMPTY,
+            };
+        }
         match self.royal_square(self.turn) {
             Some(k) => self.checkers_of(self.turn, k),
             None => Bitboard::EMPTY,
@@ -345,14 +363,19 @@ impl Position {
                 // PA4, C4: a step the Pawn power shares is a pawn move, but
                 // onto the last rank only the promoting one is.
                 let unpromoted_last = promote == Promote::No && self.last_rank(us).has(to);
-                if movers.contains(Powers::PAWN)
-                    && (movers == Powers::PAWN
-                        || (self.is_pawn_step(from, to, us, victim.is_some()) && !unpromoted_last))
+                // CA1: an Omnipawn is a peasant like the Pawn.
+                let peasant = movers == Powers::OMNI;
+                if peasant
+                    || (movers.contains(Powers::PAWN)
+                        && (movers == Powers::PAWN
+                            || (self.is_pawn_step(from, to, us, victim.is_some()) && !unpromoted_last)))
                 {
                     pawn_moved = true;
                     if self.variant.en_passant && from.rank().abs_diff(to.rank()) == 2 {
                         let passed = Square::new((from.index() + to.index()) as u8 / 2);
-                        let enemy_pawns = self.power(Power::Pawn) & self.by_color[(!us).index()];
+                        // CA1: Pawns and Omnipawns take en passant alike.
+                        let enemy_pawns =
+                            (self.power(Power::Pawn) | self.power(Power::Omni)) & self.by_color[(!us).index()];
                         if (tables().pawn(us, passed) & enemy_pawns).any() {
                             self.ep = Some(passed);
                             self.hash ^= k.ep[passed.index()];
@@ -380,7 +403,18 @@ impl Position {
                         }
                     }
                 }
-                self.put(to, piece);
+                if victim.is_some_and(|v| v.powers.contains(Powers::PHOENIX)) && self.variant.armies {
+                    // CA7: the Phoenix takes its captor with it.
+                } else {
+                    self.put(to, piece);
+                    if self.variant.armies
+                        && victim.is_none()
+                        && promote == Promote::No
+                        && crate::clash::is_rogue(piece)
+                    {
+                        self.set_guard(to);
+                    }
+                }
             }
             Move::EnPassant { from, to, keep } => {
                 pawn_moved = true;
@@ -434,6 +468,24 @@ impl Position {
                 self.put(from, kp);
                 self.put(king, holder);
             }
+            Move::Chain { .. } => {
+                if self.play_chain(m) {
+                    self.halfmoves = 0;
+                }
+            }
+            Move::Shoot { from, target } => {
+                if let Some(victim) = self.remove(target) {
+                    self.halfmoves = 0;
+                    self.touch_castling(target, target, victim);
+                    // CA7: shooting a Phoenix costs the shooter.
+                    if victim.powers.contains(Powers::PHOENIX)
+                        && let Some(shooter) = self.remove(from)
+                    {
+                        self.touch_castling(from, from, shooter);
+                    }
+                }
+            }
+            Move::Shield { .. } => self.set_shield(us, 3),
             Move::PawnPair { first, second } => {
                 pawn_moved = true;
                 for (from, to) in [first, second] {
@@ -455,6 +507,9 @@ impl Position {
         }
         self.turn = !us;
         self.hash ^= k.black;
+        if self.variant.armies {
+            self.begin_turn(!us);
+        }
     }
 
     fn capture_to_hand(&mut self, captor: Color, victim: Piece) {
@@ -470,7 +525,7 @@ impl Position {
     }
 
     /// Removes castling rights that a move from `from` to `to` by `piece` ends.
-    fn touch_castling(&mut self, from: Square, to: Square, piece: Piece) {
+    pub(crate) fn touch_castling(&mut self, from: Square, to: Square, piece: Piece) {
         if self.castling.is_empty() {
             return;
         }
@@ -540,6 +595,14 @@ impl Position {
         }
         if self.first_pawn_turn {
             h ^= k.first_pawn_turn;
+        }
+        for sq in self.guard {
+            h ^= k.guard[sq.index()];
+        }
+        for c in Color::ALL {
+            if self.shield[c.index()] != 0 {
+                h ^= k.shield[c.index()][self.shield[c.index()].min(4) as usize];
+            }
         }
         h
     }

@@ -24,6 +24,10 @@ pub(crate) struct Keys {
     pub(crate) ep: [u64; 64],
     pub(crate) black: u64,
     pub(crate) first_pawn_turn: u64,
+    /// CA6: an invulnerable Rogue on the square.
+    pub(crate) guard: [u64; 64],
+    /// CA8: the shield state of each side (0 none, 1-3 up, 4 still to use).
+    pub(crate) shield: [[u64; 5]; 2],
 }
 
 static KEYS: LazyLock<Box<Keys>> = LazyLock::new(|| {
@@ -47,7 +51,9 @@ static KEYS: LazyLock<Box<Keys>> = LazyLock::new(|| {
     let hand = std::array::from_fn(|_| std::array::from_fn(|_| std::array::from_fn(|_| next2())));
     let black = next2();
     let first_pawn_turn = next2();
-    Box::new(Keys { power, royal, promoted, bare, hand, castling, ep, black, first_pawn_turn })
+    let guard = std::array::from_fn(|_| next2());
+    let shield = std::array::from_fn(|_| std::array::from_fn(|_| next2()));
+    Box::new(Keys { power, royal, promoted, bare, hand, castling, ep, black, first_pawn_turn, guard, shield })
 });
 
 #[inline]
