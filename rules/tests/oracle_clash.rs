@@ -1291,3 +1291,27 @@ fn oracle_perft_small() {
         }
     }
 }
+
+/// The perft table in `tests/data/clash.perft` (counted by the engine): every
+/// entry up to 300,000 nodes recounted by this generator.
+#[test]
+fn oracle_confirms_perft_table() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/clash.perft");
+    let text = std::fs::read_to_string(path).expect("perft table");
+    let mut fen = String::new();
+    let mut checked = 0;
+    for line in text.lines().map(str::trim) {
+        if let Some(f) = line.strip_prefix("epd ") {
+            fen = f.to_string();
+        } else if let Some(rest) = line.strip_prefix("perft ") {
+            let (depth, nodes) = rest.split_once(' ').expect("perft DEPTH NODES");
+            let (depth, nodes): (u32, u64) = (depth.parse().unwrap(), nodes.parse().unwrap());
+            if nodes <= 300_000 {
+                let oracle = Oracle::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+                assert_eq!(oracle.perft(depth), nodes, "{fen} depth {depth}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} entries checked");
+}

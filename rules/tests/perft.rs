@@ -71,3 +71,8 @@ fn absorption() {
 fn construction() {
     run("construction", "construction");
 }
+
+#[test]
+fn clash() {
+    run("clash", "clash");
+}

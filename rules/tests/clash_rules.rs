@@ -1,0 +1,231 @@
+//! Scenario tests for one round of Clash of the Armies, each citing its
+//! ruling (CA1-CA9 of `shared/RULINGS.md`; notation in `rules/CLASH.md`).
+//! Expected moves are worked out by hand from the rule texts.
+
+use std::collections::BTreeSet;
+
+use kibitz_rules::{Position, Variant};
+
+fn clash(fen: &str) -> Position {
+    Position::from_fen(Variant::by_id("clash").expect("clash"), fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+}
+
+fn legal(p: &Position) -> BTreeSet<String> {
+    p.legal_moves().iter().map(|m| p.canonical(m)).collect()
+}
+
+fn from_square(p: &Position, sq: &str) -> BTreeSet<String> {
+    legal(p).into_iter().filter(|t| t.starts_with(sq)).collect()
+}
+
+fn set(tokens: &[&str]) -> BTreeSet<String> {
+    tokens.iter().map(|t| t.to_string()).collect()
+}
+
+fn after(p: &Position, token: &str) -> Position {
+    let m = p.legal_moves().into_iter().find(|m| p.canonical(m) == token);
+    let m = m.unwrap_or_else(|| panic!("{token} is not legal in {}", p.fen()));
+    let mut next = p.clone();
+    next.play_unchecked(m);
+    next
+}
+
+/// CA1: the Omnipawn moves and captures one step forward or diagonally
+/// forward, and steps twice straight forward from its starting rank.
+#[test]
+fn ca1_omnipawn_moves() {
+    let p = clash("4k3/8/8/8/8/8/3O4/4K3 w - - 0 1");
+    assert_eq!(from_square(&p, "d2"), set(&["d2c3", "d2d3", "d2e3", "d2d4"]));
+    // It captures straight ahead too, and the double step needs an empty path.
+    let p = clash("4k3/8/8/8/8/3p4/3O4/4K3 w - - 0 1");
+    assert_eq!(from_square(&p, "d2"), set(&["d2c3", "d2d3", "d2e3"]));
+}
+
+/// CA1: a double step may be taken en passant by an enemy Pawn or Omnipawn.
+#[test]
+fn ca1_en_passant_by_an_omnipawn() {
+    let p = after(&clash("4k3/8/8/8/3o4/8/4P3/4K3 w - - 0 1"), "e2e4");
+    assert_eq!(p.fen(), "4k3/8/8/8/3oP3/8/8/4K3 b - e3 0 1");
+    let q = after(&p, "d4e3");
+    assert_eq!(q.fen(), "4k3/8/8/8/8/4o3/8/4K3 w - - 0 2");
+    // And an Omnipawn's double step is taken by a Pawn.
+    let p = after(&clash("4k3/8/8/8/3p4/8/4O3/4K3 w - - 0 1"), "e2e4");
+    assert!(legal(&p).contains("d4e3"), "{}", p.fen());
+}
+
+/// CA1: on the last rank a peasant promotes to any Light, Heavy or Jewel
+/// piece except the Amazon: sixteen moves.
+#[test]
+fn ca1_promotion_choices() {
+    let p = clash("4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
+    let expected: BTreeSet<String> = "nbtewrhgymqcajvf".chars().map(|c| format!("a7a8{c}")).collect();
+    assert_eq!(from_square(&p, "a7"), expected);
+}
+
+/// CA2: the Rabbit slides one or two squares orthogonally onto empty
+/// squares and jumps a piece one or two squares away, capturing an enemy.
+#[test]
+fn ca2_rabbit_slides_and_jumps() {
+    let p = clash("4k3/8/8/3p4/3T4/8/8/4K3 w - - 0 1");
+    assert_eq!(from_square(&p, "d4"), set(&["d4b4", "d4c4", "d4e4", "d4f4", "d4d3", "d4d2", "d4d6"]));
+    let q = after(&p, "d4d6");
+    assert_eq!(q.fen(), "4k3/8/3T4/8/8/8/8/4K3 b - - 0 1");
+}
+
+/// CA2: jumps chain from each landing square; the jumped enemies go when the
+/// move ends; friendly pieces may be jumped and stay.
+#[test]
+fn ca2_rabbit_chain() {
+    // d3 over d4 (own pawn) to d5, over d6 (enemy) to d7.
+    let p = clash("4k3/8/3p4/8/3P4/3T4/8/K7 w - - 0 1");
+    let moves = from_square(&p, "d3");
+    assert!(moves.contains("d3d5") && moves.contains("d3d5d7"), "{moves:?}");
+    let q = after(&p, "d3d5d7");
+    assert_eq!(q.fen(), "4k3/3T4/8/8/3P4/8/8/K7 b - - 0 1");
+}
+
+/// CA2: at the edge the Rabbit leaves the board with its victim.
+#[test]
+fn ca2_rabbit_leaves_the_board() {
+    let p = clash("4k3/8/8/8/8/8/T7/n3K3 w - - 0 1");
+    let q = after(&p, "a2a1x");
+    assert_eq!(q.fen(), "4k3/8/8/8/8/8/8/4K3 b - - 0 1");
+}
+
+/// CA2: a chain of jumps gives check: the leader at the chain's end is
+/// attacked.
+#[test]
+fn ca2_check_by_a_chain() {
+    let p = clash("3k4/8/3p4/8/3p4/3T4/8/4K3 b - - 0 1");
+    assert!(p.is_check(), "d3 over d4 to d5, over d6 to d7, then the king on d8");
+    // Moving the d6 pawn away breaks the chain and answers the check.
+    assert!(legal(&p).contains("d6d5"));
+}
+
+/// CA4: the War Machine moves one or two squares orthogonally or one
+/// diagonally, or shoots what it could capture without moving.
+#[test]
+fn ca4_war_machine() {
+    let p = clash("4k3/8/8/3p4/8/3M4/8/4K3 w - - 0 1");
+    let expected =
+        set(&["d3d4", "d3d5", "d3d2", "d3d1", "d3c3", "d3b3", "d3e3", "d3f3", "d3c2", "d3c4", "d3e2", "d3e4", "d3^d5"]);
+    assert_eq!(from_square(&p, "d3"), expected);
+    let q = after(&p, "d3^d5");
+    assert_eq!(q.fen(), "4k3/8/8/8/8/3M4/8/4K3 b - - 0 1");
+}
+
+/// CA4: shooting is not moving: the King may still castle with the shooter.
+#[test]
+fn ca4_shooting_keeps_castling() {
+    let p = clash("4k3/8/8/8/8/8/p7/M3K3 w Q - 0 1");
+    let q = after(&p, "a1^a2");
+    assert!(q.fen().contains(" b Q "), "{}", q.fen());
+}
+
+/// CA5: the Jester moves along paths of one to three orthogonal steps
+/// through empty squares: 24 squares from d4 on an empty board.
+#[test]
+fn ca5_jester_paths() {
+    let p = clash("7k/8/8/8/3J4/8/8/K7 w - - 0 1");
+    assert_eq!(from_square(&p, "d4").len(), 24);
+    // Blocked on all four sides it cannot move at all.
+    let p = clash("7k/8/8/3P4/2PJP3/3P4/8/K7 w - - 0 1");
+    assert!(from_square(&p, "d4").is_empty());
+}
+
+/// CA5 and the variant text's diagram: a Jester next to two pieces beside
+/// their leader pins both, since either moving opens a path to the leader.
+#[test]
+fn ca5_jester_pins_the_diagram() {
+    let p = clash("8/4nk2/4Jn2/8/8/8/8/K7 b - - 0 1");
+    assert!(!p.is_check());
+    assert!(from_square(&p, "e7").is_empty(), "the knight on e7 is pinned");
+    assert!(from_square(&p, "f6").is_empty(), "the knight on f6 is pinned");
+}
+
+/// CA6: after a quiet move the Rogue is invulnerable until its owner's next
+/// turn; after a capture it is not.
+#[test]
+fn ca6_rogue_invulnerable_after_a_quiet_move() {
+    let p = clash("3rk3/8/8/8/3V4/8/8/4K3 w - - 0 1");
+    let q = after(&p, "d4d6");
+    assert_eq!(q.fen(), "3rk3/8/3V*4/8/8/8/8/4K3 b - - 1 1");
+    assert!(!legal(&q).contains("d8d6"), "the Rogue cannot be taken");
+    let r = after(&q, "e8f7");
+    assert_eq!(r.fen(), "3r4/5k2/3V4/8/8/8/8/4K3 w - - 2 2");
+}
+
+/// CA7: a piece that captures the Phoenix is removed with it.
+#[test]
+fn ca7_phoenix_takes_its_captor() {
+    let p = clash("4k3/8/8/3f4/8/8/8/3RK3 w - - 0 1");
+    let q = after(&p, "d1d5");
+    assert_eq!(q.fen(), "4k3/8/8/8/8/8/8/4K3 b - - 0 1");
+}
+
+/// CA7: leaders may not capture the Phoenix, so a Phoenix beside a King
+/// checks it and cannot be taken by it.
+#[test]
+fn ca7_leaders_do_not_capture_the_phoenix() {
+    let p = clash("4k3/8/8/8/8/8/4f3/4K3 w - - 0 1");
+    assert!(p.is_check());
+    assert!(!legal(&p).contains("e1e2"));
+}
+
+/// CA8: the King castles with a Heavy piece on its corner.
+#[test]
+fn ca8_castling_with_heavy_pieces() {
+    let p = clash("4k3/8/8/8/8/8/8/H3K2Y w KQ - 0 1");
+    let moves = legal(&p);
+    assert!(moves.contains("e1g1") && moves.contains("e1c1"), "{moves:?}");
+    assert_eq!(after(&p, "e1g1").fen(), "4k3/8/8/8/8/8/8/H4YK1 b - - 1 1");
+}
+
+/// CA8: the shield is raised once, as a whole turn (`D`), and stays up
+/// until its owner's third turn after it begins.
+#[test]
+fn ca8_shield_lasts_three_turns() {
+    let p = clash("4k3/8/8/8/8/8/8/4S3 w D - 0 1");
+    let mut q = after(&p, "D");
+    assert!(q.fen().contains(" b D3 "), "{}", q.fen());
+    for expected in ["D2", "D1"] {
+        q = after(&q, if q.fen().contains("4k3") { "e8d8" } else { "d8e8" });
+        assert!(q.fen().contains(&format!(" w {expected} ")), "{}", q.fen());
+        q = after(&q, if q.fen().contains("4S3") { "e1d1" } else { "d1e1" });
+    }
+    let q = after(&q, if q.fen().contains("4k3") { "e8d8" } else { "d8e8" });
+    assert!(q.fen().contains(" w - "), "the shield is down: {}", q.fen());
+    assert!(!legal(&q).contains("D"), "and it is used up");
+}
+
+/// CA8, CA9: while the shield is up, the pieces orthogonally next to the
+/// Shielderer cannot be captured; they still block.
+#[test]
+fn ca9_shielded_pieces_cannot_be_captured() {
+    let p = clash("k3r3/8/8/8/8/8/4N3/4S3 b D3 - 0 1");
+    let moves = from_square(&p, "e8");
+    assert!(!moves.contains("e8e2") && moves.contains("e8e3"), "{moves:?}");
+}
+
+/// CA9: an invulnerable leader that is attacked is not in check.
+#[test]
+fn ca9_invulnerable_leader_is_not_in_check() {
+    let p = clash("4r2k/8/8/8/8/8/8/4S3 w D2 - 0 1");
+    assert!(!p.is_check());
+    let p = clash("4r2k/8/8/8/8/8/8/4S3 w D - 0 1");
+    assert!(p.is_check(), "with the shield not raised the rook checks");
+}
+
+/// CA3: leapers from d4 on an open board: the Hawk's 16 leaps of exactly two
+/// or three squares, the Kite's 12 orthogonal leaps of one to three, the
+/// Waffle's 4 steps and 4 (2,2) leaps, the General's 8 steps and 8 leaps.
+#[test]
+fn ca3_leapers() {
+    for (letter, count) in [('H', 16), ('Y', 12), ('W', 8), ('G', 16)] {
+        let p = clash(&format!("k7/8/8/8/3{letter}4/8/8/7K w - - 0 1"));
+        assert_eq!(from_square(&p, "d4").len(), count, "{letter}");
+    }
+    // Leapers jump over pieces: a Hawk walled in by its own pawns still leaps.
+    let p = clash("k7/8/8/2PPP3/2PHP3/2PPP3/8/7K w - - 0 1");
+    assert_eq!(from_square(&p, "d4").len(), 16);
+}
