@@ -219,6 +219,31 @@ impl Scene {
             }
         }
 
+        // Clash (CA6, CA8, CA9): a golden ring round every invulnerable
+        // piece, and a shield behind a Shielderer whose shield is up.
+        if variant.armies {
+            const RING: &str = include_str!("../assets/marks/invulnerable.svg");
+            const SHIELD: &str = include_str!("../assets/marks/shield.svg");
+            let body = |doc: &'static str| {
+                let start = doc.find('>').map_or(0, |i| i + 1);
+                let end = doc.rfind("</svg>").unwrap_or(doc.len());
+                doc.get(start..end).unwrap_or("")
+            };
+            for s in pos.invulnerable() {
+                let (x, y) = layout.square_origin(s);
+                let _ = write!(over, r#"<g transform="translate({x} {y}) scale({})">{}</g>"#, sq / 45.0, body(RING));
+            }
+            for c in Color::ALL {
+                if pos.shield(c).is_some_and(|n| n > 0)
+                    && let Some(k) = pos.royal_square(c)
+                {
+                    let (x, y) = layout.square_origin(k);
+                    let _ =
+                        write!(under, r#"<g transform="translate({x} {y}) scale({})">{}</g>"#, sq / 45.0, body(SHIELD));
+                }
+            }
+        }
+
         // Promotion marks: a promoted piece shows what it was.
         for s in pos.occupied() {
             if let Some(p) = pos.piece_at(s).filter(|p| p.promoted) {

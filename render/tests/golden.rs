@@ -103,7 +103,7 @@ fn alapawn_start() {
 
 #[test]
 fn legends() {
-    for id in ["chess", "olympic", "absorption", "construction"] {
+    for id in ["chess", "olympic", "absorption", "construction", "clash"] {
         let svg = legend_svg(Renderer::shared(), Variant::by_id(id).unwrap());
         check(&format!("legend-{id}"), &Renderer::shared().svg_png(&svg).unwrap());
     }
@@ -167,5 +167,16 @@ fn construction_reserves() {
     check(
         "construction-armies-black",
         &board("construction", "(rc)3k2r/pp(bp)2(qn)pp/8/8/8/8/PP(BP)2(QN)PP/(RC)3K2R[S3R2BP4Cs15b] b - - 5 15", opts),
+    );
+}
+
+#[test]
+fn clash_marks_and_pieces() {
+    // A raised shield (CA8) guards its Shielderer and the pieces beside it;
+    // the Rogue on c4 is invulnerable after its quiet move (CA6).
+    let opts = BoardOptions { last_move: Some((Some(sq("b3")), sq("c4"))), ..BoardOptions::default() };
+    check(
+        "clash-shield-rogue",
+        &board("clash", "rg2k1hr/pp1o1ppp/2n5/4Y3/2V*5/8/POP1TPPP/R2AS1WR b kqD2 - 3 15", opts),
     );
 }
