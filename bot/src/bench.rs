@@ -121,6 +121,7 @@ fn say(core: &Core, channel: &str, who: &str, text: &str, n: u64) -> Vec<crate::
         text: text.into(),
         message_id: Some(format!("{channel}-{n}")),
         at: Timestamp::now(),
+        private: false,
     })
 }
 

@@ -81,6 +81,38 @@ pub enum Command {
     Stats(Option<String>),
     /// The best players.
     Leaderboard(Option<String>),
+    /// Clash of the Armies: one's army, gold and the match.
+    Army,
+    /// Clash: buy a piece, on a square or the first free one of its class.
+    Buy {
+        /// The piece's name or letter, as written.
+        piece: String,
+        /// The square, if one was given.
+        square: Option<String>,
+    },
+    /// Clash: sell a piece, named by its square or its name.
+    Sell(String),
+    /// Clash: move a piece of one's army to another square.
+    Place {
+        /// The piece: its square or its name, as written.
+        piece: String,
+        /// Where it goes.
+        square: String,
+    },
+    /// Clash: confirm one's army.
+    Ready,
+    /// Clash: the sealed bid for the Amazon, sent privately (and the match,
+    /// if the sender has several).
+    Bid {
+        /// The amount, as written.
+        amount: String,
+        /// A game id, if given.
+        game: Option<String>,
+    },
+    /// Clash: raise the bid by 0.5 after equal bids.
+    Raise,
+    /// Clash: pass, and lose the auction.
+    Pass,
 }
 
 /// Why a message could not be read as a command.
@@ -137,6 +169,14 @@ pub const USAGE: &[(&str, &str)] = &[
     ("fen", "fen [GAME]"),
     ("stats", "stats [@user]"),
     ("leaderboard", "leaderboard [VARIANT]"),
+    ("army", "army"),
+    ("buy", "buy PIECE [SQUARE]"),
+    ("sell", "sell SQUARE|PIECE"),
+    ("place", "place PIECE SQUARE"),
+    ("ready", "ready"),
+    ("bid", "bid AMOUNT [GAME]"),
+    ("raise", "raise"),
+    ("pass", "pass"),
 ];
 
 fn usage(command: &'static str) -> &'static str {
@@ -211,8 +251,41 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         "fen" => one("fen").map(Command::Fen),
         "stats" => user("stats").map(Command::Stats),
         "leaderboard" => one("leaderboard").map(Command::Leaderboard),
+        "army" => none("army", Command::Army),
+        "buy" => match args.as_slice() {
+            [] => Err(problem("buy", "Which piece?")),
+            [rest @ .., last] if !rest.is_empty() && is_square(last) => {
+                Ok(Command::Buy { piece: rest.join(" "), square: Some(last.to_ascii_lowercase()) })
+            }
+            words => Ok(Command::Buy { piece: words.join(" "), square: None }),
+        },
+        "sell" => match args.as_slice() {
+            [] => Err(problem("sell", "Which piece? Name its square or the piece")),
+            words => Ok(Command::Sell(words.join(" "))),
+        },
+        "place" => match args.as_slice() {
+            [rest @ .., last] if !rest.is_empty() && is_square(last) => {
+                Ok(Command::Place { piece: rest.join(" "), square: last.to_ascii_lowercase() })
+            }
+            [] => Err(problem("place", "Which piece, and where?")),
+            _ => Err(problem("place", "Say where it goes, after the piece")),
+        },
+        "ready" => none("ready", Command::Ready),
+        "bid" => match args.as_slice() {
+            [] => Err(problem("bid", "How much?")),
+            [amount] => Ok(Command::Bid { amount: amount.to_string(), game: None }),
+            [amount, game] => Ok(Command::Bid { amount: amount.to_string(), game: Some(game.to_string()) }),
+            _ => Err(problem("bid", "That is one word too many")),
+        },
+        "raise" => none("raise", Command::Raise),
+        "pass" => none("pass", Command::Pass),
         _ => Err(ParseError::Unknown(word.chars().take(24).collect())),
     }
+}
+
+/// A square of the 8x8 board, `a1` to `h8`, either case.
+fn is_square(word: &str) -> bool {
+    matches!(word.as_bytes(), [f, r] if (b'a'..=b'h').contains(&f.to_ascii_lowercase()) && (b'1'..=b'8').contains(r))
 }
 
 fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
@@ -274,6 +347,32 @@ mod tests {
         assert!(matches!(parse("/fly", "k"), Err(ParseError::Unknown(w)) if w == "fly"));
         assert!(matches!(parse("/resign now", "k"), Err(ParseError::Usage { command: "resign", .. })));
         assert!(matches!(parse("/accept alice", "k"), Err(ParseError::Usage { command: "accept", .. })));
+    }
+
+    #[test]
+    fn clash_commands() {
+        assert_eq!(parse("/army", "k"), Ok(Command::Army));
+        assert_eq!(parse("!buy knight", "k"), Ok(Command::Buy { piece: "knight".into(), square: None }));
+        assert_eq!(parse("/buy N G1", "k"), Ok(Command::Buy { piece: "N".into(), square: Some("g1".into()) }));
+        assert_eq!(
+            parse("/buy war machine h1", "k"),
+            Ok(Command::Buy { piece: "war machine".into(), square: Some("h1".into()) })
+        );
+        // A one-letter piece is a piece even where it could start a square.
+        assert_eq!(parse("/buy b", "k"), Ok(Command::Buy { piece: "b".into(), square: None }));
+        assert_eq!(parse("/sell b1", "k"), Ok(Command::Sell("b1".into())));
+        assert_eq!(parse("/sell war machine", "k"), Ok(Command::Sell("war machine".into())));
+        assert_eq!(parse("/place bishop f1", "k"), Ok(Command::Place { piece: "bishop".into(), square: "f1".into() }));
+        assert_eq!(parse("/place c1 f1", "k"), Ok(Command::Place { piece: "c1".into(), square: "f1".into() }));
+        assert!(matches!(parse("/place bishop", "k"), Err(ParseError::Usage { command: "place", .. })));
+        assert!(matches!(parse("/buy", "k"), Err(ParseError::Usage { command: "buy", .. })));
+        assert_eq!(parse("/ready", "k"), Ok(Command::Ready));
+        assert_eq!(parse("/bid 12.5", "k"), Ok(Command::Bid { amount: "12.5".into(), game: None }));
+        assert_eq!(parse("/bid 12 abcd", "k"), Ok(Command::Bid { amount: "12".into(), game: Some("abcd".into()) }));
+        assert!(matches!(parse("/bid", "k"), Err(ParseError::Usage { command: "bid", .. })));
+        assert_eq!(parse("!raise", "k"), Ok(Command::Raise));
+        assert_eq!(parse("/pass", "k"), Ok(Command::Pass));
+        assert!(matches!(parse("/ready now", "k"), Err(ParseError::Usage { command: "ready", .. })));
     }
 
     #[test]

@@ -1,9 +1,13 @@
 //! The console adapter: a local chat in the terminal.
 //!
 //! Each input line is `NAME: MESSAGE`, or just a message after `/as NAME`;
-//! `/in CHANNEL` moves to another channel. Replies print as text, pictures
-//! are written to the output folder and their paths printed. Piped input
-//! works the same, so transcripts can be scripted.
+//! `/in CHANNEL` moves to another channel, and `/in @kibitz` to the private
+//! chats with the bot: each speaker then writes in their own private chat
+//! (`dm-NAME`), as on Telegram, where a private chat's id is the user's.
+//! Replies print as text, pictures are written to the output folder and
+//! their paths printed; answers for another channel (an auction announced
+//! in its match's channel) print with that channel's name first. Piped
+//! input works the same, so transcripts can be scripted.
 
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -18,6 +22,8 @@ pub struct Console {
     out: PathBuf,
     speaker: Option<String>,
     channel: String,
+    /// In the private chats with the bot (`/in @kibitz`) rather than `channel`.
+    private: bool,
     pictures: usize,
 }
 
@@ -27,7 +33,7 @@ pub const PLATFORM: &str = "console";
 impl Console {
     /// A console over a core, writing pictures to `out`.
     pub fn new(core: Core, out: &Path) -> Console {
-        Console { core, out: out.to_path_buf(), speaker: None, channel: "local".into(), pictures: 0 }
+        Console { core, out: out.to_path_buf(), speaker: None, channel: "local".into(), private: false, pictures: 0 }
     }
 
     /// Reads lines until the input ends, answering each.
@@ -68,11 +74,19 @@ impl Console {
             return vec![format!("(now speaking as {name})")];
         }
         if let Some(channel) = line.strip_prefix("/in ") {
+            if let Some(bot) = channel.trim().strip_prefix('@') {
+                if !valid_name(bot) {
+                    return vec!["A name is letters, digits, '-' and '_' (up to 32).".into()];
+                }
+                self.private = true;
+                return vec![format!("(now in private chats with @{bot})")];
+            }
             let channel = channel.trim().trim_start_matches('#');
             if !valid_name(channel) {
                 return vec!["A channel name is letters, digits, '-' and '_' (up to 32).".into()];
             }
             self.channel = channel.to_string();
+            self.private = false;
             return vec![format!("(now in #{channel})")];
         }
         let (speaker, text) = match line.split_once(':') {
@@ -84,13 +98,15 @@ impl Console {
                 None => return vec!["Who is speaking? Write `NAME: MESSAGE`, or /as NAME first.".into()],
             },
         };
+        let channel = if self.private { format!("dm-{speaker}") } else { self.channel.clone() };
         let msg = Incoming {
             platform: PLATFORM.into(),
-            channel: self.channel.clone(),
+            channel,
             sender: User { id: speaker.clone(), name: speaker },
             text: text.to_string(),
             message_id: None,
             at: Timestamp::now(),
+            private: self.private,
         };
         // The clocks of correspondence games run before each line is read.
         let mut lines = Vec::new();
@@ -100,6 +116,10 @@ impl Console {
         }
         let replies = self.core.handle(&msg);
         lines.extend(replies.iter().flat_map(|r| self.show(r)));
+        for (channel, notice) in self.core.take_notices(PLATFORM) {
+            let shown = self.show(&notice);
+            lines.extend(shown.into_iter().map(|l| format!("[#{}] {l}", channel.channel)));
+        }
         lines
     }
 

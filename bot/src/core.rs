@@ -5,6 +5,11 @@
 //! game, changes the store in one atomic step, and answers. Mentions in reply
 //! texts are written `<@ID>`; each adapter turns them into its platform's
 //! mentions (the console prints `@ID`).
+//!
+//! Most answers go to the channel of the message. A few concern another
+//! channel (a sealed bid sent privately is announced in its match's
+//! channel): those wait in an outbox, [`Core::take_notices`], which the
+//! adapters empty after each message and [`Core::tick`] empties too.
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -19,6 +24,8 @@ use kibitz_storage::{
 };
 
 use crate::command::{self, ChallengeSpec, ColourWish, Command, ParseError};
+
+mod clash;
 
 /// Someone who writes to the bot.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -44,6 +51,9 @@ pub struct Incoming {
     pub message_id: Option<String>,
     /// When it was sent.
     pub at: Timestamp,
+    /// Whether the channel is a private chat between the sender and the bot
+    /// (a Telegram private chat, a Discord DM). Sealed bids come this way.
+    pub private: bool,
 }
 
 /// A picture to send.
@@ -166,18 +176,48 @@ pub struct Core {
     names: Mutex<HashMap<(String, String), String>>,
     /// Other ids the bot goes by (its Telegram username, its Discord user id).
     aliases: Mutex<Vec<String>>,
+    /// Answers for other channels than the message's, until an adapter posts them.
+    notices: Mutex<Vec<(ChannelKey, Reply)>>,
 }
 
 /// A stored game with its rules state rebuilt.
 struct Loaded {
     record: GameRecord,
+    /// The round being played; for a Clash match between rounds, the last
+    /// round played (or the variant's start before the first): see `clash`.
     game: Game,
+    /// The match, for a Clash of the Armies match.
+    clash: Option<kibitz_rules::army::Match>,
 }
 
 impl Core {
     /// A core over a store.
     pub fn new(store: Store, config: CoreConfig) -> Core {
-        Core { store, config, renderer: Renderer::shared(), names: Mutex::default(), aliases: Mutex::default() }
+        Core {
+            store,
+            config,
+            renderer: Renderer::shared(),
+            names: Mutex::default(),
+            aliases: Mutex::default(),
+            notices: Mutex::default(),
+        }
+    }
+
+    /// Takes the answers waiting for other channels of `platform` than the
+    /// messages' own (an auction's result, announced in the match's channel
+    /// when the last sealed bid came privately). Adapters post them after
+    /// each message; [`Core::tick`] returns them too.
+    pub fn take_notices(&self, platform: &str) -> Vec<(ChannelKey, Reply)> {
+        let Ok(mut notices) = self.notices.lock() else { return Vec::new() };
+        let (mine, others): (Vec<_>, Vec<_>) = notices.drain(..).partition(|(k, _)| k.platform == platform);
+        *notices = others;
+        mine
+    }
+
+    fn notify(&self, channel: ChannelKey, reply: Reply) {
+        if let Ok(mut notices) = self.notices.lock() {
+            notices.push((channel, reply));
+        }
     }
 
     /// Makes `id` another name of the bot: a challenge to it is a game
@@ -213,18 +253,29 @@ impl Core {
     /// who has used all of them loses on time. Returns the notices to post, by
     /// channel. Each adapter ticks its own platform, so no notice is lost.
     pub fn tick(&self, now: Timestamp, platform: &str) -> Vec<(ChannelKey, Reply)> {
-        let Ok(games) = self.store.active_games() else { return Vec::new() };
-        let mut notices = Vec::new();
+        let mut notices = self.take_notices(platform);
+        let Ok(games) = self.store.active_games() else { return notices };
         for (key, record) in games.into_iter().filter(|(k, _)| k.channel.platform == platform) {
             let Ok(record) = record else { continue };
             let Some(days) = record.settings.days_per_move else { continue };
-            let since = record.moves.last().map_or(record.started_at, |m| m.at);
+            // A Clash round's clock starts with the round; there is none between rounds.
+            let start = if record.clash.is_some() { record.updated_at } else { record.started_at };
+            let since = record.moves.last().map_or(start, |m| m.at);
             let allowed = u64::from(days) * 86_400_000;
             let used = now.0.saturating_sub(since.0);
             let Ok(loaded) = self.load(record) else { continue };
+            if clash::between_rounds(&loaded) {
+                continue;
+            }
             let turn = loaded.game.position().turn();
             let player = loaded.record.player(colour_of(turn)).to_string();
-            if used >= allowed {
+            if used >= allowed && loaded.clash.is_some() {
+                let result = kibitz_rules::army::RoundResult::win(!turn, kibitz_rules::army::RoundEnd::Time);
+                if let Ok(Some((_, words))) = self.end_round(now, None, &loaded, None, result) {
+                    let text = format!("Game {}: {} ran out of time. {words}", key.id.as_str(), mention(&player));
+                    notices.push((key.channel.clone(), Reply::text(text)));
+                }
+            } else if used >= allowed {
                 let outcome = if turn == Color::White { Outcome::BlackWins } else { Outcome::WhiteWins };
                 let end = GameEnd { outcome, reason: "time".into(), at: now, message_id: None };
                 if let Ok(r) = self.store.finish_game(&key, loaded.record.version, &end) {
@@ -289,6 +340,14 @@ impl Core {
             Command::Fen(id) => self.fen(msg, id.as_deref()),
             Command::Stats(who) => self.stats(msg, who.as_deref()),
             Command::Leaderboard(v) => self.leaderboard(msg, v.as_deref()),
+            Command::Army => self.army(msg),
+            Command::Buy { piece, square } => self.buy(msg, &piece, square.as_deref()),
+            Command::Sell(what) => self.sell(msg, &what),
+            Command::Place { piece, square } => self.place(msg, &piece, &square),
+            Command::Ready => self.ready(msg),
+            Command::Bid { amount, game } => self.bid(msg, &amount, game.as_deref()),
+            Command::Raise => self.raise(msg),
+            Command::Pass => self.pass(msg),
         }
     }
 
@@ -314,7 +373,8 @@ impl Core {
             let mv = game.legal_moves().into_iter().find(|x| game.position().canonical(x) == m.text);
             game.play(mv.ok_or_else(broken)?).map_err(|_| broken())?;
         }
-        Ok(Loaded { record, game })
+        let clash = clash::match_of(&record).map_err(|_| broken())?;
+        Ok(Loaded { record, game, clash })
     }
 
     /// The sender's game here, or the named one, or the only one here.
@@ -381,13 +441,14 @@ impl Core {
     }
 
     fn game_buttons(&self, loaded: &Loaded) -> Vec<Button> {
-        if loaded.game.outcome().is_some() || loaded.record.result.is_some() {
+        if loaded.game.outcome().is_some() || loaded.record.result.is_some() || clash::between_rounds(loaded) {
             return Vec::new();
         }
-        let mut b = vec![
-            Button { label: "Resign".into(), command: "/resign".into() },
-            Button { label: "Offer draw".into(), command: "/draw".into() },
-        ];
+        let mut b = vec![Button { label: "Resign".into(), command: "/resign".into() }];
+        // CA14: no draw offers in a Clash match's ultimate round.
+        if loaded.clash.as_ref().is_none_or(|m| m.draw_allowed()) {
+            b.push(Button { label: "Offer draw".into(), command: "/draw".into() });
+        }
         if loaded.record.settings.hints_allowed {
             b.push(Button { label: "Hint".into(), command: "/hint".into() });
         }
@@ -480,6 +541,10 @@ impl Core {
             days_per_move: spec.days.or(settings_here.days_per_move),
             bot_level: None,
         };
+        let clash = v.id == kibitz_rules::CLASH.id;
+        if clash && spec.opponent.as_deref().is_some_and(|o| self.is_bot(o)) {
+            return refuse("I cannot play a Clash of the Armies match myself: challenge a friend to one.");
+        }
         if spec.opponent.as_deref().is_some_and(|o| self.is_bot(o)) {
             let settings = GameSettings {
                 rated: false,
@@ -496,7 +561,7 @@ impl Core {
             variant: v.id.to_string(),
             colour,
             settings: settings.clone(),
-            clash: false,
+            clash,
             at: msg.at,
         };
         // One open challenge a player per channel: a new one replaces the old.
@@ -518,19 +583,19 @@ impl Core {
             extras.push(format!("{} per move", count(d as usize, "day")));
         }
         let extras = if extras.is_empty() { String::new() } else { format!(", {}", extras.join(", ")) };
+        let what = if clash { format!("a match of {}", v.name) } else { v.name.to_string() };
         let (text, accept) = match &spec.opponent {
             Some(o) => (
                 format!(
-                    "{} challenges {} to {} ({side}{extras}). {}: /accept or /decline.",
+                    "{} challenges {} to {what} ({side}{extras}). {}: /accept or /decline.",
                     mention(me),
                     mention(o),
-                    v.name,
                     mention(o)
                 ),
                 format!("/accept @{me}"),
             ),
             None => (
-                format!("{} opens a challenge: {} ({side}{extras}). Anyone may /accept @{me}.", mention(me), v.name),
+                format!("{} opens a challenge: {what} ({side}{extras}). Anyone may /accept @{me}.", mention(me)),
                 format!("/accept @{me}"),
             ),
         };
@@ -655,7 +720,7 @@ impl Core {
         else {
             return Ok((loaded, String::new()));
         };
-        let mut after = Loaded { record: stored, game };
+        let mut after = Loaded { record: stored, game, clash: loaded.clash };
         let text = self.after_move(msg, &mut after, &bot, &played);
         Ok((after, text))
     }
@@ -678,6 +743,9 @@ impl Core {
         let record =
             self.store.accept_challenge(&channel, &challenge.challenger, &msg.sender.id, v.start_fen, msg.at)?;
         let loaded = self.load(record)?;
+        if loaded.clash.is_some() {
+            return Ok(vec![Reply::text(clash::match_begins(&loaded.record))]);
+        }
         let r = &loaded.record;
         let mut text = format!(
             "Game {}: {} (White) vs {} (Black), {}.",
@@ -723,6 +791,9 @@ impl Core {
             return Vec::new();
         }
         let Ok(loaded) = self.own_game(msg) else { return Vec::new() };
+        if clash::between_rounds(&loaded) {
+            return Vec::new();
+        }
         let my_turn = loaded.record.colour_of(&msg.sender.id) == Some(colour_of(loaded.game.position().turn()));
         if !my_turn || loaded.game.position().parse_move(text).is_err() {
             return Vec::new();
@@ -732,6 +803,7 @@ impl Core {
 
     fn play(&self, msg: &Incoming, text: &str) -> Answer {
         let loaded = self.own_game(msg)?;
+        clash::check_round(&loaded)?;
         let to_move = loaded.game.position().turn();
         let mover = loaded.record.player(colour_of(to_move)).to_string();
         if mover != msg.sender.id {
@@ -748,12 +820,18 @@ impl Core {
             at: msg.at,
             message_id: msg.message_id.clone(),
         };
+        if loaded.clash.is_some()
+            && let Some(outcome) = played.outcome
+        {
+            // The move ends a round of a Clash match: move and round end are one change.
+            return self.move_ends_round(msg, &loaded, &game, record, &played, outcome);
+        }
         let fen = game.position().fen();
         let Some(stored) = applied(self.store.apply_move(&loaded.record.key, loaded.record.version, record, &fen))?
         else {
             return Ok(Vec::new());
         };
-        let mut after = Loaded { record: stored, game };
+        let mut after = Loaded { record: stored, game, clash: loaded.clash };
         let mut text = self.after_move(msg, &mut after, &msg.sender.id, &played);
         let mut view = after.game.position().turn();
         if after.record.settings.bot_level.is_some() {
@@ -811,13 +889,20 @@ impl Core {
             Some(Colour::Black) => Color::Black,
             _ => Color::White,
         };
-        let text = format!("Game {}: {}", loaded.record.key.id.as_str(), status_line(&loaded));
+        if let Some(m) = loaded.clash.as_ref().filter(|_| clash::between_rounds(&loaded)) {
+            // Between rounds the board is the armies as they stand.
+            let text = format!("Game {}: {}", loaded.record.key.id.as_str(), status_line(&loaded));
+            let picture = self.army_picture(&loaded.record, m, view);
+            return Ok(vec![Reply { text, picture, buttons: Vec::new() }]);
+        }
+        let text = format!("Game {}: {}", loaded.record.key.id.as_str(), game_line(&loaded));
         let picture = self.picture(&loaded, view, |_| {});
         Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
     }
 
     fn moves(&self, msg: &Incoming, square: Option<&str>) -> Answer {
         let loaded = self.find_game(msg, None)?;
+        clash::check_round(&loaded)?;
         let pos = loaded.game.position();
         let legal = loaded.game.legal_moves();
         if legal.is_empty() {
@@ -876,6 +961,7 @@ impl Core {
         if !loaded.record.settings.hints_allowed {
             return refuse("Hints are off in this game. Start a game with /challenge ... hints on to use them.");
         }
+        clash::check_round(&loaded)?;
         let pos = loaded.game.position();
         if loaded.record.player(colour_of(pos.turn())) != msg.sender.id {
             return refuse("Hints are for the player to move; wait for your turn.");
@@ -942,7 +1028,13 @@ impl Core {
 
     fn resign(&self, msg: &Incoming) -> Answer {
         let loaded = self.own_game(msg)?;
-        let outcome = match self.player_colour(msg, &loaded)? {
+        let colour = self.player_colour(msg, &loaded)?;
+        if loaded.clash.is_some() && !clash::between_rounds(&loaded) {
+            // CA13: resigning a round loses it, and the whole army.
+            return self.resign_round(msg, &loaded, colour);
+        }
+        // Between the rounds of a Clash match, resigning gives up the match.
+        let outcome = match colour {
             Colour::White => Outcome::BlackWins,
             Colour::Black => Outcome::WhiteWins,
         };
@@ -955,7 +1047,9 @@ impl Core {
         if self.is_bot(&other_player(&loaded.record, &msg.sender.id)) {
             return refuse("I play on: I do not agree to draws. You may /resign, or ask for a /takeback.");
         }
+        clash::check_draw(&loaded)?;
         match loaded.record.offer(OfferKind::Draw) {
+            Some(o) if o.by != msg.sender.id && loaded.clash.is_some() => self.agree_round_draw(msg, &loaded),
             Some(o) if o.by != msg.sender.id => self.finish(msg, &loaded, Outcome::Draw, "agreement"),
             Some(_) => refuse("You have offered a draw already; your opponent may /draw to accept."),
             None => {
@@ -987,6 +1081,7 @@ impl Core {
     fn takeback(&self, msg: &Incoming) -> Answer {
         let loaded = self.own_game(msg)?;
         self.player_colour(msg, &loaded)?;
+        clash::check_round(&loaded)?;
         let r = &loaded.record;
         let against_bot = self.is_bot(&other_player(r, &msg.sender.id));
         let accepted = match r.offer(OfferKind::Takeback { plies: 0 }) {
@@ -1047,6 +1142,9 @@ impl Core {
     fn abort(&self, msg: &Incoming) -> Answer {
         let loaded = self.own_game(msg)?;
         self.player_colour(msg, &loaded)?;
+        if loaded.clash.as_ref().is_some_and(|m| !m.history.is_empty()) {
+            return refuse("A round has been played: the match can no longer be aborted. You may /resign.");
+        }
         if loaded.record.moves.len() >= 2 {
             return refuse("Both sides have moved: the game can no longer be aborted. /resign or offer a /draw.");
         }
@@ -1063,7 +1161,7 @@ impl Core {
             match record.ok().and_then(|r| self.load(r).ok()) {
                 Some(l) => {
                     let here = if key.channel.channel == msg.channel { "here" } else { "elsewhere" };
-                    let _ = write!(text, "\n{} ({here}): {}", key.id.as_str(), status_line(&l));
+                    let _ = write!(text, "\n{} ({here}): {}", key.id.as_str(), game_line(&l));
                 }
                 None => {
                     let _ = write!(text, "\n{}: cannot be read", key.id.as_str());
@@ -1075,6 +1173,7 @@ impl Core {
 
     fn pgn(&self, msg: &Incoming, id: Option<&str>) -> Answer {
         let loaded = self.find_game(msg, id)?;
+        clash::check_shown(&loaded)?;
         let r = &loaded.record;
         let date = date_of(r.started_at);
         let site = format!("Kibitz {}", r.key.channel.platform);
@@ -1100,6 +1199,7 @@ impl Core {
 
     fn fen(&self, msg: &Incoming, id: Option<&str>) -> Answer {
         let loaded = self.find_game(msg, id)?;
+        clash::check_shown(&loaded)?;
         Ok(vec![Reply::text(loaded.game.position().fen())])
     }
 
@@ -1134,6 +1234,16 @@ impl Core {
         }
         Ok(vec![Reply::text(text)])
     }
+}
+
+/// Whether `record` is a Clash of the Armies match between rounds (an army
+/// phase or the auction), when it takes no moves.
+pub fn clash_between_rounds(record: &GameRecord) -> bool {
+    record.result.is_none()
+        && clash::match_of(record).ok().flatten().is_some_and(|m| {
+            use kibitz_rules::army::Phase;
+            matches!(m.phase, Phase::Army { .. } | Phase::Bidding | Phase::Raising { .. })
+        })
 }
 
 fn other_player(r: &GameRecord, me: &str) -> String {
@@ -1180,11 +1290,27 @@ fn status_line(l: &Loaded) -> String {
             Outcome::Aborted => "aborted".into(),
         };
     }
+    if let Some(m) = &l.clash
+        && clash::between_rounds(l)
+    {
+        return clash::phase_line(m);
+    }
     if let Some(o) = l.game.outcome() {
         return format!("{} ({})", o.score(), o.reason);
     }
     let side = if pos.turn() == Color::White { "White" } else { "Black" };
     if pos.is_check() { format!("{side} to move, in check") } else { format!("{side} to move") }
+}
+
+/// [`status_line`], with the round of a Clash match being played (the
+/// picture's caption has no room for it).
+fn game_line(l: &Loaded) -> String {
+    match &l.clash {
+        Some(m) if l.record.result.is_none() && matches!(m.phase, kibitz_rules::army::Phase::Playing { .. }) => {
+            format!("Round {}: {}", m.round, status_line(l))
+        }
+        _ => status_line(l),
+    }
 }
 
 fn date_of(t: Timestamp) -> String {
@@ -1208,6 +1334,7 @@ fn help() -> String {
         let _ = write!(s, "\n/{usage}");
     }
     s.push_str("\nIn a game you can also just type a move (e4, Nf3, e2e4). /variants lists the games.");
+    s.push_str("\n/army to /pass are for Clash of the Armies matches; send /bid to me in a private message.");
     s
 }
 
@@ -1241,7 +1368,7 @@ fn summary(v: &Variant) -> &'static str {
             "each side starts with its King alone and a reserve of 15 static pieces, 3 rook, 3 bishop, 2 knight, 8 pawn and 2 castling powers. A turn is one of: drop a static piece on your first two ranks (S@d2), move a piece, or give a power from the reserve to one of your pieces (R>d2, or: give rook d2). A pawn power reaching the last rank is exchanged for a power or static piece of your choice (e8=R). A castling power swaps its piece with the King once. Checkmate wins."
         }
         "clash" => {
-            "one round of Clash of the Armies between two armies of 21 kinds of piece (Rabbits that chain jumps, War Machines that shoot, Jesters, Rogues, Phoenixes, Shielderers...). A game started here uses a chess-like army; the match of rounds with gold, army building and the Amazon auction is coming."
+            "a match of up to 3 rounds between armies of 21 kinds of piece (Rabbits that chain jumps, War Machines that shoot, Jesters, Rogues, Phoenixes, Shielderers...). Before each round each player gets 40 gold and buys an army (/buy, /sell, /place, then /ready; /army shows it), White first, then Black seeing White's. A round is won by checkmate; a win is 1 point, a draw 0.5, and 2 points win the match. Survivors return for the next round; the checkmated lose their Leader, whoever resigns the whole army. Before the ultimate round both bid for the Amazon by private message to me (/bid AMOUNT); the loser of the auction gets draw odds, and no draw may be agreed then."
         }
         _ => "see /help.",
     }

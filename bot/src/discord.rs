@@ -23,7 +23,7 @@ use kibitz_storage::{ChannelKey, Colour, GameRecord, Store, Timestamp};
 use serenity::all::{
     ButtonStyle, ChannelId, ClientBuilder, CommandDataOptionValue, CommandInteraction, CommandOptionType,
     ComponentInteraction, ComponentInteractionDataKind, Context, EventHandler, GatewayIntents, GuildId, HttpBuilder,
-    Interaction, InteractionId, Message, Ready, User as DiscordUser,
+    Interaction, InteractionContext, InteractionId, Message, Ready, User as DiscordUser,
 };
 use serenity::builder::{
     AutocompleteChoice, Builder, CreateActionRow, CreateAllowedMentions, CreateAttachment, CreateAutocompleteResponse,
@@ -192,7 +192,7 @@ impl EventHandler for Handler {
             return;
         }
         let nick = msg.member.as_ref().and_then(|m| m.nick.clone());
-        let incoming = incoming(msg.channel_id, &msg.author, nick, text, msg.id.to_string());
+        let incoming = incoming(msg.channel_id, msg.guild_id.is_none(), &msg.author, nick, text, msg.id.to_string());
         let replies = adapter::handle(&self.core, incoming).await;
         for part in replies.iter().flat_map(parts) {
             let builder = message_of(&part);
@@ -202,6 +202,7 @@ impl EventHandler for Handler {
                 break;
             }
         }
+        self.post_notices(&ctx).await;
     }
 
     async fn interaction_create(&self, ctx: Context, interaction: Interaction) {
@@ -216,6 +217,14 @@ impl EventHandler for Handler {
 }
 
 impl Handler {
+    /// Posts the core's answers for other channels than the message's (a
+    /// sealed bid sent in a DM is announced in its match's channel).
+    async fn post_notices(&self, ctx: &Context) {
+        for (key, reply) in self.core.take_notices(PLATFORM) {
+            post_notice(&ctx.http, &key, &reply).await;
+        }
+    }
+
     async fn slash(&self, ctx: &Context, cmd: CommandInteraction) {
         let args: Vec<(String, Arg)> =
             cmd.data.options.iter().filter_map(|o| Some((o.name.clone(), arg_of(&o.value)?))).collect();
@@ -230,7 +239,7 @@ impl Handler {
             return;
         };
         let nick = cmd.member.as_ref().and_then(|m| m.nick.clone());
-        let incoming = incoming(cmd.channel_id, &cmd.user, nick, text, cmd.id.to_string());
+        let incoming = incoming(cmd.channel_id, cmd.guild_id.is_none(), &cmd.user, nick, text, cmd.id.to_string());
         self.answer(ctx, cmd.id, &cmd.token, incoming).await;
     }
 
@@ -246,7 +255,8 @@ impl Handler {
             return;
         };
         let nick = press.member.as_ref().and_then(|m| m.nick.clone());
-        let incoming = incoming(press.channel_id, &press.user, nick, text, press.id.to_string());
+        let incoming =
+            incoming(press.channel_id, press.guild_id.is_none(), &press.user, nick, text, press.id.to_string());
         self.answer(ctx, press.id, &press.token, incoming).await;
     }
 
@@ -260,6 +270,7 @@ impl Handler {
             return;
         }
         let replies = adapter::handle(&self.core, incoming).await;
+        self.post_notices(ctx).await;
         let parts: Vec<Part> = replies.iter().flat_map(parts).collect();
         if parts.is_empty() {
             // Nothing to say (a retried delivery): take the "thinking" away.
@@ -323,7 +334,15 @@ async fn post_notice(http: &Arc<Http>, key: &ChannelKey, reply: &Reply) {
 }
 
 /// The message the core reads.
-fn incoming(channel: ChannelId, user: &DiscordUser, nick: Option<String>, text: String, id: String) -> Incoming {
+/// `private` for a DM with the bot (no guild).
+fn incoming(
+    channel: ChannelId,
+    private: bool,
+    user: &DiscordUser,
+    nick: Option<String>,
+    text: String,
+    id: String,
+) -> Incoming {
     let name = nick.or_else(|| user.global_name.clone()).unwrap_or_else(|| user.name.clone());
     Incoming {
         platform: PLATFORM.into(),
@@ -332,6 +351,7 @@ fn incoming(channel: ChannelId, user: &DiscordUser, nick: Option<String>, text: 
         text,
         message_id: Some(id),
         at: Timestamp::now(),
+        private,
     }
 }
 
@@ -691,7 +711,44 @@ const SLASH: &[Slash] = &[
         description: "The best players",
         options: &[opt("variant", Kind::Variant, "Of which game")],
     },
+    Slash { name: "army", description: "Clash of the Armies: your army, gold and match", options: &[] },
+    Slash {
+        name: "buy",
+        description: "Clash of the Armies: buy a piece for your army",
+        options: &[
+            Opt { required: true, ..opt("piece", Kind::Text, "The piece's name or letter: Knight, war machine, N") },
+            opt("square", Kind::Text, "Where it stands (the first free square of its class if left out)"),
+        ],
+    },
+    Slash {
+        name: "sell",
+        description: "Clash of the Armies: sell a piece of your army at its price",
+        options: &[Opt { required: true, ..opt("piece", Kind::Text, "Its square (b1) or its name") }],
+    },
+    Slash {
+        name: "place",
+        description: "Clash of the Armies: move a piece of your army to another square",
+        options: &[
+            Opt { required: true, ..opt("piece", Kind::Text, "Its square (b1) or its name") },
+            Opt { required: true, ..opt("square", Kind::Text, "Where it goes") },
+        ],
+    },
+    Slash { name: "ready", description: "Clash of the Armies: confirm your army", options: &[] },
+    Slash {
+        name: "bid",
+        description: "Clash of the Armies: your sealed bid for the Amazon (in a DM with the bot)",
+        options: &[
+            Opt { required: true, ..opt("amount", Kind::Text, "Gold, a multiple of 0.5: 12 or 12.5") },
+            opt("game", Kind::Text, "Game id (if several matches wait for a bid)"),
+        ],
+    },
+    Slash { name: "raise", description: "Clash of the Armies: raise the bid by 0.5 after equal bids", options: &[] },
+    Slash { name: "pass", description: "Clash of the Armies: pass, and lose the Amazon auction", options: &[] },
 ];
+
+/// Commands only offered in a DM with the bot: a sealed bid typed in a
+/// server channel would be seen there.
+const DM_ONLY: &[&str] = &["bid"];
 
 /// The slash commands as Discord registers them.
 fn slash_commands() -> Vec<CreateCommand> {
@@ -725,7 +782,8 @@ fn slash_commands() -> Vec<CreateCommand> {
                 }
                 option
             });
-            CreateCommand::new(s.name).description(s.description).set_options(options.collect())
+            let command = CreateCommand::new(s.name).description(s.description).set_options(options.collect());
+            if DM_ONLY.contains(&s.name) { command.contexts(vec![InteractionContext::BotDm]) } else { command }
         })
         .collect()
 }
@@ -761,6 +819,9 @@ fn slash_text(name: &str, args: &[(String, Arg)]) -> Option<String> {
 fn suggest_moves(store: &Store, channel: &str, player: &str, typed: &str) -> Vec<(String, String)> {
     let key = ChannelKey::new(PLATFORM, channel);
     let Ok(Some(record)) = store.player_game_in_channel(&key, player) else { return Vec::new() };
+    if crate::core::clash_between_rounds(&record) {
+        return Vec::new();
+    }
     let Some(game) = replay(&record) else { return Vec::new() };
     let pos = game.position();
     let turn = match pos.turn() {
@@ -961,6 +1022,7 @@ mod tests {
                 text: text.into(),
                 message_id: None,
                 at: Timestamp(1),
+                private: false,
             })
         };
         say("1", "/challenge @2 white");

@@ -245,6 +245,14 @@ fn describe(name: &str, usage: &str) -> String {
         "fen" => "The position as FEN",
         "stats" => "Ratings and results",
         "leaderboard" => "The best players",
+        "army" => "Clash: your army, gold and match",
+        "buy" => "Clash: buy a piece for your army",
+        "sell" => "Clash: sell a piece of your army",
+        "place" => "Clash: move a piece of your army",
+        "ready" => "Clash: confirm your army",
+        "bid" => "Clash: your sealed bid (in private chat)",
+        "raise" => "Clash: raise the bid by 0.5",
+        "pass" => "Clash: pass, losing the auction",
         _ => return format!("/{usage}"),
     };
     match usage.split_once(' ') {
@@ -345,6 +353,7 @@ fn incoming(msg: &Message, bot_username: &str) -> Option<Incoming> {
         text,
         message_id: Some(format!("{}:{}", msg.chat.id.0, msg.id.0)),
         at: if millis > 0 { Timestamp(millis as u64) } else { Timestamp::now() },
+        private: msg.chat.is_private(),
     })
 }
 
@@ -669,6 +678,8 @@ impl Chats {
             text: command,
             message_id: Some(format!("{}:button:{}", chat.0, query.id.0)),
             at: Timestamp::now(),
+            // Private chats have positive ids, groups negative ones.
+            private: chat.0 > 0,
         };
         self.enqueue(chat, Job::Handle(msg));
     }
@@ -715,13 +726,20 @@ impl Chats {
         }
     }
 
-    async fn work(&self, chat: ChatId, job: Job, pace: &mut Pace) {
+    async fn work(self: &Arc<Self>, chat: ChatId, job: Job, pace: &mut Pace) {
         let replies = match job {
             Job::Handle(msg) => adapter::handle(&self.core, msg).await,
             Job::Post(reply) => vec![reply],
         };
         for reply in replies {
             self.send(chat, &reply, pace).await;
+        }
+        // Answers for other chats (a sealed bid's auction, announced in its match's chat).
+        for (channel, reply) in self.core.take_notices(PLATFORM) {
+            match channel.channel.parse::<i64>() {
+                Ok(id) => self.enqueue(ChatId(id), Job::Post(reply)),
+                Err(_) => tracing::warn!(channel = %channel.channel, "a notice for a chat that is no chat id"),
+            }
         }
     }
 

@@ -23,6 +23,7 @@ fn say(core: &Core, who: &str, text: &str, at: u64, id: Option<&str>) -> Vec<Rep
         text: text.into(),
         message_id: id.map(str::to_string),
         at: Timestamp(at),
+        private: false,
     };
     core.handle(&msg)
 }

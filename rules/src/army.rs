@@ -26,6 +26,8 @@ use std::fmt;
 
 use thiserror::Error;
 
+use crate::piece::Piece;
+use crate::position::Position;
 use crate::types::{Color, Square};
 
 /// Gold each player gets before every round (CA11): 40 gold, in quarters.
@@ -195,6 +197,7 @@ fn shade(sq: Square) -> &'static str {
 
 /// The 21 pieces of Clash of the Armies, with the letters of `CLASH.md`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum PieceKind {
     /// `P`, Peasant, 1.00.
     Pawn,
@@ -713,6 +716,7 @@ fn result_mismatch_text(reason: RoundEnd, winner: Option<Color>) -> String {
 /// One piece of an army: its kind and its square, if it has one (survivors
 /// beyond their class's squares have none until the player sells, CA13).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ArmyPiece {
     /// The piece.
     pub kind: PieceKind,
@@ -726,6 +730,7 @@ pub struct ArmyPiece {
 /// ranks 8 and 7. `pieces` is kept sorted: placed pieces by square, then the
 /// pieces without a square by kind.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Army {
     /// Whose army.
     pub color: Color,
@@ -1006,6 +1011,7 @@ impl Army {
 
 /// How a round ended (the reasons the rules engine reports, G4, CA10).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum RoundEnd {
     /// The loser's Leader was checkmated: the loser loses the Leader (CA13).
     Checkmate,
@@ -1040,6 +1046,7 @@ impl fmt::Display for RoundEnd {
 
 /// The result of one round.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RoundResult {
     /// The winner, `None` for a draw.
     pub winner: Option<Color>,
@@ -1061,6 +1068,7 @@ impl RoundResult {
 
 /// A finished round.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RoundRecord {
     /// 1, 2 or 3.
     pub round: u8,
@@ -1073,6 +1081,7 @@ pub struct RoundRecord {
 
 /// Where the match stands.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Phase {
     /// Before the ultimate round: both send sealed bids for the Amazon (CA14).
     Bidding,
@@ -1100,6 +1109,7 @@ pub enum Phase {
 
 /// The ultimate round's auction for the Amazon (CA14).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Auction {
     /// The sealed bids, in quarters, indexed by colour. Secret until both
     /// are in: show only a player's own.
@@ -1116,6 +1126,7 @@ pub struct Auction {
 
 /// A match of Clash of the Armies (CA10-CA14).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Match {
     /// The current round (1, 2 or 3 = ultimate), or the last one played
     /// when the match is over.
@@ -1415,6 +1426,26 @@ impl Match {
             rights.push('-');
         }
         format!("{} w {rights} - 0 1", rows.join("/"))
+    }
+
+    /// The armies on the board as [`start_fen`](Self::start_fen) places
+    /// them, for a picture. Unlike [`Position::from_fen`] this checks
+    /// nothing, so it also shows armies that cannot start a round yet (a
+    /// side without its Leader); it is not meant to be played from.
+    pub fn board_position(&self) -> Position {
+        let variant = &crate::variant::CLASH;
+        let mut pos = Position::empty(variant);
+        for army in &self.armies {
+            for (square, kind) in army.placed() {
+                if let Some(i) = variant.piece_index(kind.letter()) {
+                    let pt = variant.pieces[usize::from(i)];
+                    let piece = Piece { color: army.color, powers: pt.powers, royal: pt.royal, promoted: false };
+                    pos.put(square, piece);
+                }
+            }
+        }
+        pos.hash = pos.compute_hash();
+        pos
     }
 
     /// Ends the round being played (CA10, CA13): scores it, keeps the

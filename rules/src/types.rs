@@ -5,6 +5,7 @@ use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, N
 
 /// A side. White starts on rank 1 and moves first (G1).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Color {
     /// The side that moves first.
     White = 0,
@@ -53,6 +54,7 @@ impl std::ops::Not for Color {
 /// Smaller boards use the lower-left part of the grid: on Olympic's 5x5 board
 /// the squares run from `a1` to `e5`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Square(u8);
 
 impl Square {

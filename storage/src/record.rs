@@ -178,11 +178,19 @@ pub struct ClashRound {
 
 /// The state of a Clash match beside its board: rounds, gold, armies and sealed bids.
 ///
-/// The Clash rules are not written yet, so these are generic fields: gold and
-/// armies per player, the bids sealed for the current round, the rounds played.
+/// The store knows nothing of the Clash rules: the match itself (points,
+/// gold, armies, the auction, the rounds played) is `state`, the rules'
+/// match as the chat core serialized it, kept as it was written. The other
+/// fields are plain values beside it: the round, the bids as sealed, the
+/// rounds played as text. A record without `state` (written before it
+/// existed) reads with `None`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ClashMatch {
+    /// The rules' match state (`kibitz_rules::army::Match`, serialized by
+    /// the chat core); `None` for a match that has not changed since it was
+    /// created, which is a new match.
+    pub state: Option<serde_json::Value>,
     /// The current round, from 1.
     pub round: u32,
     /// Each player's gold.

@@ -569,6 +569,21 @@ impl Store {
     /// again, and, for a rated game between two players, both ratings change
     /// (Glicko-2). Returns the archived game, with the rating changes in its result.
     pub fn finish_game(&self, key: &GameKey, expected_version: u64, end: &GameEnd) -> Result<GameRecord> {
+        self.finish_game_with(key, expected_version, end, |_| Ok(()))
+    }
+
+    /// [`Store::finish_game`], with a last change to the game made in the
+    /// same step (a Clash match writes its final state): `change` runs on
+    /// the game as stored, before the result is set; an error it returns
+    /// leaves everything as it was. `change` may run more than once (a
+    /// transaction that has to start again), always on the stored game.
+    pub fn finish_game_with(
+        &self,
+        key: &GameKey,
+        expected_version: u64,
+        end: &GameEnd,
+        change: impl Fn(&mut GameRecord) -> Result<()>,
+    ) -> Result<GameRecord> {
         let bytes = key.encode()?;
         let trees = (&self.games, &self.players, &self.archive, &self.archive_index, &self.ratings);
         let result = trees.transaction(|(games, players, archive, archive_index, ratings)| {
@@ -597,6 +612,7 @@ impl Store {
                     actual: game.version,
                 });
             }
+            change(&mut game).or_abort()?;
             let changes = if game.settings.rated && game.white != game.black {
                 rate_in(ratings, &key.channel.platform, &game.variant, &game.white, &game.black, end.outcome)?
             } else {

@@ -1,0 +1,798 @@
+//! Clash of the Armies matches in the chat (rulings CA10-CA14): the army
+//! phases, the sealed bids and raises of the Amazon auction, and the end of
+//! each round.
+//!
+//! A match is one game record from the accepted challenge to the match's
+//! end. The rules' match state ([`Match`]) lives in the record's `clash`
+//! field, serialized; between rounds the record keeps the last round played
+//! (or, before the first, the variant's start), and when both armies are
+//! ready the record's start position becomes the round's, its moves
+//! cleared. A round's end is written in one step with the move that ended
+//! it; the match's end also finishes the game (rated by the match result).
+//!
+//! Sealed bids come by private message ([`Incoming::private`]); the result
+//! of the auction goes to the match's channel through the core's outbox.
+
+use std::fmt::Write;
+
+use kibitz_rules::army::{
+    ArmyError, ArmyPiece, Match, Phase, PieceKind, PieceRef, RoundEnd, RoundResult, ULTIMATE_ROUND, gold_text,
+    parse_bid, points_text,
+};
+use kibitz_rules::{CLASH, Color, EndReason, Game, Position, Square};
+use kibitz_storage::{ClashRound, GameEnd, GameRecord, MoveRecord, SealedBid, StoreError, Timestamp};
+
+use super::{
+    Answer, Core, Incoming, Loaded, Picture, Refusal, Reply, applied, colour_of, mention, outcome_of, refuse,
+    result_words,
+};
+use kibitz_render::{BoardOptions, Caption};
+
+/// The answer to a move, a hint or a takeback between rounds.
+pub(super) const NOT_READY: &str = "The armies are not ready: /army shows yours.";
+
+/// The match of a Clash record: `None` for any other game, a new match for
+/// a record whose match has not changed since it was created.
+pub(super) fn match_of(record: &GameRecord) -> Result<Option<Match>, serde_json::Error> {
+    match &record.clash {
+        None => Ok(None),
+        Some(c) => match &c.state {
+            None => Ok(Some(Match::new())),
+            Some(state) => serde_json::from_value(state.clone()).map(Some),
+        },
+    }
+}
+
+/// Writes `m` into the record's Clash state.
+fn write_match(game: &mut GameRecord, m: &Match) -> Result<(), StoreError> {
+    let state = serde_json::to_value(m).map_err(|e| StoreError::Encode {
+        record: format!("the match of game {}", game.key.id),
+        reason: e.to_string(),
+    })?;
+    let clash = game.clash.get_or_insert_with(Default::default);
+    clash.state = Some(state);
+    clash.round = u32::from(m.round);
+    Ok(())
+}
+
+/// A Clash match between rounds: an army phase or the auction (not a
+/// match given up between rounds, which is over).
+pub(super) fn between_rounds(l: &Loaded) -> bool {
+    l.record.result.is_none()
+        && l.clash
+            .as_ref()
+            .is_some_and(|m| matches!(m.phase, Phase::Army { .. } | Phase::Bidding | Phase::Raising { .. }))
+}
+
+/// Refuses moves, hints and takebacks between rounds.
+pub(super) fn check_round(l: &Loaded) -> Result<(), Refusal> {
+    if between_rounds(l) { refuse(NOT_READY) } else { Ok(()) }
+}
+
+/// Refuses the position and PGN between rounds (there is no round then).
+pub(super) fn check_shown(l: &Loaded) -> Result<(), Refusal> {
+    if between_rounds(l) { refuse("No round is being played now: /army shows the armies.") } else { Ok(()) }
+}
+
+/// Refuses draw offers between rounds and in the ultimate round (CA14).
+pub(super) fn check_draw(l: &Loaded) -> Result<(), Refusal> {
+    let Some(m) = &l.clash else { return Ok(()) };
+    if between_rounds(l) {
+        return refuse("No round is being played: there is no draw to offer.");
+    }
+    if !m.draw_allowed() {
+        return refuse(format!("{} Play on, or /resign.", ArmyError::DrawNotAllowed));
+    }
+    Ok(())
+}
+
+/// Whether `msg` was applied to `record` already (a retried delivery).
+fn seen(record: &GameRecord, msg: &Incoming) -> bool {
+    msg.message_id.as_ref().is_some_and(|id| record.applied_messages.contains(id))
+}
+
+fn army_refusal(e: ArmyError) -> Refusal {
+    Refusal(e.to_string())
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// `a Knight`, `an Elephant`.
+fn a(kind: PieceKind) -> String {
+    let vowel = kind.name().starts_with(['A', 'E', 'I', 'O', 'U']);
+    format!("{} {kind}", if vowel { "an" } else { "a" })
+}
+
+/// Where the match stands, for `/games` and captions between rounds.
+pub(super) fn phase_line(m: &Match) -> String {
+    match m.phase {
+        Phase::Army { color } => format!("Round {}: {}'s army phase", m.round, color_name(color)),
+        Phase::Bidding => format!("Round {}: sealed bids for the Amazon", m.round),
+        Phase::Raising { to_move } => format!("Round {}: {} raises or passes", m.round, color_name(to_move)),
+        Phase::Playing { round } => format!("Round {round} in play"),
+        Phase::Over { winner } => format!("the match is over: {} won", color_name(winner)),
+    }
+}
+
+/// The announcement of an accepted match.
+pub(super) fn match_begins(r: &GameRecord) -> String {
+    format!(
+        "Game {}: {} (White) vs {} (Black), a match of Clash of the Armies: up to {ULTIMATE_ROUND} rounds, a win is \
+         1 point, 2 points win the match. Round 1: 40 gold each. {} sets up first: /buy PIECE [SQUARE], /sell, \
+         /place PIECE SQUARE, then /ready; /army shows your army and gold.",
+        r.key.id.as_str(),
+        mention(&r.white),
+        mention(&r.black),
+        mention(&r.white)
+    )
+}
+
+/// The one piece in `before` that is not in `after` (by kind and square).
+fn gone(before: &[ArmyPiece], after: &[ArmyPiece]) -> Option<ArmyPiece> {
+    let mut rest = after.to_vec();
+    for p in before {
+        match rest.iter().position(|q| q == p) {
+            Some(i) => {
+                rest.remove(i);
+            }
+            None => return Some(*p),
+        }
+    }
+    None
+}
+
+/// `summary` as it may be shown in a channel: the sender's own sealed bid is
+/// not (the opponent may read the channel).
+fn public_summary(m: &Match, color: Color) -> String {
+    m.summary(color)
+        .lines()
+        .map(|l| match l.strip_prefix("Auction: you bid ").and_then(|rest| rest.split_once("; ")) {
+            Some((_, waiting)) => format!("Auction: your sealed bid is in; {waiting}"),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// How a round ended in the engine's words, as the match counts it.
+fn round_result_of(outcome: kibitz_rules::Outcome) -> RoundResult {
+    match (outcome.winner, outcome.reason) {
+        (Some(w), _) => RoundResult::win(w, RoundEnd::Checkmate),
+        (None, EndReason::Repetition | EndReason::PerpetualCheck) => RoundResult::draw(RoundEnd::Repetition),
+        (None, EndReason::FiftyMoves) => RoundResult::draw(RoundEnd::FiftyMoves),
+        (None, _) => RoundResult::draw(RoundEnd::Stalemate),
+    }
+}
+
+impl Core {
+    fn player_name(r: &GameRecord, c: Color) -> String {
+        mention(r.player(colour_of(c)))
+    }
+
+    /// The sender's match in this channel, the match itself, and the
+    /// sender's colour; `None` for a retried delivery of a message that was
+    /// applied already (it gets no second answer, not even a refusal).
+    fn own_match(&self, msg: &Incoming) -> Result<Option<(Loaded, Match, Color)>, Refusal> {
+        let record = match self.store.player_game_in_channel(&Self::channel(msg), &msg.sender.id)? {
+            Some(r) => r,
+            None if msg.private => {
+                return refuse(
+                    "Here, in private, I take your sealed /bid and show your /army; do the rest in your match's channel.",
+                );
+            }
+            None => {
+                return refuse("You have no Clash of the Armies match here. Start one with /challenge @friend clash.");
+            }
+        };
+        if seen(&record, msg) {
+            return Ok(None);
+        }
+        let loaded = self.load(record)?;
+        let Some(m) = loaded.clash.clone() else {
+            return refuse(
+                "Your game here is not a Clash of the Armies match: armies are bought for matches (/challenge @friend clash).",
+            );
+        };
+        let color = match loaded.record.colour_of(&msg.sender.id) {
+            Some(kibitz_storage::Colour::White) => Color::White,
+            _ => Color::Black,
+        };
+        Ok(Some((loaded, m, color)))
+    }
+
+    /// The sender's Clash matches on the platform, anywhere.
+    fn matches_of(&self, msg: &Incoming) -> Result<Vec<(Loaded, Match)>, Refusal> {
+        let mut found = Vec::new();
+        for (_, record) in self.store.games_of(&msg.platform, &msg.sender.id)? {
+            let Ok(record) = record else { continue };
+            if record.clash.is_none() {
+                continue;
+            }
+            let loaded = self.load(record)?;
+            if let Some(m) = loaded.clash.clone() {
+                found.push((loaded, m));
+            }
+        }
+        Ok(found)
+    }
+
+    /// Stores `m` as the match of `loaded`, with `change` to the record in
+    /// the same step. `None` for a retried delivery.
+    fn save_match(
+        &self,
+        msg: &Incoming,
+        loaded: &Loaded,
+        m: &Match,
+        change: impl Fn(&mut GameRecord),
+    ) -> Result<Option<GameRecord>, Refusal> {
+        let r = &loaded.record;
+        applied(self.store.update_game(&r.key, r.version, msg.message_id.as_deref(), |g| {
+            write_match(g, m)?;
+            g.updated_at = msg.at;
+            change(g);
+            Ok(())
+        }))
+    }
+
+    /// The armies as they stand, on the board.
+    pub(super) fn army_picture(&self, r: &GameRecord, m: &Match, view: Color) -> Option<Picture> {
+        // Armies without a Leader make no legal position, but can be drawn.
+        let pos = Position::from_fen(&CLASH, &m.start_fen()).unwrap_or_else(|_| m.board_position());
+        let platform = &r.key.channel.platform;
+        // Short: the caption shares its line with the players' names.
+        let status = match m.phase {
+            Phase::Army { color } => format!("Round {}: {} sets up", m.round, color_name(color)),
+            Phase::Bidding | Phase::Raising { .. } => format!("Round {}: auction", m.round),
+            _ => format!("Round {}: armies", m.round),
+        };
+        let opts = BoardOptions {
+            size: Some(self.config.board_size),
+            flip: view == Color::Black,
+            caption: Some(Caption {
+                white: self.name(platform, &r.white),
+                black: self.name(platform, &r.black),
+                status,
+            }),
+            ..BoardOptions::default()
+        };
+        let png = self.renderer.board_png(&pos, &opts).ok()?;
+        Some(Picture { name: format!("army-{}-{}.png", r.key.id.as_str(), m.round), png })
+    }
+
+    /// `/army` for one match: the summary for `color` and the picture.
+    fn army_reply(&self, loaded: &Loaded, m: &Match, color: Color, private: bool) -> Reply {
+        let r = &loaded.record;
+        let mut text = format!(
+            "Game {}, {} (White) vs {} (Black), for {}:\n",
+            r.key.id.as_str(),
+            mention(&r.white),
+            mention(&r.black),
+            Self::player_name(r, color)
+        );
+        text.push_str(&if private { m.summary(color) } else { public_summary(m, color) });
+        let todo = match m.phase {
+            Phase::Army { color: c } if c == color => {
+                "\n/buy PIECE [SQUARE], /sell SQUARE, /place PIECE SQUARE, then /ready."
+            }
+            Phase::Bidding if m.auction.as_ref().is_none_or(|a| a.bids[color.index()].is_none()) => {
+                "\nSend me your bid in a private message: /bid AMOUNT."
+            }
+            Phase::Raising { to_move } if to_move == color => "\n/raise or /pass.",
+            _ => "",
+        };
+        text.push_str(todo);
+        Reply { text, picture: self.army_picture(r, m, color), buttons: Vec::new() }
+    }
+
+    /// `/army`: in a channel, the sender's match there; in a private chat,
+    /// all the sender's matches.
+    pub(super) fn army(&self, msg: &Incoming) -> Answer {
+        if msg.private && self.store.player_game_in_channel(&Self::channel(msg), &msg.sender.id)?.is_none() {
+            let all = self.matches_of(msg)?;
+            if all.is_empty() {
+                return refuse(
+                    "You have no Clash of the Armies match running. Start one with /challenge @friend clash.",
+                );
+            }
+            return Ok(all
+                .iter()
+                .map(|(loaded, m)| {
+                    let color = if loaded.record.white == msg.sender.id { Color::White } else { Color::Black };
+                    self.army_reply(loaded, m, color, true)
+                })
+                .collect());
+        }
+        let Some((loaded, m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
+        Ok(vec![self.army_reply(&loaded, &m, color, msg.private)])
+    }
+
+    pub(super) fn buy(&self, msg: &Incoming, piece: &str, square: Option<&str>) -> Answer {
+        let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
+        let kind = PieceKind::parse(piece).map_err(army_refusal)?;
+        let square = match square {
+            Some(s) => Some(Square::parse(s).ok_or_else(|| Refusal(format!("'{s}' is not a square (try b1).")))?),
+            None => None,
+        };
+        let at = m.buy(color, kind, square).map_err(army_refusal)?;
+        if self.save_match(msg, &loaded, &m, |_| {})?.is_none() {
+            return Ok(Vec::new());
+        }
+        let cost = kind.cost_quarters().unwrap_or(0);
+        Ok(vec![Reply::text(format!(
+            "{} buys {} on {at} for {} gold: {} gold left.",
+            mention(&msg.sender.id),
+            a(kind),
+            gold_text(cost),
+            gold_text(m.gold(color))
+        ))])
+    }
+
+    pub(super) fn sell(&self, msg: &Incoming, what: &str) -> Answer {
+        let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
+        let what = PieceRef::parse(what).map_err(army_refusal)?;
+        let before = m.army(color).pieces.clone();
+        let refund = m.sell(color, what).map_err(army_refusal)?;
+        if self.save_match(msg, &loaded, &m, |_| {})?.is_none() {
+            return Ok(Vec::new());
+        }
+        let sold = gone(&before, &m.army(color).pieces);
+        let which = match sold {
+            Some(ArmyPiece { kind, square: Some(s) }) => format!("the {kind} on {s}"),
+            Some(ArmyPiece { kind, square: None }) => format!("the {kind} without a square"),
+            None => "a piece".to_string(),
+        };
+        Ok(vec![Reply::text(format!(
+            "{} sells {which} for {} gold: {} gold now.",
+            mention(&msg.sender.id),
+            gold_text(refund),
+            gold_text(m.gold(color))
+        ))])
+    }
+
+    pub(super) fn place(&self, msg: &Incoming, piece: &str, square: &str) -> Answer {
+        let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
+        let what = PieceRef::parse(piece).map_err(army_refusal)?;
+        let to = Square::parse(square).ok_or_else(|| Refusal(format!("'{square}' is not a square (try b1).")))?;
+        let before = m.army(color).pieces.clone();
+        m.place(color, what, to).map_err(army_refusal)?;
+        let moved = gone(&before, &m.army(color).pieces);
+        if moved.is_none() {
+            return refuse(format!("It stands on {to} already."));
+        }
+        if self.save_match(msg, &loaded, &m, |_| {})?.is_none() {
+            return Ok(Vec::new());
+        }
+        let text = match moved {
+            Some(ArmyPiece { kind, square: Some(from) }) => {
+                format!("{} moves the {kind} from {from} to {to}.", mention(&msg.sender.id))
+            }
+            Some(ArmyPiece { kind, square: None }) => format!("{} places the {kind} on {to}.", mention(&msg.sender.id)),
+            None => String::new(),
+        };
+        Ok(vec![Reply::text(text)])
+    }
+
+    /// `/ready`: White hands over to Black; Black's confirmation starts the round.
+    pub(super) fn ready(&self, msg: &Incoming) -> Answer {
+        let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
+        m.ready(color).map_err(army_refusal)?;
+        let r = &loaded.record;
+        let me = mention(&msg.sender.id);
+        let Phase::Playing { round } = m.phase else {
+            // White is ready; Black sets up, seeing White's army (CA12).
+            if self.save_match(msg, &loaded, &m, |_| {})?.is_none() {
+                return Ok(Vec::new());
+            }
+            let text = format!(
+                "{me}'s army is ready: {}.\n{}, your army phase: you have {} gold. /buy, /sell and /place, then \
+                 /ready; /army shows both armies.",
+                m.army(color).describe(),
+                Self::player_name(r, !color),
+                gold_text(m.gold(!color))
+            );
+            return Ok(vec![Reply { text, picture: self.army_picture(r, &m, !color), buttons: Vec::new() }]);
+        };
+        let fen = m.start_fen();
+        if let Err(e) = Position::from_fen(&CLASH, &fen) {
+            return refuse(format!("These armies cannot start a round ({e}). Change yours and /ready again."));
+        }
+        let Some(stored) = self.save_match(msg, &loaded, &m, |g| {
+            g.start_fen.clone_from(&fen);
+            g.fen.clone_from(&fen);
+            g.moves.clear();
+            g.offers.clear();
+            g.hints.clear();
+            g.reminded_at = None;
+        })?
+        else {
+            return Ok(Vec::new());
+        };
+        let after = self.load(stored)?;
+        let r = &after.record;
+        let mut text = format!(
+            "{me}'s army is ready. Round {round} begins: {} (White) vs {} (Black). {} moves first.",
+            mention(&r.white),
+            mention(&r.black),
+            mention(&r.white)
+        );
+        if round == ULTIMATE_ROUND {
+            text.push_str(" This is the ultimate round: no draw may be agreed");
+            if let Some(odds) = m.draw_odds {
+                let _ = write!(text, ", and a draw counts as a win for {} (draw odds)", Self::player_name(r, odds));
+            }
+            text.push('.');
+        }
+        let picture = self.picture(&after, Color::White, |_| {});
+        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&after) }])
+    }
+
+    /// `/bid AMOUNT [GAME]`, privately: the sealed bid for the Amazon (CA14).
+    pub(super) fn bid(&self, msg: &Incoming, amount: &str, game: Option<&str>) -> Answer {
+        if !msg.private {
+            // Not even checked: nothing of the bid is kept or shown.
+            return refuse("Send your bid to me in a private message.");
+        }
+        let mut all = self.matches_of(msg)?;
+        if all.is_empty() {
+            return refuse("You have no Clash of the Armies match.");
+        }
+        if let Some(id) = game {
+            all.retain(|(l, _)| l.record.key.id.as_str().eq_ignore_ascii_case(id));
+            if all.is_empty() {
+                return refuse(format!("You have no match '{id}'."));
+            }
+        }
+        let bidding: Vec<usize> = (0..all.len()).filter(|&i| all[i].1.phase == Phase::Bidding).collect();
+        let quarters = parse_bid(amount).map_err(army_refusal)?;
+        let i = match bidding[..] {
+            [i] => i,
+            // The match says why it takes no bid now.
+            [] => 0,
+            _ => {
+                let ids: Vec<&str> = bidding.iter().map(|&i| all[i].0.record.key.id.as_str()).collect();
+                return refuse(format!(
+                    "Several of your matches wait for a bid; add the game: /bid AMOUNT GAME ({}).",
+                    ids.join(", ")
+                ));
+            }
+        };
+        let (loaded, mut m) = all.swap_remove(i);
+        if seen(&loaded.record, msg) {
+            return Ok(Vec::new());
+        }
+        if let Phase::Raising { to_move } = m.phase {
+            return refuse(format!(
+                "The sealed bids are in, and equal: {} raises or passes now, with /raise or /pass in the match's channel.",
+                Self::player_name(&loaded.record, to_move)
+            ));
+        }
+        let color = if loaded.record.white == msg.sender.id { Color::White } else { Color::Black };
+        let before = m.clone();
+        m.bid(color, quarters).map_err(army_refusal)?;
+        let sealed = SealedBid {
+            player: msg.sender.id.clone(),
+            round: u32::from(m.round),
+            bid: gold_text(quarters),
+            at: msg.at,
+        };
+        let Some(stored) = self.save_match(msg, &loaded, &m, |g| {
+            if let Some(c) = g.clash.as_mut() {
+                c.sealed_bids.push(sealed.clone());
+            }
+        })?
+        else {
+            return Ok(Vec::new());
+        };
+        let r = &stored;
+        let id = r.key.id.as_str();
+        let other = Self::player_name(r, !color);
+        let channel = r.key.channel.clone();
+        if m.phase == Phase::Bidding {
+            self.notify(
+                channel,
+                Reply::text(format!(
+                    "Game {id}: {} has sent a sealed bid for the Amazon; waiting for {other}'s (by private message \
+                     to me: /bid AMOUNT).",
+                    mention(&msg.sender.id)
+                )),
+            );
+            return Ok(vec![Reply::text(format!(
+                "Your sealed bid of {} gold for the Amazon is in (game {id}). I will announce both bids in the \
+                 match's channel when {other}'s is in.",
+                gold_text(quarters)
+            ))]);
+        }
+        let bids = m.auction.as_ref().map_or([None, None], |a| a.bids);
+        let shown = |c: Color| bids[c.index()].map_or_else(|| "?".to_string(), gold_text);
+        let words = format!(
+            "Game {id}: both sealed bids for the Amazon are in: {} bid {}, {} bid {}. {}",
+            Self::player_name(r, Color::White),
+            shown(Color::White),
+            Self::player_name(r, Color::Black),
+            shown(Color::Black),
+            self.auction_words(r, &before, &m)
+        );
+        self.notify(channel, Reply { text: words.clone(), picture: None, buttons: Vec::new() });
+        Ok(vec![Reply::text(format!(
+            "Your sealed bid of {} gold is in, and so is {other}'s. {words}",
+            gold_text(quarters)
+        ))])
+    }
+
+    /// What the auction came to: the raising to begin, or who took the Amazon.
+    fn auction_words(&self, r: &GameRecord, before: &Match, m: &Match) -> String {
+        let name = |c: Color| Self::player_name(r, c);
+        let auction = m.auction.clone().unwrap_or_default();
+        match (m.phase, auction.winner) {
+            (Phase::Raising { to_move }, _) => {
+                let standing = auction.standing.unwrap_or(0);
+                format!(
+                    "The bids are equal at {}: {} raises first, to {} with /raise, or passes with /pass and loses \
+                     the auction.",
+                    gold_text(standing),
+                    name(to_move),
+                    gold_text(standing + kibitz_rules::army::BID_STEP)
+                )
+            }
+            (_, Some(winner)) => {
+                let refund = match before.army(winner).jewel().and_then(|j| Some((j, j.cost_quarters()?))) {
+                    Some((jewel, cost)) => format!(" (the {jewel} is refunded: {} gold)", gold_text(cost)),
+                    None => String::new(),
+                };
+                format!(
+                    "{} takes the Amazon for {} gold{refund}. {} has draw odds: a draw in the ultimate round counts \
+                     as their win. {} (White) sets up first: /buy, /sell and /place, then /ready.",
+                    name(winner),
+                    gold_text(auction.price),
+                    name(!winner),
+                    name(Color::White)
+                )
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// `/raise` after equal bids (CA14).
+    pub(super) fn raise(&self, msg: &Incoming) -> Answer {
+        let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
+        m.raise(color).map_err(army_refusal)?;
+        if self.save_match(msg, &loaded, &m, |_| {})?.is_none() {
+            return Ok(Vec::new());
+        }
+        let standing = m.auction.as_ref().and_then(|a| a.standing).unwrap_or(0);
+        Ok(vec![Reply::text(format!(
+            "{} raises the bid to {} gold. {}: /raise to {}, or /pass.",
+            mention(&msg.sender.id),
+            gold_text(standing),
+            Self::player_name(&loaded.record, !color),
+            gold_text(standing + kibitz_rules::army::BID_STEP)
+        ))])
+    }
+
+    /// `/pass` after equal bids: the other player takes the Amazon (CA14).
+    pub(super) fn pass(&self, msg: &Incoming) -> Answer {
+        let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
+        let before = m.clone();
+        m.pass(color).map_err(army_refusal)?;
+        let Some(stored) = self.save_match(msg, &loaded, &m, |_| {})? else { return Ok(Vec::new()) };
+        Ok(vec![Reply::text(format!(
+            "{} passes. {}",
+            mention(&msg.sender.id),
+            self.auction_words(&stored, &before, &m)
+        ))])
+    }
+
+    /// Ends the round of `loaded` with `result` (CA10, CA13): the survivors
+    /// go back to their armies, the points are counted, and the match goes
+    /// on to its next round's army phase or auction, or ends (the game is
+    /// then finished, rated by the match). `last` is the move that ended
+    /// the round, with the game after it, stored in the same step. Returns
+    /// the match after it and what to say; `None` for a retried delivery.
+    pub(super) fn end_round(
+        &self,
+        at: Timestamp,
+        message_id: Option<&str>,
+        loaded: &Loaded,
+        last: Option<(&Game, MoveRecord)>,
+        result: RoundResult,
+    ) -> Result<Option<(Loaded, String)>, Refusal> {
+        let Some(before) = &loaded.clash else { return refuse("That is no Clash of the Armies match.") };
+        let (game, mv) = match last {
+            Some((g, mv)) => (g, Some(mv)),
+            None => (&loaded.game, None),
+        };
+        let pos = game.position();
+        let mut survivors = Vec::new();
+        for rank in 0..8 {
+            for file in 0..8 {
+                let Some(sq) = Square::from_coords(file, rank) else { continue };
+                if let Some(p) = pos.piece_at(sq) {
+                    survivors.push((sq, p.color, pos.letter(p)));
+                }
+            }
+        }
+        let mut m = before.clone();
+        m.end_round(result, &survivors).map_err(army_refusal)?;
+        let r = &loaded.record;
+        let name = |c: Color| Self::player_name(r, c);
+        let round = before.round;
+
+        let over = m.winner().is_some();
+        let mut words = match result.winner {
+            Some(w) => {
+                let mut s = format!("Round {round}: {} wins by {}.", name(w), result.reason);
+                match result.reason {
+                    // The match is over: no army goes on.
+                    _ if over => {}
+                    RoundEnd::Resignation => {
+                        let _ = write!(s, " {} loses the whole army.", name(!w));
+                    }
+                    RoundEnd::Checkmate | RoundEnd::Time => {
+                        if let Some(leader) = before.army(!w).leader() {
+                            let _ = write!(s, " {} loses the {leader}.", name(!w));
+                        }
+                    }
+                    _ => {}
+                }
+                s
+            }
+            None => {
+                let mut s = format!("Round {round} is drawn ({}).", result.reason);
+                if round == ULTIMATE_ROUND
+                    && let Some(odds) = before.draw_odds
+                {
+                    let _ = write!(s, " With the draw odds it counts as {}'s win.", name(odds));
+                }
+                s
+            }
+        };
+        let _ = write!(
+            words,
+            " Score: {} {}, {} {}.",
+            name(Color::White),
+            points_text(m.half_points(Color::White)),
+            name(Color::Black),
+            points_text(m.half_points(Color::Black))
+        );
+        let outcome_text = words.clone();
+        let fen = game.position().fen();
+        let change = |g: &mut GameRecord| -> Result<(), StoreError> {
+            if let Some(mv) = &mv {
+                g.moves.push(mv.clone());
+                g.fen.clone_from(&fen);
+            }
+            g.offers.clear();
+            g.reminded_at = None;
+            g.updated_at = at;
+            write_match(g, &m)?;
+            if let Some(c) = g.clash.as_mut() {
+                let bids = c.sealed_bids.iter().filter(|b| b.round == u32::from(round)).cloned().collect();
+                c.rounds.push(ClashRound { number: u32::from(round), bids, outcome: outcome_text.clone() });
+            }
+            Ok(())
+        };
+        let stored = if let Some(winner) = m.winner() {
+            let reason =
+                format!("match {}-{}", points_text(m.half_points(winner)), points_text(m.half_points(!winner)));
+            let end = GameEnd {
+                outcome: outcome_of(Some(winner)),
+                reason: reason.clone(),
+                at,
+                message_id: message_id.map(str::to_string),
+            };
+            let Some(stored) = applied(self.store.finish_game_with(&r.key, r.version, &end, change))? else {
+                return Ok(None);
+            };
+            let _ = write!(words, " The match is over: {}", result_words(&stored, Some(winner), &reason));
+            stored
+        } else {
+            let Some(stored) = applied(self.store.update_game(&r.key, r.version, message_id, change))? else {
+                return Ok(None);
+            };
+            let gold = |c: Color| gold_text(m.gold(c));
+            let _ = write!(
+                words,
+                "\nThe survivors go back to their armies: {}: {}; {}: {}.",
+                name(Color::White),
+                m.army(Color::White).describe(),
+                name(Color::Black),
+                m.army(Color::Black).describe()
+            );
+            match m.phase {
+                Phase::Bidding => {
+                    let _ = write!(
+                        words,
+                        "\nRound {} is the ultimate round: 40 gold each and 10 for each point; {} has {} gold, {} \
+                         has {}. First the Amazon is auctioned: each of you sends me a sealed bid in a private \
+                         message, /bid AMOUNT (a multiple of 0.5, at most your gold).",
+                        m.round,
+                        name(Color::White),
+                        gold(Color::White),
+                        name(Color::Black),
+                        gold(Color::Black)
+                    );
+                }
+                _ => {
+                    let _ = write!(
+                        words,
+                        "\nRound {}: 40 gold each; {} has {} gold, {} has {}. {} (White) sets up first: /army shows \
+                         your army; /buy, /sell and /place, then /ready.",
+                        m.round,
+                        name(Color::White),
+                        gold(Color::White),
+                        name(Color::Black),
+                        gold(Color::Black),
+                        name(Color::White)
+                    );
+                }
+            }
+            stored
+        };
+        Ok(Some((Loaded { record: stored, game: game.clone(), clash: Some(m) }, words)))
+    }
+
+    /// A move that ended a round: stored with the round's end.
+    pub(super) fn move_ends_round(
+        &self,
+        msg: &Incoming,
+        loaded: &Loaded,
+        game: &Game,
+        record: MoveRecord,
+        played: &kibitz_rules::Played,
+        outcome: kibitz_rules::Outcome,
+    ) -> Answer {
+        let result = round_result_of(outcome);
+        let Some((after, words)) =
+            self.end_round(msg.at, msg.message_id.as_deref(), loaded, Some((game, record)), result)?
+        else {
+            return Ok(Vec::new());
+        };
+        let mut text = if played.san == played.canonical {
+            format!("{} played {}.", mention(&msg.sender.id), played.san)
+        } else {
+            format!("{} played {} ({}).", mention(&msg.sender.id), played.san, played.canonical)
+        };
+        let _ = write!(text, " {} ({}). {words}", outcome.score(), outcome.reason);
+        // The final position of the round, with its result.
+        let status = format!("{} ({})", outcome.score(), outcome.reason);
+        let picture = self.picture(&after, game.position().turn(), |o| {
+            if let Some(c) = o.caption.as_mut() {
+                c.status = status;
+            }
+        });
+        Ok(vec![Reply { text, picture, buttons: Vec::new() }])
+    }
+
+    /// `/resign` during a round: the round is lost, and the whole army (CA13).
+    pub(super) fn resign_round(&self, msg: &Incoming, loaded: &Loaded, colour: kibitz_storage::Colour) -> Answer {
+        let color = if colour == kibitz_storage::Colour::White { Color::White } else { Color::Black };
+        let round = loaded.clash.as_ref().map_or(1, |m| m.round);
+        let result = RoundResult::win(!color, RoundEnd::Resignation);
+        let Some((_, words)) = self.end_round(msg.at, msg.message_id.as_deref(), loaded, None, result)? else {
+            return Ok(Vec::new());
+        };
+        Ok(vec![Reply::text(format!(
+            "Game {}: {} resigns round {round}. {words}",
+            loaded.record.key.id.as_str(),
+            mention(&msg.sender.id)
+        ))])
+    }
+
+    /// A draw offer accepted during a round other than the ultimate one.
+    pub(super) fn agree_round_draw(&self, msg: &Incoming, loaded: &Loaded) -> Answer {
+        let result = RoundResult::draw(RoundEnd::Agreement);
+        let Some((_, words)) = self.end_round(msg.at, msg.message_id.as_deref(), loaded, None, result)? else {
+            return Ok(Vec::new());
+        };
+        Ok(vec![Reply::text(format!(
+            "Game {}: {} accepts the draw. {words}",
+            loaded.record.key.id.as_str(),
+            mention(&msg.sender.id)
+        ))])
+    }
+}

@@ -1,0 +1,430 @@
+//! Clash of the Armies matches through the chat core: who may act when, the
+//! limits of an army, sealed bids, the ultimate round's rules, the ends of
+//! rounds and of the match.
+
+use kibitz_bot::core::{Core, CoreConfig, Incoming, Reply, User};
+use kibitz_rules::army::{Match, Phase, PieceKind, ULTIMATE_ROUND};
+use kibitz_rules::{Color, Square};
+use kibitz_storage::{ChannelKey, ClashMatch, GameRecord, GameSettings, NewGame, Outcome, Store, Timestamp};
+
+const HOUR: u64 = 3_600_000;
+
+fn core(dir: &std::path::Path) -> Core {
+    Core::new(Store::open(dir).unwrap(), CoreConfig { board_size: 160, ..CoreConfig::default() })
+}
+
+fn send(core: &Core, who: &str, channel: &str, private: bool, text: &str, at: u64, id: Option<&str>) -> Vec<Reply> {
+    core.handle(&Incoming {
+        platform: "test".into(),
+        channel: channel.into(),
+        sender: User { id: who.into(), name: who.into() },
+        text: text.into(),
+        message_id: id.map(str::to_string),
+        at: Timestamp(at),
+        private,
+    })
+}
+
+/// In the match's channel.
+fn say(core: &Core, who: &str, text: &str) -> String {
+    texts(&send(core, who, "c1", false, text, 1, None))
+}
+
+/// In the sender's private chat with the bot.
+fn whisper(core: &Core, who: &str, text: &str) -> String {
+    texts(&send(core, who, &format!("dm-{who}"), true, text, 1, None))
+}
+
+fn texts(replies: &[Reply]) -> String {
+    replies.iter().map(|r| r.text.as_str()).collect::<Vec<_>>().join("\n")
+}
+
+fn record(core: &Core) -> GameRecord {
+    let channel = ChannelKey::new("test", "c1");
+    core.store().player_game_in_channel(&channel, "alice").unwrap().expect("alice plays in c1")
+}
+
+fn state(core: &Core) -> Match {
+    let r = record(core);
+    match r.clash.unwrap().state {
+        Some(v) => serde_json::from_value(v).unwrap(),
+        None => Match::new(),
+    }
+}
+
+/// alice (White) and bob (Black) start a match.
+fn start(core: &Core, extra: &str) {
+    say(core, "alice", &format!("/challenge @bob clash white {extra}"));
+    let accepted = say(core, "bob", "/accept");
+    assert!(accepted.contains("a match of Clash of the Armies"), "{accepted}");
+}
+
+/// Both armies: a King and a Pawn on e2/e7 each; the round begins.
+fn armies(core: &Core) {
+    for line in ["/buy king", "/buy pawn e2", "/ready"] {
+        say(core, "alice", line);
+    }
+    for line in ["/buy king", "/buy pawn e7"] {
+        say(core, "bob", line);
+    }
+    let begun = say(core, "bob", "/ready");
+    assert!(begun.contains("begins"), "{begun}");
+}
+
+fn sq(name: &str) -> Square {
+    Square::parse(name).unwrap()
+}
+
+/// A match stored directly in its ultimate round, being played: White a
+/// King and a Rook, Black a King; Black has draw odds.
+fn ultimate(core: &Core) -> GameRecord {
+    let mut m = Match::new();
+    m.armies[0].add(PieceKind::King, None).unwrap();
+    m.armies[0].add(PieceKind::Rook, Some(sq("a1"))).unwrap();
+    m.armies[1].add(PieceKind::King, None).unwrap();
+    m.round = ULTIMATE_ROUND;
+    m.half_points = [2, 2];
+    m.phase = Phase::Playing { round: ULTIMATE_ROUND };
+    m.draw_odds = Some(Color::Black);
+    let clash = ClashMatch { state: Some(serde_json::to_value(&m).unwrap()), round: 3, ..ClashMatch::default() };
+    core.store()
+        .create_game(
+            &ChannelKey::new("test", "c1"),
+            &NewGame {
+                variant: "clash".into(),
+                white: "alice".into(),
+                black: "bob".into(),
+                settings: GameSettings::default(),
+                start_fen: m.start_fen(),
+                at: Timestamp(1),
+                clash: Some(clash),
+            },
+        )
+        .unwrap()
+}
+
+#[test]
+fn no_moves_before_the_armies_are_ready() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    assert_eq!(say(&core, "alice", "/move e4"), "The armies are not ready: /army shows yours.");
+    assert_eq!(say(&core, "alice", "/moves"), "The armies are not ready: /army shows yours.");
+    // A bare move is not taken for one, and nothing is said.
+    assert_eq!(say(&core, "alice", "e4"), "");
+    assert!(say(&core, "alice", "/fen").contains("No round is being played"));
+    assert!(say(&core, "bob", "/draw").contains("No round is being played"));
+    assert!(record(&core).moves.is_empty());
+}
+
+#[test]
+fn only_the_player_whose_army_phase_it_is_may_change_their_army() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    assert_eq!(say(&core, "bob", "/buy king"), "White sets up first: you can buy and place after White confirms.");
+    assert_eq!(say(&core, "bob", "/ready"), "White sets up first: you can buy and place after White confirms.");
+    assert!(say(&core, "carol", "/buy king").contains("You have no Clash of the Armies match here"));
+    assert!(say(&core, "alice", "/buy king").contains("buys a King on e1 for 5.00 gold"));
+    say(&core, "alice", "/ready");
+    assert_eq!(say(&core, "alice", "/buy pawn"), "You have already confirmed your army for this round.");
+    assert_eq!(say(&core, "alice", "/sell e1"), "You have already confirmed your army for this round.");
+    assert!(say(&core, "bob", "/buy shielderer").contains("buys a Shielderer on e8"));
+    let m = state(&core);
+    assert_eq!(m.army(Color::White).len(), 1);
+    assert_eq!(m.army(Color::Black).leader(), Some(PieceKind::Shielderer));
+    // Army commands are for matches only.
+    say(&core, "dan", "/challenge @erin white");
+    let send_in = |who: &str, text: &str| texts(&send(&core, who, "c1", false, text, 1, None));
+    send_in("erin", "/accept");
+    assert!(send_in("dan", "/buy knight").contains("not a Clash of the Armies match"));
+}
+
+#[test]
+fn an_army_stays_within_its_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    say(&core, "alice", "/buy queen");
+    assert_eq!(say(&core, "alice", "/buy chancellor"), "You already have 1 Jewel (the most an army may hold).");
+    say(&core, "alice", "/buy knight");
+    say(&core, "alice", "/buy knight");
+    assert_eq!(
+        say(&core, "alice", "/buy knight"),
+        "You already have 2 Knights (at most 2 of one kind of Light piece)."
+    );
+    assert!(say(&core, "alice", "/buy rook d1").contains("A Heavy piece stands on a corner of your back rank"));
+    assert_eq!(say(&core, "alice", "/buy bishop c1"), "c1 is already taken by your Knight.");
+    assert!(say(&core, "alice", "/sell c1").contains("sells the Knight on c1 for 3.50 gold"));
+    assert!(say(&core, "alice", "/buy bishop c1").contains("buys a Bishop on c1"));
+    assert!(say(&core, "alice", "/buy bishop g1").contains("squares of opposite colours"), "c1 and g1 are dark");
+    assert!(say(&core, "alice", "/buy bishop f1").contains("buys a Bishop on f1"));
+    assert!(say(&core, "alice", "/place f1 g1").contains("squares of opposite colours"));
+    for _ in 0..8 {
+        say(&core, "alice", "/buy pawn");
+    }
+    assert!(say(&core, "alice", "/buy omnipawn").contains("8 Peasants"));
+    // 40 - 10.50 (Queen) - 3.50 (Knight) - 7.00 (Bishops) - 8.00 (Pawns) = 11.00: no General (7.00) after a
+    // King (5.00) and a Rook (5.50).
+    say(&core, "alice", "/buy king");
+    say(&core, "alice", "/buy rook");
+    assert_eq!(say(&core, "alice", "/buy general"), "That costs 7.00 gold and you have 0.50.");
+    assert_eq!(say(&core, "alice", "/buy dragon"), "There is no piece called \"dragon\" in Clash of the Armies.");
+    assert_eq!(state(&core).gold(Color::White), 2);
+}
+
+#[test]
+fn a_retried_army_change_applies_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    let first = send(&core, "alice", "c1", false, "/buy queen", 1, Some("m1"));
+    assert!(texts(&first).contains("buys a Queen"));
+    assert!(send(&core, "alice", "c1", false, "/buy queen", 1, Some("m1")).is_empty());
+    assert_eq!(state(&core).gold(Color::White), 160 - 42);
+}
+
+#[test]
+fn a_bid_is_sent_privately_and_sealed_until_both_are_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    // No auction before the ultimate round.
+    assert_eq!(
+        whisper(&core, "alice", "/bid 5"),
+        "There is no bid to send now: the auction is held only before the ultimate round."
+    );
+    // Straight to the auction.
+    let r = record(&core);
+    let mut m = Match::new();
+    m.round = ULTIMATE_ROUND;
+    m.phase = Phase::Bidding;
+    m.auction = Some(Default::default());
+    core.store()
+        .update_game(&r.key, r.version, None, |g| {
+            g.clash.as_mut().unwrap().state = Some(serde_json::to_value(&m).unwrap());
+            Ok(())
+        })
+        .unwrap();
+
+    // In the channel the bid is refused, and nothing of it is kept.
+    assert_eq!(say(&core, "alice", "/bid 12.5"), "Send your bid to me in a private message.");
+    assert_eq!(state(&core).auction.unwrap().bids, [None, None]);
+    assert!(whisper(&core, "alice", "/bid 12.25").contains("multiple of 0.5"));
+    assert!(whisper(&core, "alice", "/bid 41").contains("You cannot bid 41.00 gold: you have 40.00."));
+    assert!(whisper(&core, "carol", "/bid 3").contains("You have no Clash of the Armies match."));
+    let sealed = whisper(&core, "alice", "/bid 12.5");
+    assert!(sealed.contains("Your sealed bid of 12.50 gold"), "{sealed}");
+    // The match's channel hears that a bid came, not how much.
+    let notices = core.take_notices("test");
+    assert_eq!(notices.len(), 1);
+    assert_eq!(notices[0].0, ChannelKey::new("test", "c1"));
+    assert!(notices[0].1.text.contains("<@alice> has sent a sealed bid"), "{notices:?}");
+    assert!(!notices[0].1.text.contains("12"), "{notices:?}");
+    // Nor does anything said in the channel show it, to either player.
+    for who in ["alice", "bob"] {
+        let army = say(&core, who, "/army");
+        assert!(!army.contains("12.50"), "{army}");
+    }
+    assert!(say(&core, "alice", "/army").contains("Auction: your sealed bid is in"));
+    assert!(whisper(&core, "alice", "/army").contains("Auction: you bid 12.50"));
+    assert_eq!(whisper(&core, "alice", "/bid 13"), "You have already sent your bid; wait for your opponent's.");
+
+    // The second bid reveals both, privately and in the channel.
+    let both = whisper(&core, "bob", "/bid 10");
+    assert!(both.contains("<@alice> bid 12.50, <@bob> bid 10.00"), "{both}");
+    assert!(both.contains("<@alice> takes the Amazon for 12.50 gold"), "{both}");
+    let notices = core.take_notices("test");
+    assert_eq!(notices.len(), 1);
+    assert!(notices[0].1.text.contains("<@bob> has draw odds"), "{notices:?}");
+    let m = state(&core);
+    assert_eq!(m.phase, Phase::Army { color: Color::White });
+    assert_eq!(m.army(Color::White).jewel(), Some(PieceKind::Amazon));
+    assert_eq!(m.draw_odds, Some(Color::Black));
+    assert_eq!(record(&core).clash.unwrap().sealed_bids.len(), 2);
+}
+
+#[test]
+fn equal_bids_are_raised_in_turn_until_one_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    let r = record(&core);
+    let mut m = Match::new();
+    m.round = ULTIMATE_ROUND;
+    m.phase = Phase::Bidding;
+    m.auction = Some(Default::default());
+    m.gold = [23, 40];
+    core.store()
+        .update_game(&r.key, r.version, None, |g| {
+            g.clash.as_mut().unwrap().state = Some(serde_json::to_value(&m).unwrap());
+            Ok(())
+        })
+        .unwrap();
+    whisper(&core, "alice", "/bid 5");
+    assert!(whisper(&core, "bob", "/bid 5").contains("<@alice> raises first, to 5.50"));
+    assert!(whisper(&core, "bob", "/bid 6").contains("bids are in, and equal"));
+    assert_eq!(say(&core, "bob", "/raise"), "It is White's turn to raise or pass.");
+    assert!(say(&core, "alice", "/raise").contains("raises the bid to 5.50 gold"));
+    assert!(say(&core, "bob", "/raise").contains("raises the bid to 6.00 gold"));
+    // 5.75 gold: Alice cannot go to 6.50.
+    assert!(say(&core, "alice", "/raise").contains("you can only pass"));
+    let passed = say(&core, "alice", "/pass");
+    assert!(passed.contains("<@bob> takes the Amazon for 6.00 gold"), "{passed}");
+    assert!(passed.contains("<@alice> has draw odds"), "{passed}");
+    assert_eq!(state(&core).gold(Color::Black), 40 - 24);
+}
+
+#[test]
+fn no_draw_is_offered_in_the_ultimate_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    ultimate(&core);
+    let refused = say(&core, "alice", "/draw");
+    assert_eq!(refused, "No draw may be agreed in the ultimate round. Play on, or /resign.");
+    assert_eq!(say(&core, "bob", "/draw"), refused);
+    assert!(record(&core).offers.is_empty());
+    // Nor is one offered by a button.
+    let board = send(&core, "alice", "c1", false, "/board", 1, None);
+    assert!(board[0].buttons.iter().all(|b| b.command != "/draw"), "{board:?}");
+    // The round is played: a rook move.
+    assert!(say(&core, "alice", "Ra8").contains("Check!"));
+}
+
+#[test]
+fn a_drawn_ultimate_round_is_won_by_the_draw_odds() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    ultimate(&core);
+    let mut last = String::new();
+    for (i, mv) in ["Ra2", "Kd8", "Ra1", "Ke8", "Ra2", "Kd8", "Ra1", "Ke8", "Ra2"].into_iter().enumerate() {
+        last = say(&core, if i % 2 == 0 { "alice" } else { "bob" }, mv);
+    }
+    assert!(last.contains("Round 3 is drawn (repetition). With the draw odds it counts as <@bob>'s win."), "{last}");
+    assert!(last.contains("The match is over: 0-1: <@bob> wins (match 2-1)"), "{last}");
+    let archived = core.store().archived_games_of("test", "bob", 1).unwrap();
+    assert_eq!(archived[0].1.as_ref().unwrap().moves.len(), 9);
+}
+
+#[test]
+fn resigning_the_ultimate_round_ends_the_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    ultimate(&core);
+    // White resigns: Black wins the round and the match 2-1.
+    let over = say(&core, "alice", "/resign");
+    assert!(over.contains("The match is over: 0-1: <@bob> wins (match 2-1)"), "{over}");
+    let channel = ChannelKey::new("test", "c1");
+    assert!(core.store().player_game_in_channel(&channel, "alice").unwrap().is_none());
+    let archived = core.store().archived_games_of("test", "alice", 1).unwrap();
+    let done = archived[0].1.as_ref().unwrap();
+    assert_eq!(done.result.as_ref().unwrap().outcome, Outcome::BlackWins);
+    let m: Match = serde_json::from_value(done.clash.clone().unwrap().state.unwrap()).unwrap();
+    assert_eq!(m.phase, Phase::Over { winner: Color::Black });
+    assert_eq!(done.clash.as_ref().unwrap().rounds.len(), 1);
+}
+
+#[test]
+fn an_agreed_draw_ends_a_round_and_the_match_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    armies(&core);
+    assert!(say(&core, "alice", "/draw").contains("offers a draw"));
+    let drawn = say(&core, "bob", "/draw");
+    assert!(drawn.contains("Round 1 is drawn (agreement)"), "{drawn}");
+    assert!(drawn.contains("Score: <@alice> 0.5, <@bob> 0.5"), "{drawn}");
+    let m = state(&core);
+    assert_eq!((m.round, m.phase), (2, Phase::Army { color: Color::White }));
+    // Both keep their armies; a new round gives 40 gold more.
+    assert_eq!(m.army(Color::White).len(), 2);
+    assert_eq!(m.gold(Color::White), 160 - 20 - 4 + 160);
+    assert!(say(&core, "alice", "/games").contains("Round 2: White's army phase"));
+    // The same armies start round 2.
+    say(&core, "alice", "/ready");
+    assert!(say(&core, "bob", "/ready").contains("Round 2 begins"));
+    let r = record(&core);
+    assert_eq!(r.start_fen, "4k3/4p3/8/8/8/8/4P3/4K3 w - - 0 1");
+    assert!(r.moves.is_empty());
+}
+
+#[test]
+fn between_rounds_resigning_gives_up_the_match_and_before_any_round_it_may_be_aborted() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    say(&core, "alice", "/buy king");
+    assert!(say(&core, "bob", "/abort").contains("aborted, without a result"));
+
+    start(&core, "");
+    armies(&core);
+    let resigned = say(&core, "bob", "/resign");
+    assert!(resigned.contains("<@bob> loses the whole army"), "{resigned}");
+    assert_eq!(state(&core).army(Color::Black).len(), 0);
+    assert!(say(&core, "bob", "/abort").contains("can no longer be aborted"));
+    let given_up = say(&core, "bob", "/resign");
+    assert!(given_up.contains("1-0: <@alice> wins (resignation)"), "{given_up}");
+}
+
+#[test]
+fn running_out_of_time_loses_the_round_and_the_leader() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "days 1");
+    // No clock between rounds.
+    assert!(core.tick(Timestamp(100 * HOUR), "test").is_empty());
+    for line in ["/buy king", "/buy pawn e2", "/ready"] {
+        say(&core, "alice", line);
+    }
+    say(&core, "bob", "/buy king");
+    // The round starts at hour 100: its clock starts then.
+    let begun = texts(&send(&core, "bob", "c1", false, "/ready", 100 * HOUR, None));
+    assert!(begun.contains("Round 1 begins"), "{begun}");
+    assert!(core.tick(Timestamp(110 * HOUR), "test").is_empty());
+    let end = core.tick(Timestamp(124 * HOUR + 1), "test");
+    assert_eq!(end.len(), 1, "{end:?}");
+    let text = &end[0].1.text;
+    assert!(text.contains("<@alice> ran out of time"), "{text}");
+    assert!(text.contains("Round 1: <@bob> wins by time. <@alice> loses the King."), "{text}");
+    let m = state(&core);
+    assert_eq!(m.army(Color::White).leader(), None);
+    assert_eq!(m.half_points(Color::Black), 2);
+}
+
+#[test]
+fn checkmate_ends_the_round_in_one_step_with_its_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    for line in ["/buy king", "/buy queen", "/buy bishop f1", "/buy pawn d2", "/buy pawn e2", "/buy pawn f2"] {
+        say(&core, "alice", line);
+    }
+    say(&core, "alice", "/buy pawn g2");
+    say(&core, "alice", "/ready");
+    for line in ["/buy king", "/buy queen", "/buy pawn e7", "/ready"] {
+        say(&core, "bob", line);
+    }
+    say(&core, "alice", "f3");
+    say(&core, "bob", "e5");
+    say(&core, "alice", "g4");
+    let mate = send(&core, "bob", "c1", false, "Qh4", 1, Some("mate"));
+    let text = texts(&mate);
+    assert!(text.contains("Qh4#") && text.contains("<@alice> loses the King"), "{text}");
+    assert!(mate[0].picture.is_some());
+    let r = record(&core);
+    assert_eq!(r.moves.len(), 4, "the mating move is kept with the round");
+    assert_eq!(r.clash.as_ref().unwrap().rounds.len(), 1);
+    // Delivered again: nothing more happens.
+    assert!(send(&core, "bob", "c1", false, "Qh4", 1, Some("mate")).is_empty());
+    let m = state(&core);
+    assert_eq!((m.round, m.half_points), (2, [0, 2]));
+    // The Queen went back to d8, the Pawn to e7.
+    assert_eq!(m.army(Color::Black).describe(), "King e8, Queen d8, Pawn e7");
+}
+
+#[test]
+fn the_bot_plays_no_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    assert!(say(&core, "alice", "/challenge @kibitz clash").contains("I cannot play a Clash of the Armies match"));
+}
