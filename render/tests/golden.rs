@@ -111,10 +111,10 @@ fn legends() {
 
 #[test]
 fn movement_diagrams() {
-    for (id, piece) in [("chess", 4u8), ("olympic", 3), ("alapawn", 5)] {
+    for (id, piece) in [("chess", 4u8), ("olympic", 3), ("alapawn", 5), ("clash", 6), ("clash", 17), ("clash", 13)] {
         let v = Variant::by_id(id).unwrap();
         let svg = diagram_svg(Renderer::shared(), v, piece).unwrap();
-        let name = v.pieces[piece as usize].name.to_ascii_lowercase();
+        let name = v.pieces[piece as usize].name.to_ascii_lowercase().replace(' ', "-");
         check(&format!("diagram-{id}-{name}"), &Renderer::shared().svg_png(&svg).unwrap());
     }
 }

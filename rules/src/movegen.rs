@@ -741,6 +741,25 @@ impl crate::variant::Variant {
         let p = crate::piece::Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
         pos.put(from, p);
         let attacks = pos.attacks(from, pt.powers, Color::White, from.bb());
+        if pt.powers == Powers::RABBIT {
+            // CA2: it slides onto empty squares and captures only by jumping,
+            // which needs a piece to jump: nothing on an empty board.
+            let slides = tables().rook(from, from.bb()) & pos.mask;
+            let reach = slides
+                .into_iter()
+                .filter(|s| s.file().abs_diff(from.file()) + s.rank().abs_diff(from.rank()) <= 2)
+                .fold(Bitboard::EMPTY, |b, s| b | s.bb());
+            return Some((reach, Bitboard::EMPTY));
+        }
+        if pt.powers == Powers::OMNI {
+            let empty = pos.mask & !from.bb();
+            let double = if pos.double_step_rank(Color::White).has(from) {
+                from.bb().forward(Color::White).forward(Color::White) & empty
+            } else {
+                Bitboard::EMPTY
+            };
+            return Some((attacks | double, attacks));
+        }
         if pt.powers == Powers::PAWN {
             let empty = pos.mask & !from.bb();
             Some((pos.pawn_steps(from, Color::White, empty), attacks))
