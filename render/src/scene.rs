@@ -34,6 +34,9 @@ pub struct BoardOptions {
     pub arrows: Vec<(Square, Square)>,
     /// The caption strip above the board.
     pub caption: Option<Caption>,
+    /// Lines of text beside the board for White (`[0]`) and Black (`[1]`),
+    /// each on its side of the board: Clash's gold and army counts.
+    pub notes: Option<[Vec<String>; 2]>,
 }
 
 /// The caption strip: who plays, and how the game stands.
@@ -68,13 +71,19 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    pub fn new(variant: &Variant, size: u32, flip: bool, caption: bool) -> Layout {
+    pub fn new(variant: &Variant, size: u32, flip: bool, caption: bool, notes: bool) -> Layout {
         let size = size.clamp(80, 4096) as f32;
         let longest = variant.width.max(variant.height) as f32;
         let square = (size / longest).floor();
         let margin = (square * 0.32).round();
         let caption = if caption { (square * 0.55).round().max(22.0) } else { 0.0 };
-        let panel = if variant.drops || variant.grants { (square * 0.9).round() } else { 0.0 };
+        let panel = if notes {
+            (square * 2.4).round()
+        } else if variant.drops || variant.grants {
+            (square * 0.9).round()
+        } else {
+            0.0
+        };
         let width = (2.0 * margin + square * variant.width as f32 + panel) as u32;
         let height = (2.0 * margin + square * variant.height as f32 + caption) as u32;
         Layout { files: variant.width, ranks: variant.height, flip, square, margin, caption, panel, width, height }
@@ -142,7 +151,13 @@ pub(crate) struct Scene {
 impl Scene {
     pub fn new(pos: &Position, opts: &BoardOptions, theme: &Theme) -> Scene {
         let variant = pos.variant();
-        let layout = Layout::new(variant, opts.size.unwrap_or(DEFAULT_SIZE), opts.flip, opts.caption.is_some());
+        let layout = Layout::new(
+            variant,
+            opts.size.unwrap_or(DEFAULT_SIZE),
+            opts.flip,
+            opts.caption.is_some(),
+            opts.notes.is_some(),
+        );
         let sq = layout.square;
         let mut under = String::new();
         let mut over = String::new();
@@ -240,6 +255,30 @@ impl Scene {
                     let (x, y) = layout.square_origin(k);
                     let _ =
                         write!(under, r#"<g transform="translate({x} {y}) scale({})">{}</g>"#, sq / 45.0, body(SHIELD));
+                }
+            }
+        }
+
+        // Notes beside the board, each side's next to its own half.
+        if let Some(notes) = &opts.notes {
+            let fs = (sq * 0.2).round().max(9.0);
+            let x = layout.panel_x() + layout.margin * 0.1;
+            let board_top = layout.caption + layout.margin;
+            let board_bottom = board_top + sq * layout.ranks as f32;
+            for c in Color::ALL {
+                let lines = &notes[c.index()];
+                let at_bottom = (c == Color::White) != layout.flip;
+                let top =
+                    if at_bottom { board_bottom - fs * 1.3 * lines.len() as f32 + fs } else { board_top + fs * 1.2 };
+                for (i, line) in lines.iter().enumerate() {
+                    let y = top + i as f32 * fs * 1.3;
+                    let text: String = line.chars().filter(|ch| art::font_has(*ch)).collect();
+                    let _ = write!(
+                        over,
+                        r#"<text x="{x}" y="{y}" font-size="{fs}" fill="{}">{}</text>"#,
+                        theme.caption_text,
+                        escape(&text)
+                    );
                 }
             }
         }

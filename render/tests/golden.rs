@@ -180,3 +180,15 @@ fn clash_marks_and_pieces() {
         &board("clash", "rg2k1hr/pp1o1ppp/2n5/4Y3/2V*5/8/POP1TPPP/R2AS1WR b kqD2 - 3 15", opts),
     );
 }
+
+#[test]
+fn clash_army_panel() {
+    // The army phase's picture (CA11, CA12): gold and class counts beside
+    // the board, each side next to its own half.
+    let notes = [
+        vec!["White".into(), "Gold 19.00".into(), "Points 1".into(), "Leader 1/1".into(), "Light 1/4".into()],
+        vec!["Black".into(), "Gold 40.00".into(), "Points 0".into(), "Leader 0/1".into(), "Light 0/4".into()],
+    ];
+    let opts = BoardOptions { notes: Some(notes), ..BoardOptions::default() };
+    check("clash-army-panel", &board("clash", "4k3/8/8/8/8/8/4P3/1T1QK3 w - - 0 1", opts));
+}

@@ -258,6 +258,7 @@ impl Core {
                 black: self.name(platform, &r.black),
                 status,
             }),
+            notes: Some([army_notes(m, Color::White), army_notes(m, Color::Black)]),
             ..BoardOptions::default()
         };
         let png = self.renderer.board_png(&pos, &opts).ok()?;
@@ -795,4 +796,20 @@ impl Core {
             mention(&msg.sender.id)
         ))])
     }
+}
+
+/// The panel beside an army picture: gold, points and how full each class
+/// is (CA11, CA12).
+fn army_notes(m: &Match, color: Color) -> Vec<String> {
+    use kibitz_rules::army::{PieceClass, gold_text, points_text};
+    let army = m.army(color);
+    let mut lines = vec![
+        format!("{}", color_name(color)),
+        format!("Gold {}", gold_text(m.gold(color))),
+        format!("Points {}", points_text(m.half_points(color))),
+    ];
+    for class in [PieceClass::Leader, PieceClass::Jewel, PieceClass::Heavy, PieceClass::Light, PieceClass::Peasant] {
+        lines.push(format!("{} {}/{}", class.name(), army.count_class(class), class.limit()));
+    }
+    lines
 }
