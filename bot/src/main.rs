@@ -620,6 +620,9 @@ fn bench_search() {
         ("olympic", "rbsgk/4p/5/P4/KGSBR[] w - - 0 1"),
         ("alapawn", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1"),
         ("alapawn-balanced", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 1 - 0 1"),
+        ("absorption", "r1b1k2r/pp(np)2ppp/2n5/3(QP)4/1(bn)6/2N5/PPP2PPP/R1B1K2R w KQkq - 0 10"),
+        ("construction", "(rc)3k2r/pp(bp)2(qn)pp/8/8/8/8/PP(BP)2(QN)PP/(RC)3K2R[Bb] w - - 5 15"),
+        ("clash", "rtbqkbtr/pppppppp/8/8/8/8/OOOOOOOO/MWNJSNEH w Dkq - 0 1"),
     ];
     for (id, fen) in positions {
         let Some(v) = Variant::by_id(id) else { continue };
