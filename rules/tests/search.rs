@@ -138,3 +138,11 @@ fn construction_mates() {
     // A drop, a grant, a mate: S@e1 Kf8 R>e1 Kg8 Re8#.
     check_mate("construction", "6k1/8/6K1/8/8/8/8/8[SR] w - - 0 1", 3);
 }
+
+#[test]
+fn clash_mates() {
+    // A Chancellor (rook + knight, CA3) on the back rank.
+    check_mate("clash", "6k1/5ppp/8/8/8/8/8/C5K1 w - - 0 1", 1);
+    // A War Machine's shot (CA4) removes the blocker: the rook mates at once.
+    check_mate("clash", "R3n2k/6pp/4M3/8/8/8/8/6K1 w - - 0 1", 1);
+}
