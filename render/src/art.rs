@@ -32,9 +32,11 @@ static PIECES: &[(&str, &str, &str)] = pieces![
 ];
 
 /// Badges for pieces made of powers (Power Absorption, Construction): the
-/// power and its 16x16 icon.
+/// power and its 16x16 icon. The Queen badge stands for the Rook and Bishop
+/// powers together (a King-Queen).
 static POWER_ICONS: &[(Powers, &str, &str)] = &[
     (Powers::KING, "power-king", include_str!("../assets/powers/king.svg")),
+    (Powers::QUEEN, "power-queen", include_str!("../assets/powers/queen.svg")),
     (Powers::ROOK, "power-rook", include_str!("../assets/powers/rook.svg")),
     (Powers::BISHOP, "power-bishop", include_str!("../assets/powers/bishop.svg")),
     (Powers::KNIGHT, "power-knight", include_str!("../assets/powers/knight.svg")),
@@ -42,16 +44,21 @@ static POWER_ICONS: &[(Powers, &str, &str)] = &[
     (Powers::CASTLE, "power-castling", include_str!("../assets/powers/castling.svg")),
 ];
 
-/// Each icon on a light disc, as a whole document.
-static BADGES: LazyLock<Vec<String>> = LazyLock::new(|| {
+/// The icons' ink (see `render/tools/make_pieces.py`).
+const ICON_INK: &str = "#1a1a1a";
+
+/// Each icon on a disc, as a whole document: dark on a light disc (badges on
+/// pieces, White's reserve) and light on a dark disc (Black's reserve).
+static BADGES: LazyLock<Vec<[String; 2]>> = LazyLock::new(|| {
+    let disc = |icon: &str, disc: &str, ring: &str, ink: &str| {
+        format!(
+            r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="16" height="16"><circle cx="8" cy="8" r="7.5" fill="{disc}" stroke="{ring}" stroke-width="0.9"/><g transform="translate(2.2 2.2) scale(0.725)">{}</g></svg>"##,
+            inner(icon).replace(ICON_INK, ink)
+        )
+    };
     POWER_ICONS
         .iter()
-        .map(|(_, _, icon)| {
-            format!(
-                r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="16" height="16"><circle cx="8" cy="8" r="7.5" fill="#f6f1e7" stroke="#2b2b2b" stroke-width="0.9"/><g transform="translate(2.2 2.2) scale(0.725)">{}</g></svg>"##,
-                inner(icon)
-            )
-        })
+        .map(|(_, _, icon)| [disc(icon, "#f6f1e7", "#2b2b2b", ICON_INK), disc(icon, "#2b2b2b", "#f6f1e7", "#f6f1e7")])
         .collect()
 });
 
@@ -75,7 +82,7 @@ impl Art {
     /// The whole SVG document.
     pub(crate) fn document(&self) -> &'static str {
         if self.badge {
-            return &BADGES[self.index as usize];
+            return &BADGES[self.index as usize][self.color.index()];
         }
         let (_, w, b) = PIECES[self.index as usize];
         if self.color == Color::White { w } else { b }
@@ -101,10 +108,16 @@ impl Art {
         Art { index: index as u16, badge: false, color }
     }
 
-    /// The badge of one power (Construction's reserve draws its powers so).
+    /// The badge of one power, as drawn on pieces.
     pub(crate) fn badge(power: Powers) -> Option<Art> {
+        Art::badge_of(power, Color::White)
+    }
+
+    /// The badge of one power in `color`'s reserve (Construction): light for
+    /// White, dark for Black, so that each side's powers are told apart.
+    pub(crate) fn badge_of(power: Powers, color: Color) -> Option<Art> {
         let index = POWER_ICONS.iter().position(|(p, _, _)| *p == power)?;
-        Some(Art { index: index as u16, badge: true, color: Color::White })
+        Some(Art { index: index as u16, badge: true, color })
     }
 }
 
@@ -148,7 +161,12 @@ pub fn for_piece(variant: &Variant, piece: Piece) -> (Art, Vec<Art>) {
         Some(pt) => (Art::named(&pt.name.to_ascii_lowercase().replace(' ', "-"), piece.color), pt.powers),
         None => (Art::named("stone", piece.color), Powers::NONE),
     };
-    let badges = piece.powers.without(shown).singles().filter_map(Art::badge).collect();
+    // A King holding both the Rook and Bishop powers is a King-Queen: one
+    // Queen badge rather than two.
+    let rest = piece.powers.without(shown);
+    let queen = rest.contains(Powers::QUEEN);
+    let singles = if queen { rest.without(Powers::QUEEN) } else { rest };
+    let badges = queen.then_some(Powers::QUEEN).into_iter().chain(singles.singles()).filter_map(Art::badge).collect();
     (art, badges)
 }
 
@@ -193,6 +211,24 @@ mod tests {
         assert_eq!(names("chess", qn, false), ("queen".into(), vec!["power-knight".into()]));
         // Construction's static piece.
         assert_eq!(names("chess", Powers::NONE, false), ("stone".into(), vec![]));
+        // A King-Queen shows one Queen badge; with a knight as well, two.
+        let kq = Powers::KING.with(Powers::QUEEN);
+        assert_eq!(names("absorption", kq, true), ("king".into(), vec!["power-queen".into()]));
+        let kqn = kq.with(Powers::KNIGHT);
+        assert_eq!(names("absorption", kqn, true), ("king".into(), vec!["power-queen".into(), "power-knight".into()]));
+        let kbp = Powers::KING.with(Powers::BISHOP).with(Powers::PAWN);
+        assert_eq!(names("absorption", kbp, true), ("king".into(), vec!["power-bishop".into(), "power-pawn".into()]));
+        // Construction: a static piece is a stone; the Castling power is a
+        // badge even on a piece with no other power.
+        assert_eq!(names("construction", Powers::NONE, false), ("stone".into(), vec![]));
+        let rc = Powers::ROOK.with(Powers::CASTLE);
+        assert_eq!(names("construction", rc, false), ("rook".into(), vec!["power-castling".into()]));
+        assert_eq!(names("construction", Powers::CASTLE, false), ("stone".into(), vec!["power-castling".into()]));
+        let qnp = Powers::QUEEN.with(Powers::KNIGHT).with(Powers::PAWN);
+        assert_eq!(
+            names("construction", qnp, false),
+            ("queen".into(), vec!["power-knight".into(), "power-pawn".into()])
+        );
     }
 
     #[test]
@@ -204,7 +240,7 @@ mod tests {
                 assert_eq!(tree.size().width(), 45.0, "{name}");
             }
         }
-        for doc in BADGES.iter() {
+        for doc in BADGES.iter().flatten() {
             resvg::usvg::Tree::from_str(doc, &opt).unwrap();
         }
     }

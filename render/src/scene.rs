@@ -79,7 +79,10 @@ impl Layout {
         let caption = if caption { (square * 0.55).round().max(22.0) } else { 0.0 };
         let panel = if notes {
             (square * 2.4).round()
-        } else if variant.drops || variant.grants {
+        } else if variant.grants {
+            // Construction's reserve: each kind with its count written beside it.
+            (square * 1.6).round()
+        } else if variant.drops {
             (square * 0.9).round()
         } else {
             0.0
@@ -108,12 +111,17 @@ impl Layout {
 
     /// Size and top-left corners of the hand slots of `color`.
     /// With `fit`, the slots are made small enough for each side's to fit in
-    /// its half of the board's height (Construction's six reserve kinds).
+    /// its half of the board's height (Construction's six reserve kinds), and
+    /// stand at the panel's left, leaving room for the counts.
     pub fn hand_slots(&self, color: Color, count: usize, fit: bool) -> Vec<(f32, f32, f32)> {
         let half = self.square * self.ranks as f32 / 2.0;
-        let fitted = if fit { half / (count.max(1) as f32 * 1.05) } else { f32::MAX };
-        let size = (self.panel * 0.8).min(fitted).floor();
-        let x = self.panel_x() + (self.panel - size) / 2.0 - self.margin / 2.0;
+        let (size, x) = if fit {
+            let size = (half / (count.max(1) as f32 * 1.05)).min(self.square * 0.66).floor();
+            (size, (self.panel_x() + self.square * 0.06).round())
+        } else {
+            let size = (self.panel * 0.8).floor();
+            (size, self.panel_x() + (self.panel - size) / 2.0 - self.margin / 2.0)
+        };
         let board_top = self.caption + self.margin;
         let board_bottom = board_top + self.square * self.ranks as f32;
         // The viewer's own hand sits at the bottom, the opponent's at the top.
@@ -189,8 +197,13 @@ impl Scene {
                 let (x, y) = layout.square_origin(s);
                 let (art, badges) = art::for_piece(variant, p);
                 pieces.push(Placed { art, x, y, size: sq });
-                // Powers the image does not show, as badges along the bottom.
-                let bs = (sq * 0.3).round();
+                // Powers the image does not show, as badges along the bottom:
+                // a third of the square, smaller when three or more share it.
+                let share = match badges.len() {
+                    0..=2 => 0.34,
+                    n => (0.9 / n as f32).min(0.3),
+                };
+                let bs = (sq * share).round();
                 for (i, badge) in badges.into_iter().enumerate() {
                     let bx = x + sq - bs * (i as f32 + 1.0) - sq * 0.03;
                     pieces.push(Placed { art: badge, x: bx.round(), y: (y + sq - bs - sq * 0.03).round(), size: bs });
@@ -199,7 +212,9 @@ impl Scene {
         }
 
         // Hands beside the board, with counts; Construction's reserve (C1)
-        // shows its static pieces as stones and its powers as their badges.
+        // shows its static pieces as stones and its powers as their badges,
+        // light discs for White and dark ones for Black, so that a power in
+        // reserve never looks like a piece.
         if variant.drops || variant.grants {
             for color in Color::ALL {
                 let held: Vec<(u8, u8)> = variant
@@ -213,12 +228,23 @@ impl Scene {
                 for ((index, count), (x, y, size)) in held.iter().zip(layout.hand_slots(color, slots, variant.grants)) {
                     let pt = variant.pieces[*index as usize];
                     let piece = Piece { color, powers: pt.powers, royal: pt.royal, promoted: false };
-                    let art = match art::Art::badge(pt.powers) {
+                    let art = match art::Art::badge_of(pt.powers, color) {
                         Some(badge) if variant.grants => badge,
                         _ => art::for_piece(variant, piece).0,
                     };
                     pieces.push(Placed { art, x, y, size });
-                    if *count > 1 {
+                    if variant.grants {
+                        // The count beside it, every count (one rook power
+                        // is "x1", never to be taken for a rook).
+                        let fs = (layout.square * 0.26).round();
+                        let _ = write!(
+                            over,
+                            r#"<text x="{}" y="{}" font-size="{fs}" fill="{}">×{count}</text>"#,
+                            x + size + layout.square * 0.06,
+                            y + size / 2.0 + fs * 0.36,
+                            theme.caption_text,
+                        );
+                    } else if *count > 1 {
                         let fs = (size * 0.34).round();
                         let (bx, by) = (x + size * 0.86, y + size * 0.84);
                         let _ = write!(
@@ -475,10 +501,16 @@ fn short(name: &str) -> String {
     if name.chars().count() <= MAX { name.to_string() } else { name.chars().take(MAX - 1).chain(['…']).collect() }
 }
 
-/// Escapes text for SVG and drops characters the embedded font cannot draw.
+/// Escapes text for SVG and drops characters the embedded font cannot draw;
+/// at most 60 characters.
 pub(crate) fn escape(text: &str) -> String {
+    escape_upto(text, 60)
+}
+
+/// [`escape`], keeping up to `max` characters.
+pub(crate) fn escape_upto(text: &str, max: usize) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars().take(60) {
+    for c in text.chars().take(max) {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),

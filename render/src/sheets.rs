@@ -3,11 +3,11 @@
 
 use std::fmt::Write;
 
-use kibitz_rules::{Color, Piece, Square, Variant};
+use kibitz_rules::{Color, Piece, Powers, Square, Variant};
 
 use crate::art::{self, FONT_FAMILY};
 use crate::raster::{RenderError, Renderer};
-use crate::scene::escape;
+use crate::scene::{escape, escape_upto};
 
 const CELL: f32 = 144.0;
 const IMAGE: f32 = 84.0;
@@ -22,44 +22,116 @@ fn place(art: art::Art, x: f32, y: f32, size: f32) -> String {
     format!(r#"<g transform="translate({x} {y}) scale({})">{}</g>"#, size / art.view(), art.body())
 }
 
+/// One cell of a legend.
+struct Entry {
+    art: art::Art,
+    /// Powers the image does not show (Construction's Castling power, the
+    /// compounds of both power variants).
+    badges: Vec<art::Art>,
+    /// A power's reserve badge, drawn beside the image (Construction).
+    power: Option<art::Art>,
+    name: String,
+    letter: String,
+    /// The letter of the promoted piece's old self (Olympic).
+    promoted: Option<char>,
+}
+
+impl Entry {
+    fn new(variant: &Variant, piece: Piece, name: String, letter: String) -> Entry {
+        let (art, badges) = art::for_piece(variant, piece);
+        Entry { art, badges, power: None, name, letter, promoted: None }
+    }
+}
+
+/// Pieces made of powers that a legend shows besides the named ones: FEN
+/// group, name, powers, royal.
+type Compound = (&'static str, &'static str, Powers, bool);
+
+/// What the legend of a power variant adds: compounds and lines of text.
+fn power_extras(variant: &Variant) -> (&'static [Compound], &'static [&'static str]) {
+    if variant.absorption {
+        const BN: Powers = Powers::BISHOP.with(Powers::KNIGHT);
+        const KQ: Powers = Powers::KING.with(Powers::QUEEN);
+        (
+            &[("(BN)", "Bishop+Knight", BN, false), ("(KQ)", "King-Queen", KQ, true)],
+            &[
+                "A capturing piece absorbs its victim's powers, unless its",
+                "player declines: a bishop that takes a knight becomes a",
+                "Bishop+Knight. Badges show the powers a picture does not.",
+                "A King absorbs too; it may not slide across attacked squares.",
+            ],
+        )
+    } else if variant.grants {
+        const BP: Powers = Powers::BISHOP.with(Powers::PAWN);
+        const RC: Powers = Powers::ROOK.with(Powers::CASTLE);
+        (
+            &[("(BP)", "Bishop+Pawn", BP, false), ("(RC)", "Rook+Castling", RC, false)],
+            &[
+                "A piece is a set of powers. A turn is one of: move a piece; drop a static",
+                "piece on your first two ranks (S@d2); give a power from your reserve to one",
+                "of your pieces but the King (R>e2). The reserve is beside the board, powers as discs.",
+                "A static piece never moves or captures; it can be captured, and given powers.",
+                "Pawn power: one step forward, two from the first rank; captures diagonally forward.",
+                "Castling power: once, its holder swaps squares with its King, neither attacked.",
+            ],
+        )
+    } else {
+        (&[], &[])
+    }
+}
+
 /// Every piece of the variant with its name (and, for Olympic, the promoted
-/// pieces), as SVG.
+/// pieces; for Power Absorption and Construction, the powers, a few
+/// compounds and how pieces gain powers), as SVG.
 pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
     let theme = renderer.theme();
-    let mut badges_of: Vec<Vec<art::Art>> = Vec::new();
-    let mut entries: Vec<(art::Art, (String, String), Option<char>)> = variant
+    let mut entries: Vec<Entry> = variant
         .pieces
         .iter()
         .map(|pt| {
             let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
-            let (art, badges) = art::for_piece(variant, piece);
-            badges_of.push(badges);
-            (art, (pt.name.to_string(), pt.letter.to_string()), None)
+            let mut entry = Entry::new(variant, piece, pt.name.to_string(), pt.letter.to_string());
+            // Construction: a single power, with its reserve badge; the Queen
+            // is the Rook and Bishop powers together.
+            if variant.grants && !pt.royal && pt.powers.count() == 1 {
+                entry.power = art::Art::badge(pt.powers);
+                entry.name = format!("{} power", pt.name);
+            } else if variant.grants && pt.powers == Powers::QUEEN {
+                entry.name = "Rook+Bishop".to_string();
+            }
+            entry
         })
         .collect();
     if let kibitz_rules::Promotion::Flip { mandatory, optional, .. } = variant.promotion {
         for pt in variant.pieces.iter().filter(|pt| pt.powers.intersects(mandatory.with(optional))) {
             let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: true };
-            entries.push((
-                art::for_piece(variant, piece).0,
-                (format!("Promoted {}", pt.name), format!("+{}", pt.letter)),
-                Some(pt.letter),
-            ));
+            let mut entry = Entry::new(variant, piece, format!("Promoted {}", pt.name), format!("+{}", pt.letter));
+            entry.badges.clear();
+            entry.promoted = Some(pt.letter);
+            entries.push(entry);
         }
     }
-    let columns = entries.len().clamp(1, 4);
+    let (compounds, notes) = power_extras(variant);
+    for &(group, name, powers, royal) in compounds {
+        let piece = Piece { color: Color::White, powers, royal, promoted: false };
+        entries.push(Entry::new(variant, piece, name.to_string(), group.to_string()));
+    }
+    let columns = if variant.grants { 5 } else { entries.len().clamp(1, 4) };
     let rows = entries.len().div_ceil(columns);
     let title_h = 52.0;
-    let (w, h) = (columns as f32 * CELL + 24.0, title_h + rows as f32 * CELL + 12.0);
+    const LINE: f32 = 21.0;
+    let notes_h = if notes.is_empty() { 0.0 } else { notes.len() as f32 * LINE + 12.0 };
+    let (w, h) = (columns as f32 * CELL + 24.0, title_h + rows as f32 * CELL + 12.0 + notes_h);
     let mut s = header(w, h, theme.frame);
     let _ = write!(
         s,
-        r#"<text x="{}" y="34" font-size="24" text-anchor="middle" fill="{}">{}: pieces</text>"#,
+        r#"<text x="{}" y="34" font-size="24" text-anchor="middle" fill="{}">{}: {}</text>"#,
         w / 2.0,
         theme.caption_text,
-        escape(variant.name)
+        escape(variant.name),
+        if variant.grants { "pieces and powers" } else { "pieces" }
     );
-    for (i, (art, (name, letter), promoted)) in entries.iter().enumerate() {
+    for (i, e) in entries.iter().enumerate() {
         let (col, row) = ((i % columns) as f32, (i / columns) as f32);
         let (x, y) = (12.0 + col * CELL, title_h + row * CELL);
         let _ = write!(
@@ -70,13 +142,23 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
             CELL - 8.0,
             theme.light
         );
-        s.push_str(&place(*art, x + (CELL - IMAGE) / 2.0, y + 8.0, IMAGE));
-        // Powers the image does not show (Construction's Castling power).
-        for (j, badge) in badges_of.get(i).into_iter().flatten().enumerate() {
+        // A power: its badge, then a piece holding it alone, smaller.
+        let (image, ix) = match e.power {
+            Some(badge) => {
+                let bs = IMAGE * 0.5;
+                s.push_str(&place(badge, x + 14.0, y + 8.0 + (IMAGE - bs) / 2.0 + 8.0, bs));
+                (IMAGE * 0.86, x + CELL - IMAGE * 0.86 - 12.0)
+            }
+            // A compound's group, "(RC)", is wider than a letter: room for it.
+            None if e.letter.starts_with('(') => (IMAGE, x + (CELL - IMAGE) / 2.0 + 10.0),
+            None => (IMAGE, x + (CELL - IMAGE) / 2.0),
+        };
+        s.push_str(&place(e.art, ix, y + 8.0 + IMAGE - image, image));
+        for (j, badge) in e.badges.iter().enumerate() {
             let bs = IMAGE * 0.38;
-            s.push_str(&place(*badge, x + (CELL + IMAGE) / 2.0 - bs * (j as f32 + 1.0), y + 8.0 + IMAGE - bs, bs));
+            s.push_str(&place(*badge, ix + image - bs * (j as f32 + 1.0), y + 8.0 + IMAGE - bs, bs));
         }
-        if let Some(letter) = promoted {
+        if let Some(letter) = e.promoted {
             let (cx, cy) = (x + (CELL + IMAGE) / 2.0 - 10.0, y + 20.0);
             let _ = write!(
                 s,
@@ -86,7 +168,7 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
                 theme.badge_text
             );
         }
-        let fs = if name.len() > 12 { 13 } else { 15 };
+        let fs = if e.name.len() > 12 { 13 } else { 15 };
         // The FEN letter in the corner, the name below.
         let _ = write!(
             s,
@@ -94,7 +176,7 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
             x + 14.0,
             y + 24.0,
             theme.frame,
-            escape(letter)
+            escape(&e.letter)
         );
         let _ = write!(
             s,
@@ -102,34 +184,126 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
             x + CELL / 2.0,
             y + CELL - 22.0,
             theme.frame,
-            escape(name)
+            escape(&e.name)
+        );
+    }
+    let top = title_h + rows as f32 * CELL + 4.0;
+    for (i, line) in notes.iter().enumerate() {
+        let _ = write!(
+            s,
+            r#"<text x="20" y="{}" font-size="14" fill="{}">{}</text>"#,
+            top + LINE * (i as f32 + 0.75),
+            theme.caption_text,
+            escape_upto(line, 120)
         );
     }
     s.push_str("</svg>");
     s
 }
 
+/// What a movement diagram of a power variant adds to the piece in the
+/// centre: more pieces (a second pawn on the rank it double-steps from, the
+/// King a Castling power swaps with), a swap arrow, and lines of text.
+#[derive(Default)]
+struct Extras {
+    pieces: Vec<(Piece, Square)>,
+    swap: Option<(Square, Square)>,
+    notes: Vec<&'static str>,
+}
+
+fn diagram_extras(variant: &'static Variant, pt: &kibitz_rules::PieceType, centre: Square) -> Extras {
+    let mut x = Extras::default();
+    if !(variant.absorption || variant.grants) {
+        return x;
+    }
+    if pt.powers == Powers::PAWN && variant.double_step {
+        // `Variant::movement` shows the double step only from its rank: a
+        // second pawn stands there.
+        if let Some(home) = Square::from_coords(variant.width - 2, variant.double_step_rank) {
+            x.pieces.push((Piece::new(Color::White, Powers::PAWN), home));
+        }
+    }
+    if variant.absorption {
+        x.notes.push("Captures absorb the victim's powers, unless declined.");
+        if pt.royal {
+            x.notes.push("With Rook or Bishop powers it slides too, but never");
+            x.notes.push("across a square the enemy attacks.");
+        }
+        return x;
+    }
+    match pt.powers {
+        _ if pt.royal => x.notes.push("The King is never given powers."),
+        Powers::NONE => {
+            x.notes.push("A static piece never moves or captures.");
+            x.notes.push("It can be captured, and can be given powers (R>d4).");
+        }
+        Powers::CASTLE => {
+            // The swap (C6): the King along the rank, an arrow both ways.
+            if let Some(king) = Square::from_coords(centre.file() + 3, centre.rank()) {
+                x.pieces
+                    .push((Piece { color: Color::White, powers: Powers::KING, royal: true, promoted: false }, king));
+                x.swap = Some((centre, king));
+            }
+            x.notes.push("Once: its holder swaps squares with its own King,");
+            x.notes.push("if the King is not in check and the holder not attacked.");
+        }
+        Powers::PAWN => {
+            x.notes.push("Two steps only from the first rank; no en passant.");
+            x.notes.push("Any piece given the Pawn power moves so as well.");
+        }
+        Powers::QUEEN => x.notes.push("The Rook and Bishop powers held together."),
+        _ => x.notes.push("Any piece given this power moves so as well."),
+    }
+    x
+}
+
 /// Where one piece moves and captures from the centre of an empty board, as
-/// SVG; `None` if the variant has no such piece.
+/// SVG; `None` if the variant has no such piece. Power Absorption's and
+/// Construction's diagrams add what the centre cannot show (the double step,
+/// the Castling power's swap) and a few words.
 pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) -> Option<String> {
     let theme = renderer.theme();
     let pt = variant.pieces.get(piece as usize)?;
     let centre = Square::from_coords((variant.width - 1) / 2, (variant.height - 1) / 2)?;
-    let (moves, captures) = variant.movement(piece, centre)?;
+    let (mut moves, mut captures) = variant.movement(piece, centre)?;
+    let extras = diagram_extras(variant, pt, centre);
+    for &(p, at) in &extras.pieces {
+        if p.powers == pt.powers
+            && let Some((m, c)) = variant.movement(piece, at)
+        {
+            moves |= m;
+            captures |= c;
+        }
+    }
+    let kinds = [
+        ((moves & captures).any(), "moves or captures", 0),
+        ((moves & !captures).any(), "moves only", 1),
+        ((captures & !moves).any(), "captures only", 2),
+        (extras.swap.is_some(), "swaps with its King", 3),
+    ];
+    // Without a key (a static piece), the notes take its line.
+    let keyless = !kinds.iter().any(|k| k.0);
     let sq = if variant.width > 5 { 56.0 } else { 80.0 };
     let m = 16.0;
+    const LINE: f32 = 22.0;
     let (bw, bh) = (sq * variant.width as f32, sq * variant.height as f32);
-    let (w, h) = (bw + 2.0 * m, 52.0 + bh + 2.0 * m + 40.0);
+    let notes_h = (extras.notes.len() as f32 - if keyless { 1.0 } else { 0.0 }).max(0.0) * LINE;
+    let (w, h) = (bw + 2.0 * m, 52.0 + bh + 2.0 * m + 40.0 + notes_h);
     let mut s = header(w, h, theme.frame);
+    let title = match pt.powers {
+        p if variant.grants && !pt.royal && p.count() == 1 => format!("{} power", pt.name),
+        _ => pt.name.to_string(),
+    };
     let _ = write!(
         s,
         r#"<text x="{}" y="34" font-size="22" text-anchor="middle" fill="{}">{} ({})</text>"#,
         w / 2.0,
         theme.caption_text,
-        escape(pt.name),
+        escape(&title),
         escape(variant.name)
     );
     let top = 52.0 + m;
+    let origin = |at: Square| (m + at.file() as f32 * sq, top + (variant.height - 1 - at.rank()) as f32 * sq);
     for r in 0..variant.height {
         for f in 0..variant.width {
             let Some(at) = Square::from_coords(f, r) else { continue };
@@ -156,16 +330,23 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
         }
     }
     let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
-    let (x, y) = (m + centre.file() as f32 * sq, top + (variant.height - 1 - centre.rank()) as f32 * sq);
-    s.push_str(&place(art::for_piece(variant, piece).0, x, y, sq));
+    for (p, at) in [(piece, centre)].into_iter().chain(extras.pieces.iter().copied()) {
+        let (x, y) = origin(at);
+        let (art, badges) = art::for_piece(variant, p);
+        s.push_str(&place(art, x, y, sq));
+        let bs = (sq * 0.4).round();
+        for (i, badge) in badges.iter().enumerate() {
+            s.push_str(&place(*badge, x + sq - bs * (i as f32 + 1.0) - 1.0, y + sq - bs - 1.0, bs));
+        }
+    }
+    if let Some((a, b)) = extras.swap {
+        let ((ax, ay), (bx, by)) = (origin(a), origin(b));
+        let half = sq / 2.0;
+        s.push_str(&swap_arrow((ax + half, ay + half), (bx + half, by + half), sq, sq * 0.36, MOVE_ONLY));
+    }
     // Key.
     let ky = top + bh + m + 22.0;
     let mut kx = m + 8.0;
-    let kinds = [
-        ((moves & captures).any(), "moves or captures", 0),
-        ((moves & !captures).any(), "moves only", 1),
-        ((captures & !moves).any(), "captures only", 2),
-    ];
     for (_, label, kind) in kinds.into_iter().filter(|k| k.0) {
         match kind {
             0 => {
@@ -177,6 +358,7 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
                     r#"<circle cx="{kx}" cy="{ky}" r="6" fill="none" stroke="{MOVE_ONLY}" stroke-width="3"/>"#
                 );
             }
+            3 => s.push_str(&swap_arrow((kx - 10.0, ky), (kx + 10.0, ky), 28.0, 0.0, MOVE_ONLY)),
             _ => s.push_str(&cross(kx, ky, 7.0, CAPTURE_ONLY, 3.0)),
         }
         let _ = write!(
@@ -188,8 +370,52 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
         );
         kx += 14.0 + label.len() as f32 * 9.0 + 18.0;
     }
+    for (i, line) in extras.notes.iter().enumerate() {
+        let y = ky + 5.0 + LINE * (i as f32 + if keyless { 0.0 } else { 1.0 });
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="{y}" font-size="14" fill="{}">{}</text>"#,
+            m,
+            theme.caption_text,
+            escape_upto(line, 120)
+        );
+    }
     s.push_str("</svg>");
     Some(s)
+}
+
+/// A double-headed arrow between two points, `inset` short of each, its
+/// heads `unit`-sized.
+fn swap_arrow(from: (f32, f32), to: (f32, f32), unit: f32, inset: f32, color: &str) -> String {
+    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+    let len = (dx * dx + dy * dy).sqrt().max(1.0);
+    let (ux, uy) = (dx / len, dy / len);
+    let (nx, ny) = (-uy, ux);
+    let (head, wing) = (unit * 0.22, unit * 0.14);
+    let a = (from.0 + ux * inset, from.1 + uy * inset);
+    let b = (to.0 - ux * inset, to.1 - uy * inset);
+    let mut out = format!(
+        r#"<path d="M{:.1} {:.1}L{:.1} {:.1}" stroke="{color}" stroke-width="{:.1}" stroke-linecap="round"/>"#,
+        a.0 + ux * head * 0.8,
+        a.1 + uy * head * 0.8,
+        b.0 - ux * head * 0.8,
+        b.1 - uy * head * 0.8,
+        unit * 0.08
+    );
+    for (tip, dir) in [(a, -1.0), (b, 1.0)] {
+        let base = (tip.0 - dir * ux * head, tip.1 - dir * uy * head);
+        let _ = write!(
+            out,
+            r#"<polygon points="{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{color}"/>"#,
+            tip.0,
+            tip.1,
+            base.0 + nx * wing,
+            base.1 + ny * wing,
+            base.0 - nx * wing,
+            base.1 - ny * wing
+        );
+    }
+    out
 }
 
 const MOVE_CAPTURE: &str = "#2e7d32";

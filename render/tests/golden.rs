@@ -111,7 +111,12 @@ fn legends() {
 
 #[test]
 fn movement_diagrams() {
-    for (id, piece) in [("chess", 4u8), ("olympic", 3), ("alapawn", 5), ("clash", 6), ("clash", 17), ("clash", 13)] {
+    // Construction's static piece (no marks, words instead), Pawn power (a
+    // second pawn on the first rank for the double step) and Castling power
+    // (the swap with the King); Power Absorption's King (sliding, in words).
+    let powers = [("construction", 1), ("construction", 5), ("construction", 6), ("absorption", 0)];
+    let others = [("chess", 4u8), ("olympic", 3), ("alapawn", 5), ("clash", 6), ("clash", 17), ("clash", 13)];
+    for (id, piece) in others.into_iter().chain(powers) {
         let v = Variant::by_id(id).unwrap();
         let svg = diagram_svg(Renderer::shared(), v, piece).unwrap();
         let name = v.pieces[piece as usize].name.to_ascii_lowercase().replace(' ', "-");
@@ -142,6 +147,11 @@ fn pieces_made_of_powers() {
         let svg = kibitz_render::piece_svg(Renderer::shared(), chess, piece, 96);
         check(name, &Renderer::shared().svg_png(&svg).unwrap());
     }
+    // Power Absorption's King-Queen: the King with one Queen badge.
+    let absorption = Variant::by_id("absorption").unwrap();
+    let kq = Piece { color: Color::White, powers: Powers::KING.with(Powers::QUEEN), royal: true, promoted: false };
+    let svg = kibitz_render::piece_svg(Renderer::shared(), absorption, kq, 96);
+    check("piece-king-queen", &Renderer::shared().svg_png(&svg).unwrap());
 }
 
 #[test]
@@ -163,7 +173,12 @@ fn construction_reserves() {
         "construction-start",
         &board("construction", "4k3/8/8/8/8/8/8/4K3[S15R3B3N2P8C2s15r3b3n2p8c2] w - - 0 1", BoardOptions::default()),
     );
+    // The middlegame of the brief, from both sides: (RC) rooks that may
+    // still swap, (BP) and (QN) compounds, one Bishop power in each reserve.
+    let mid = "(rc)3k2r/pp(bp)2(qn)pp/8/8/8/8/PP(BP)2(QN)PP/(RC)3K2R[Bb] w - - 5 15";
+    check("construction-midgame", &board("construction", mid, BoardOptions::default()));
     let opts = BoardOptions { flip: true, ..BoardOptions::default() };
+    check("construction-midgame-black", &board("construction", mid, opts.clone()));
     check(
         "construction-armies-black",
         &board("construction", "(rc)3k2r/pp(bp)2(qn)pp/8/8/8/8/PP(BP)2(QN)PP/(RC)3K2R[S3R2BP4Cs15b] b - - 5 15", opts),

@@ -520,13 +520,17 @@ def power_badges():
     b['bishop'] = '<path d="%s" fill="none" %s/>' % (
         ''.join(arrow(8 + sx * 5.6, 8 + sy * 5.6, sx / 1.4142, sy / 1.4142)
                 for sx in (-1, 1) for sy in (-1, 1)), a)
-    for name in ('knight', 'pawn'):
+    # Queen: the Rook and Bishop powers together, on a King (Power
+    # Absorption's King-Queen) where one badge reads better than two.
+    for name in ('knight', 'pawn', 'queen'):
         cp = BLACK_CP[name]
         xf = G.place(cp, height=13.2, cx=8, bottom=14.8)
         b[name] = '<path d="%s" fill="%s"/>' % (G.path(cp, xf, lambda d: d == 0), INK)
+    # Castling (Construction's C6): a tower over a two-way arrow, the swap
+    # with the King; kept inside the disc the badge is drawn on.
     b['castling'] = (
-        '<path d="M1.6 14.6V8.2H1.2V4.4H2.8V5.6H4V4.4H5.4V5.6H6.6V4.4H8.2V8.2H7.8V14.6z" fill="%s" %s/>'
-        '<path d="M10.4 5.6H14.6M13 4L14.6 5.6L13 7.2M14.6 10.6H10.4M12 9L10.4 10.6L12 12.2" '
+        '<path d="M4.6 10.2V6H4V1.8H5.8V3.2H7.1V1.8H8.9V3.2H10.2V1.8H12V6H11.4V10.2z" fill="%s" %s/>'
+        '<path d="M2.6 12.8H13.4M4.2 11.2L2.6 12.8L4.2 14.4M11.8 11.2L13.4 12.8L11.8 14.4" '
         'fill="none" %s/>' % (INK, 'stroke="%s" stroke-width=".8" stroke-linejoin="round"' % INK, a))
     return b
 
