@@ -9,6 +9,8 @@
 //! make pins and checks of shapes no line test knows, so testing is the
 //! simple way to be right.
 
+use std::sync::LazyLock;
+
 use arrayvec::ArrayVec;
 
 use crate::attacks::tables;
@@ -40,16 +42,20 @@ fn leaps(sq: Square, dirs: &[(i8, i8)], dists: &[i8]) -> Bitboard {
     b
 }
 
-/// Squares within `n` king steps of `sq`.
+/// Squares within `n` (at most 4) king steps of `sq`, from a table built once.
 fn within(sq: Square, n: u8) -> Bitboard {
-    let mut b = Bitboard::EMPTY;
-    for i in 0..64u8 {
-        let s = Square::new(i);
-        if s.file().abs_diff(sq.file()).max(s.rank().abs_diff(sq.rank())) <= n {
-            b |= s.bb();
-        }
-    }
-    b
+    static TABLE: LazyLock<[[Bitboard; 5]; 64]> = LazyLock::new(|| {
+        std::array::from_fn(|from| {
+            std::array::from_fn(|n| {
+                let from = Square::new(from as u8);
+                (0..64u8).map(Square::new).fold(Bitboard::EMPTY, |b, s| {
+                    let d = s.file().abs_diff(from.file()).max(s.rank().abs_diff(from.rank()));
+                    if d as usize <= n { b | s.bb() } else { b }
+                })
+            })
+        })
+    });
+    TABLE[sq.index()][n.min(4) as usize]
 }
 
 /// A Rabbit chain being built: its jumps' directions so far.
@@ -244,15 +250,6 @@ impl Position {
         found
     }
 
-    /// True if `color`'s leader could be captured now (CA9: never while it
-    /// is invulnerable).
-    pub(crate) fn leader_attacked(&self, color: Color) -> bool {
-        let Some(k) = self.royal_square(color) else {
-            return false;
-        };
-        !self.invulnerable().has(k) && self.clash_attackers(k, !color).any()
-    }
-
     /// Every legal move of Clash of the Armies.
     pub(crate) fn generate_clash(&self, list: &mut MoveList) {
         let us = self.turn;
@@ -261,7 +258,7 @@ impl Position {
         for m in pseudo {
             let mut after = self.clone();
             after.play_unchecked(m);
-            if !after.leader_attacked(us) {
+            if !after.royal_attacked(us) {
                 list.push(m);
             }
         }
@@ -311,7 +308,7 @@ impl Position {
         }
         if let Some(k) = self.royal_square(us)
             && self.piece_at(k).is_some_and(|p| p.powers == Powers::KING)
-            && !self.leader_attacked(us)
+            && !self.royal_attacked(us)
         {
             self.castling_by_testing(k, list);
         }

@@ -392,19 +392,23 @@ impl Position {
 
     fn castling_moves(&self, king: Square, list: &mut MoveList) {
         let us = self.turn;
+        let them = self.by_color[(!us).index()];
+        let lifted = self.occupied() & !king.bb();
+        self.castles(king, list, |sq| self.attackers(sq, !us, them, lifted).is_empty());
+    }
+
+    /// Castling moves of the King on `king` whose squares between are empty
+    /// and whose every King square (passed or landed on) is `safe`.
+    fn castles(&self, king: Square, list: &mut MoveList, safe: impl Fn(Square) -> bool) {
+        let us = self.turn;
         let occ = self.occupied();
         let t = tables();
-        let them = self.by_color[(!us).index()];
         for rook in self.castling & self.by_color[us.index()] & self.home_rank(us) {
             let (kd, rd) = castle_squares(king, rook);
             let king_path = t.between(king, kd) | kd.bb();
             let must_be_empty =
                 (t.between(king, rook) | king_path | t.between(rook, rd) | rd.bb()) & !king.bb() & !rook.bb();
-            if (must_be_empty & occ).any() {
-                continue;
-            }
-            let lifted = occ & !king.bb();
-            if king_path.into_iter().all(|sq| self.attackers(sq, !us, them, lifted).is_empty()) {
+            if (must_be_empty & occ).is_empty() && king_path.into_iter().all(&safe) {
                 list.push(Move::Castle { king, rook });
             }
         }
@@ -611,27 +615,13 @@ impl Position {
     /// path is tested by standing the King on it (PA1, PA6).
     pub(crate) fn castling_by_testing(&self, king: Square, list: &mut MoveList) {
         let us = self.turn;
-        let occ = self.occupied();
-        let t = tables();
-        for rook in self.castling & self.by_color[us.index()] & self.home_rank(us) {
-            let (kd, rd) = castle_squares(king, rook);
-            let king_path = t.between(king, kd) | kd.bb();
-            let must_be_empty =
-                (t.between(king, rook) | king_path | t.between(rook, rd) | rd.bb()) & !king.bb() & !rook.bb();
-            if (must_be_empty & occ).any() {
-                continue;
+        self.castles(king, list, |sq| {
+            let mut p = self.clone();
+            if let Some(kp) = p.remove(king) {
+                p.put(sq, kp);
             }
-            let safe = king_path.into_iter().all(|sq| {
-                let mut p = self.clone();
-                if let Some(kp) = p.remove(king) {
-                    p.put(sq, kp);
-                }
-                !p.royal_attacked(us)
-            });
-            if safe {
-                list.push(Move::Castle { king, rook });
-            }
-        }
+            !p.royal_attacked(us)
+        });
     }
 
     /// PA6: where a royal piece on `from` may slide with its Rook and Bishop
@@ -663,22 +653,23 @@ impl Position {
         a
     }
 
-    /// True if `color`'s royal piece is attacked, with PA6 for royal pieces
-    /// that slide: the line from a sliding King is cut by an occupied square
-    /// and by a square that another piece of `color` attacks (the target
-    /// King never shields itself).
+    /// True if `color`'s royal piece is attacked (see [`Position::checkers_of`]).
     pub(crate) fn royal_attacked(&self, color: Color) -> bool {
-        if self.variant.armies {
-            return self.leader_attacked(color);
-        }
         let Some(k) = self.royal_square(color) else {
             return false;
         };
         !self.checkers_of(color, k).is_empty()
     }
 
-    /// The pieces giving check to `color`'s royal piece on `k` (PA6-aware).
+    /// The pieces giving check to `color`'s royal piece on `k`. With PA6,
+    /// the line from a sliding King is cut by an occupied square and by a
+    /// square that another piece of `color` attacks (the target King never
+    /// shields itself). In Clash, any piece that could capture the leader
+    /// checks it, unless it is invulnerable (CA9).
     pub(crate) fn checkers_of(&self, color: Color, k: Square) -> Bitboard {
+        if self.variant.armies {
+            return if self.invulnerable().has(k) { Bitboard::EMPTY } else { self.clash_attackers(k, !color) };
+        }
         let them = self.by_color[(!color).index()];
         let occ = self.occupied();
         if !self.variant.absorption || !self.royals_with_powers() {

@@ -191,12 +191,6 @@ impl Position {
                 && !(fwd & self.occupied()).any())
     }
 
-    /// The reserve (Construction) or hand (Olympic) count of `piece` for
-    /// `color`: same as [`Position::hand`].
-    pub fn reserve(&self, color: Color, piece: u8) -> u8 {
-        self.hand(color, piece)
-    }
-
     #[inline]
     pub(crate) fn power(&self, p: Power) -> Bitboard {
         self.by_power[p as usize]
@@ -319,12 +313,6 @@ impl Position {
 
     /// Pieces giving check to the side to move.
     pub fn checkers(&self) -> Bitboard {
-        if self.variant.armies {
-            return match self.royal_square(self.turn) {
-                Some(k) if !self.invulnerable().has(k) => self.clash_attackers(k, !self.turn),
-                _ => Bitboard::EMPTY,
-            };
-        }
         match self.royal_square(self.turn) {
             Some(k) => self.checkers_of(self.turn, k),
             None => Bitboard::EMPTY,

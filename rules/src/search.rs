@@ -427,28 +427,13 @@ fn value(pos: &Position, powers: Powers) -> i32 {
         // Construction's static piece: a blocker, and a body for powers.
         return 40;
     }
-    if v.armies {
-        // Clash: the pieces' costs in gold (CLASH.md), in centipawns.
-        if let Some(i) = v.piece_index_of(powers, false) {
-            let cost = match v.pieces[i as usize].letter {
-                'P' => 100,
-                'O' => 200,
-                'N' | 'B' => 350,
-                'T' | 'E' => 450,
-                'W' => 325,
-                'R' | 'Y' => 550,
-                'H' | 'M' => 600,
-                'G' => 700,
-                'Q' => 1050,
-                'C' => 1000,
-                'A' | 'V' => 950,
-                'J' => 850,
-                'F' => 1100,
-                'Z' => 1400,
-                _ => 300,
-            };
-            return cost;
-        }
+    if v.armies
+        && let Some(i) = v.piece_index_of(powers, false)
+        && let Some(kind) = crate::army::PieceKind::from_letter(v.pieces[i as usize].letter)
+    {
+        // Clash: the pieces' costs in gold (CA, CLASH.md), in centipawns; the
+        // auctioned Amazon at the 14 gold its author suggests.
+        return kind.cost_quarters().map_or(1400, |q| q as i32 * 25);
     }
     let sum: i32 = powers
         .singles()

@@ -2,32 +2,16 @@
 //! ruling (CA1-CA9 of `shared/RULINGS.md`; notation in `rules/CLASH.md`).
 //! Expected moves are worked out by hand from the rule texts.
 
+mod common;
+
 use std::collections::BTreeSet;
 
-use kibitz_rules::{Position, Variant};
+use kibitz_rules::Position;
+
+use common::{after, legal, legal_from, pos, set};
 
 fn clash(fen: &str) -> Position {
-    Position::from_fen(Variant::by_id("clash").expect("clash"), fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
-}
-
-fn legal(p: &Position) -> BTreeSet<String> {
-    p.legal_moves().iter().map(|m| p.canonical(m)).collect()
-}
-
-fn from_square(p: &Position, sq: &str) -> BTreeSet<String> {
-    legal(p).into_iter().filter(|t| t.starts_with(sq)).collect()
-}
-
-fn set(tokens: &[&str]) -> BTreeSet<String> {
-    tokens.iter().map(|t| t.to_string()).collect()
-}
-
-fn after(p: &Position, token: &str) -> Position {
-    let m = p.legal_moves().into_iter().find(|m| p.canonical(m) == token);
-    let m = m.unwrap_or_else(|| panic!("{token} is not legal in {}", p.fen()));
-    let mut next = p.clone();
-    next.play_unchecked(m);
-    next
+    pos("clash", fen)
 }
 
 /// CA1: the Omnipawn moves and captures one step forward or diagonally
@@ -35,10 +19,10 @@ fn after(p: &Position, token: &str) -> Position {
 #[test]
 fn ca1_omnipawn_moves() {
     let p = clash("4k3/8/8/8/8/8/3O4/4K3 w - - 0 1");
-    assert_eq!(from_square(&p, "d2"), set(&["d2c3", "d2d3", "d2e3", "d2d4"]));
+    assert_eq!(legal_from(&p, "d2"), set(&["d2c3", "d2d3", "d2e3", "d2d4"]));
     // It captures straight ahead too, and the double step needs an empty path.
     let p = clash("4k3/8/8/8/8/3p4/3O4/4K3 w - - 0 1");
-    assert_eq!(from_square(&p, "d2"), set(&["d2c3", "d2d3", "d2e3"]));
+    assert_eq!(legal_from(&p, "d2"), set(&["d2c3", "d2d3", "d2e3"]));
 }
 
 /// CA1: a double step may be taken en passant by an enemy Pawn or Omnipawn.
@@ -59,7 +43,7 @@ fn ca1_en_passant_by_an_omnipawn() {
 fn ca1_promotion_choices() {
     let p = clash("4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
     let expected: BTreeSet<String> = "nbtewrhgymqcajvf".chars().map(|c| format!("a7a8{c}")).collect();
-    assert_eq!(from_square(&p, "a7"), expected);
+    assert_eq!(legal_from(&p, "a7"), expected);
 }
 
 /// CA2: the Rabbit slides one or two squares orthogonally onto empty
@@ -67,7 +51,7 @@ fn ca1_promotion_choices() {
 #[test]
 fn ca2_rabbit_slides_and_jumps() {
     let p = clash("4k3/8/8/3p4/3T4/8/8/4K3 w - - 0 1");
-    assert_eq!(from_square(&p, "d4"), set(&["d4b4", "d4c4", "d4e4", "d4f4", "d4d3", "d4d2", "d4d6"]));
+    assert_eq!(legal_from(&p, "d4"), set(&["d4b4", "d4c4", "d4e4", "d4f4", "d4d3", "d4d2", "d4d6"]));
     let q = after(&p, "d4d6");
     assert_eq!(q.fen(), "4k3/8/3T4/8/8/8/8/4K3 b - - 0 1");
 }
@@ -78,7 +62,7 @@ fn ca2_rabbit_slides_and_jumps() {
 fn ca2_rabbit_chain() {
     // d3 over d4 (own pawn) to d5, over d6 (enemy) to d7.
     let p = clash("4k3/8/3p4/8/3P4/3T4/8/K7 w - - 0 1");
-    let moves = from_square(&p, "d3");
+    let moves = legal_from(&p, "d3");
     assert!(moves.contains("d3d5") && moves.contains("d3d5d7"), "{moves:?}");
     let q = after(&p, "d3d5d7");
     assert_eq!(q.fen(), "4k3/3T4/8/8/3P4/8/8/K7 b - - 0 1");
@@ -109,7 +93,7 @@ fn ca4_war_machine() {
     let p = clash("4k3/8/8/3p4/8/3M4/8/4K3 w - - 0 1");
     let expected =
         set(&["d3d4", "d3d5", "d3d2", "d3d1", "d3c3", "d3b3", "d3e3", "d3f3", "d3c2", "d3c4", "d3e2", "d3e4", "d3^d5"]);
-    assert_eq!(from_square(&p, "d3"), expected);
+    assert_eq!(legal_from(&p, "d3"), expected);
     let q = after(&p, "d3^d5");
     assert_eq!(q.fen(), "4k3/8/8/8/8/3M4/8/4K3 b - - 0 1");
 }
@@ -127,10 +111,10 @@ fn ca4_shooting_keeps_castling() {
 #[test]
 fn ca5_jester_paths() {
     let p = clash("7k/8/8/8/3J4/8/8/K7 w - - 0 1");
-    assert_eq!(from_square(&p, "d4").len(), 24);
+    assert_eq!(legal_from(&p, "d4").len(), 24);
     // Blocked on all four sides it cannot move at all.
     let p = clash("7k/8/8/3P4/2PJP3/3P4/8/K7 w - - 0 1");
-    assert!(from_square(&p, "d4").is_empty());
+    assert!(legal_from(&p, "d4").is_empty());
 }
 
 /// CA5 and the variant text's diagram: a Jester next to two pieces beside
@@ -139,8 +123,8 @@ fn ca5_jester_paths() {
 fn ca5_jester_pins_the_diagram() {
     let p = clash("8/4nk2/4Jn2/8/8/8/8/K7 b - - 0 1");
     assert!(!p.is_check());
-    assert!(from_square(&p, "e7").is_empty(), "the knight on e7 is pinned");
-    assert!(from_square(&p, "f6").is_empty(), "the knight on f6 is pinned");
+    assert!(legal_from(&p, "e7").is_empty(), "the knight on e7 is pinned");
+    assert!(legal_from(&p, "f6").is_empty(), "the knight on f6 is pinned");
 }
 
 /// CA6: after a quiet move the Rogue is invulnerable until its owner's next
@@ -203,7 +187,7 @@ fn ca8_shield_lasts_three_turns() {
 #[test]
 fn ca9_shielded_pieces_cannot_be_captured() {
     let p = clash("k3r3/8/8/8/8/8/4N3/4S3 b D3 - 0 1");
-    let moves = from_square(&p, "e8");
+    let moves = legal_from(&p, "e8");
     assert!(!moves.contains("e8e2") && moves.contains("e8e3"), "{moves:?}");
 }
 
@@ -223,9 +207,9 @@ fn ca9_invulnerable_leader_is_not_in_check() {
 fn ca3_leapers() {
     for (letter, count) in [('H', 16), ('Y', 12), ('W', 8), ('G', 16)] {
         let p = clash(&format!("k7/8/8/8/3{letter}4/8/8/7K w - - 0 1"));
-        assert_eq!(from_square(&p, "d4").len(), count, "{letter}");
+        assert_eq!(legal_from(&p, "d4").len(), count, "{letter}");
     }
     // Leapers jump over pieces: a Hawk walled in by its own pawns still leaps.
     let p = clash("k7/8/8/2PPP3/2PHP3/2PPP3/8/7K w - - 0 1");
-    assert_eq!(from_square(&p, "d4").len(), 16);
+    assert_eq!(legal_from(&p, "d4").len(), 16);
 }

@@ -11,9 +11,11 @@
 //! With absorption switched off the oracle plays standard chess; the first
 //! test checks the oracle itself against the crate's `chess`.
 
+mod common;
+
 use std::collections::BTreeSet;
 
-use kibitz_rules::{Position, Variant};
+use kibitz_rules::{Position, Variant, perft};
 
 // ------------------------------------------------------------------ powers
 
@@ -277,28 +279,7 @@ impl Oracle {
     }
 
     fn fen(&self) -> String {
-        let mut s = String::new();
-        for r in (0..8).rev() {
-            let mut gap = 0;
-            for f in 0..8 {
-                match self.board[r * 8 + f] {
-                    None => gap += 1,
-                    Some(p) => {
-                        if gap > 0 {
-                            s += &gap.to_string();
-                            gap = 0;
-                        }
-                        s += &p.text();
-                    }
-                }
-            }
-            if gap > 0 {
-                s += &gap.to_string();
-            }
-            if r > 0 {
-                s.push('/');
-            }
-        }
+        let mut s = common::placement(|sq| self.board[sq].map(|p| p.text()));
         s += if self.white_to_move { " w " } else { " b " };
         let rights: String = "KQkq".chars().zip(self.castling).filter(|&(_, on)| on).map(|(c, _)| c).collect();
         s += if rights.is_empty() { "-" } else { &rights };
@@ -921,20 +902,6 @@ impl std::fmt::Display for Coverage {
     }
 }
 
-fn engine_perft(pos: &Position, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    pos.legal_moves()
-        .iter()
-        .map(|&m| {
-            let mut next = pos.clone();
-            next.play_unchecked(m);
-            engine_perft(&next, depth - 1)
-        })
-        .sum()
-}
-
 // ------------------------------------------------------------------- tests
 
 /// The oracle with absorption off against the crate's chess, to trust the
@@ -1039,7 +1006,7 @@ fn oracle_perft_small() {
     let pos = Position::new(absorption);
     let oracle = Oracle::from_fen(START_FEN, true).unwrap();
     for depth in 1..=3 {
-        assert_eq!(oracle.perft(depth), engine_perft(&pos, depth), "absorption perft({depth}) from the start");
+        assert_eq!(oracle.perft(depth), perft(&pos, depth), "absorption perft({depth}) from the start");
     }
 }
 
@@ -1047,22 +1014,11 @@ fn oracle_perft_small() {
 /// entry up to 300,000 nodes recounted by this generator.
 #[test]
 fn oracle_confirms_perft_table() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/absorption.perft");
-    let text = std::fs::read_to_string(path).expect("perft table");
-    let mut fen = String::new();
     let mut checked = 0;
-    for line in text.lines().map(str::trim) {
-        if let Some(f) = line.strip_prefix("epd ") {
-            fen = f.to_string();
-        } else if let Some(rest) = line.strip_prefix("perft ") {
-            let (depth, nodes) = rest.split_once(' ').expect("perft DEPTH NODES");
-            let (depth, nodes): (u32, u64) = (depth.parse().unwrap(), nodes.parse().unwrap());
-            if nodes <= 300_000 {
-                let oracle = Oracle::from_fen(&fen, true).unwrap_or_else(|e| panic!("{fen}: {e}"));
-                assert_eq!(oracle.perft(depth), nodes, "{fen} depth {depth}");
-                checked += 1;
-            }
-        }
+    for case in common::perft_table("absorption").iter().filter(|c| c.nodes <= 300_000) {
+        let oracle = Oracle::from_fen(&case.fen, true).unwrap_or_else(|e| panic!("{}: {e}", case.fen));
+        assert_eq!(oracle.perft(case.depth), case.nodes, "{} depth {}", case.fen, case.depth);
+        checked += 1;
     }
     assert!(checked >= 10, "only {checked} entries checked");
 }

@@ -34,10 +34,12 @@
 //! - The castling field is written side by side: `K`, `Q`, White's shield,
 //!   `k`, `q`, Black's shield (CLASH.md's example `Dk`).
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::time::Instant;
 
-use kibitz_rules::{Position, Variant};
+use kibitz_rules::{Position, Variant, perft};
 
 // ------------------------------------------------------------------ squares
 
@@ -261,28 +263,7 @@ impl Oracle {
     }
 
     fn fen(&self) -> String {
-        let mut s = String::new();
-        for r in (0..8).rev() {
-            let mut gap = 0;
-            for f in 0..8 {
-                match self.board[r * 8 + f] {
-                    None => gap += 1,
-                    Some(p) => {
-                        if gap > 0 {
-                            s += &gap.to_string();
-                            gap = 0;
-                        }
-                        s += &p.text();
-                    }
-                }
-            }
-            if gap > 0 {
-                s += &gap.to_string();
-            }
-            if r > 0 {
-                s.push('/');
-            }
-        }
+        let mut s = common::placement(|sq| self.board[sq].map(|p| p.text()));
         s += if self.white_to_move { " w " } else { " b " };
         let mut rights = String::new();
         for (white, k, q, d) in [(true, 'K', 'Q', 'D'), (false, 'k', 'q', 'd')] {
@@ -1021,20 +1002,6 @@ fn play_both(pos: &mut Position, oracle: &mut Oracle, m: &OMove, context: &str) 
     assert_eq!(o, e, "{context}: FENs differ after {} from {before}\n  oracle: {o}\n  engine: {e}", m.token);
 }
 
-fn engine_perft(pos: &Position, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    pos.legal_moves()
-        .into_iter()
-        .map(|m| {
-            let mut next = pos.clone();
-            next.play_unchecked(m);
-            engine_perft(&next, depth - 1)
-        })
-        .sum()
-}
-
 /// Compares every position of the move tree down to `depth` plies.
 fn compare_tree(pos: &Position, oracle: &Oracle, depth: u32, path: &mut Vec<String>, label: &str) {
     let context = format!("{label}, ply {} after [{}]", path.len(), path.join(" "));
@@ -1282,7 +1249,7 @@ fn oracle_perft_small() {
     for start in &starts {
         let (pos, o) = load(start);
         for depth in 1..=3 {
-            let (expected, got) = (o.perft(depth), engine_perft(&pos, depth));
+            let (expected, got) = (o.perft(depth), perft(&pos, depth));
             if expected != got {
                 // Find the first position where the two disagree.
                 compare_tree(&pos, &o, depth - 1, &mut Vec::new(), &format!("perft({depth}) from {start}"));
@@ -1296,22 +1263,11 @@ fn oracle_perft_small() {
 /// entry up to 300,000 nodes recounted by this generator.
 #[test]
 fn oracle_confirms_perft_table() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/clash.perft");
-    let text = std::fs::read_to_string(path).expect("perft table");
-    let mut fen = String::new();
     let mut checked = 0;
-    for line in text.lines().map(str::trim) {
-        if let Some(f) = line.strip_prefix("epd ") {
-            fen = f.to_string();
-        } else if let Some(rest) = line.strip_prefix("perft ") {
-            let (depth, nodes) = rest.split_once(' ').expect("perft DEPTH NODES");
-            let (depth, nodes): (u32, u64) = (depth.parse().unwrap(), nodes.parse().unwrap());
-            if nodes <= 300_000 {
-                let oracle = Oracle::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
-                assert_eq!(oracle.perft(depth), nodes, "{fen} depth {depth}");
-                checked += 1;
-            }
-        }
+    for case in common::perft_table("clash").iter().filter(|c| c.nodes <= 300_000) {
+        let oracle = Oracle::from_fen(&case.fen).unwrap_or_else(|e| panic!("{}: {e}", case.fen));
+        assert_eq!(oracle.perft(case.depth), case.nodes, "{} depth {}", case.fen, case.depth);
+        checked += 1;
     }
     assert!(checked >= 10, "only {checked} entries checked");
 }

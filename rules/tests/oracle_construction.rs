@@ -13,9 +13,11 @@
 //! sorted canonical tokens of both generators, play the same move in both and
 //! compare the FENs exactly.
 
+mod common;
+
 use std::collections::BTreeSet;
 
-use kibitz_rules::{Position, Variant};
+use kibitz_rules::{Position, Variant, perft};
 
 // ---------------------------------------------------------------------------
 // The oracle: pieces, reserves, positions.
@@ -258,28 +260,7 @@ impl Board {
     }
 
     fn fen(&self) -> String {
-        let mut out = String::new();
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match self.squares[rank * 8 + file] {
-                    None => empty += 1,
-                    Some(p) => {
-                        if empty > 0 {
-                            out += &empty.to_string();
-                            empty = 0;
-                        }
-                        out += &piece_text(p);
-                    }
-                }
-            }
-            if empty > 0 {
-                out += &empty.to_string();
-            }
-            if rank > 0 {
-                out.push('/');
-            }
-        }
+        let mut out = common::placement(|sq| self.squares[sq].map(piece_text));
         out.push('[');
         for white in [true, false] {
             for (slot, letter) in SLOT_LETTERS.iter().enumerate() {
@@ -579,24 +560,6 @@ fn engine_tokens(pos: &Position) -> Vec<String> {
     let mut t: Vec<String> = pos.legal_moves().iter().map(|m| pos.canonical(m)).collect();
     t.sort();
     t
-}
-
-fn engine_perft(pos: &Position, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    let moves = pos.legal_moves();
-    if depth == 1 {
-        return moves.len() as u64;
-    }
-    moves
-        .iter()
-        .map(|&m| {
-            let mut next = pos.clone();
-            next.play_unchecked(m);
-            engine_perft(&next, depth - 1)
-        })
-        .sum()
 }
 
 /// Panics with the differences if the two sorted token lists differ.
@@ -936,7 +899,7 @@ fn oracle_perft_small() {
     let board = Board::from_fen(START_FEN).unwrap();
     let pos = Position::new(v);
     for depth in 1..=3 {
-        let (oracle, engine) = (board.perft(depth), engine_perft(&pos, depth));
+        let (oracle, engine) = (board.perft(depth), perft(&pos, depth));
         if oracle != engine {
             // Break it down by first move to name the culprit.
             let per_move: Vec<String> = board
@@ -947,7 +910,7 @@ fn oracle_perft_small() {
                     let em = pos.legal_moves().into_iter().find(|e| pos.canonical(e) == token)?;
                     let mut next = pos.clone();
                     next.play_unchecked(em);
-                    let (o, e) = (board.play(m).perft(depth - 1), engine_perft(&next, depth - 1));
+                    let (o, e) = (board.play(m).perft(depth - 1), perft(&next, depth - 1));
                     (o != e).then(|| format!("{token}: oracle {o}, engine {e}"))
                 })
                 .collect();
@@ -960,22 +923,11 @@ fn oracle_perft_small() {
 /// entry up to 300,000 nodes recounted by this generator.
 #[test]
 fn oracle_confirms_perft_table() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/construction.perft");
-    let text = std::fs::read_to_string(path).expect("perft table");
-    let mut fen = String::new();
     let mut checked = 0;
-    for line in text.lines().map(str::trim) {
-        if let Some(f) = line.strip_prefix("epd ") {
-            fen = f.to_string();
-        } else if let Some(rest) = line.strip_prefix("perft ") {
-            let (depth, nodes) = rest.split_once(' ').expect("perft DEPTH NODES");
-            let (depth, nodes): (u32, u64) = (depth.parse().unwrap(), nodes.parse().unwrap());
-            if nodes <= 300_000 {
-                let oracle = Board::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
-                assert_eq!(oracle.perft(depth), nodes, "{fen} depth {depth}");
-                checked += 1;
-            }
-        }
+    for case in common::perft_table("construction").iter().filter(|c| c.nodes <= 300_000) {
+        let oracle = Board::from_fen(&case.fen).unwrap_or_else(|e| panic!("{}: {e}", case.fen));
+        assert_eq!(oracle.perft(case.depth), case.nodes, "{} depth {}", case.fen, case.depth);
+        checked += 1;
     }
     assert!(checked >= 10, "only {checked} entries checked");
 }

@@ -4,19 +4,15 @@
 //! checks; expected move sets are worked out by hand from the ruling texts
 //! and the variant texts in `shared/variants/`.
 
+mod common;
+
 use std::collections::BTreeSet;
 
-use kibitz_rules::{Color, EndReason, Game, Move, Outcome, Position, Powers, Promote, Square, Variant, perft};
-
-fn variant(id: &str) -> &'static Variant {
-    Variant::by_id(id).unwrap_or_else(|| panic!("no variant {id}"))
-}
-
-fn pos(id: &str, fen: &str) -> Position {
-    Position::from_fen(variant(id), fen).unwrap_or_else(|e| panic!("{id} {fen}: {e}"))
-}
+use kibitz_rules::{Color, EndReason, Game, Move, Position, Powers, Promote, perft};
 
 /// A Power Absorption position.
+use common::{after, draw, legal, legal_from, play_all, pos, set, sq, variant, win};
+
 fn pa(fen: &str) -> Position {
     pos("absorption", fen)
 }
@@ -24,28 +20,6 @@ fn pa(fen: &str) -> Position {
 /// A Construction position.
 fn co(fen: &str) -> Position {
     pos("construction", fen)
-}
-
-fn sq(name: &str) -> Square {
-    Square::parse(name).unwrap_or_else(|| panic!("bad square {name}"))
-}
-
-fn set(tokens: &[&str]) -> BTreeSet<String> {
-    tokens.iter().map(|t| t.to_string()).collect()
-}
-
-/// Canonical tokens of every legal move (each token names one move).
-fn legal(p: &Position) -> BTreeSet<String> {
-    let moves = p.legal_moves();
-    let tokens: BTreeSet<String> = moves.iter().map(|m| p.canonical(m)).collect();
-    assert_eq!(tokens.len(), moves.len(), "two moves share a token in {p:?}");
-    tokens
-}
-
-/// Canonical tokens of the legal moves that start on `from`.
-fn legal_from(p: &Position, from: &str) -> BTreeSet<String> {
-    let from = sq(from);
-    p.legal_moves().iter().filter(|m| m.from() == Some(from)).map(|m| p.canonical(m)).collect()
 }
 
 /// Canonical tokens of the legal grants (`R>e2`).
@@ -56,25 +30,6 @@ fn grants(p: &Position) -> BTreeSet<String> {
 /// Canonical tokens of the legal drops (`S@d2`).
 fn drops(p: &Position) -> BTreeSet<String> {
     legal(p).into_iter().filter(|t| t.contains('@')).collect()
-}
-
-fn after(p: &Position, text: &str) -> Position {
-    let m = p.parse_move(text).unwrap_or_else(|e| panic!("{text} in {p:?}: {e}"));
-    let mut next = p.clone();
-    next.play_unchecked(m);
-    next
-}
-
-fn play_all(g: &mut Game, moves: &[&str]) -> Vec<Option<Outcome>> {
-    moves.iter().map(|t| g.play_text(t).unwrap_or_else(|e| panic!("{t} after {:?}: {e}", g.moves())).outcome).collect()
-}
-
-fn win(c: Color, reason: EndReason) -> Option<Outcome> {
-    Some(Outcome { winner: Some(c), reason })
-}
-
-fn draw(reason: EndReason) -> Option<Outcome> {
-    Some(Outcome { winner: None, reason })
 }
 
 /// The powers of the piece on `at`.
@@ -736,7 +691,7 @@ fn c1_start_position() {
     assert!(p.piece_at(sq("e8")).unwrap().royal);
     for c in [Color::White, Color::Black] {
         for (letter, n) in [('S', 15), ('R', 3), ('B', 3), ('N', 2), ('P', 8), ('C', 2)] {
-            assert_eq!(p.reserve(c, slot(letter)), n, "{c:?} {letter}");
+            assert_eq!(p.hand(c, slot(letter)), n, "{c:?} {letter}");
         }
     }
     let mut expected: Vec<String> = ["a", "b", "c", "d", "f", "g", "h"].iter().map(|f| format!("S@{f}1")).collect();
@@ -829,8 +784,8 @@ fn c3_captured_pieces_vanish() {
     assert_eq!(q.fen(), "4k3/8/8/8/8/8/3r4/4K3[] w - - 0 10");
     assert_eq!(powers(&q, "d2"), Powers::ROOK);
     for letter in ['S', 'R', 'B', 'N', 'P', 'C'] {
-        assert_eq!(q.reserve(Color::White, slot(letter)), 0);
-        assert_eq!(q.reserve(Color::Black, slot(letter)), 0);
+        assert_eq!(q.hand(Color::White, slot(letter)), 0);
+        assert_eq!(q.hand(Color::Black, slot(letter)), 0);
     }
 }
 
@@ -899,7 +854,7 @@ fn c5_promotion_rewards() {
         let token = format!("e7e8{}", letter.to_ascii_lowercase());
         let q = after(&p, &token);
         assert_eq!(powers(&q, "e8"), Powers::NONE, "{token}");
-        assert_eq!(q.reserve(Color::White, slot(letter)), 1, "{token}");
+        assert_eq!(q.hand(Color::White, slot(letter)), 1, "{token}");
         assert_eq!(q.fen(), format!("4S2k/8/8/8/8/8/8/K7[{letter}] b - - 0 1"));
     }
 }
@@ -1264,8 +1219,8 @@ fn g3_powers_md_examples_round_trip() {
     assert!(king.royal);
     assert_eq!(king.powers, KQ);
     let p = co("4k3/8/8/8/8/8/3S4/4K3[S14R3B3N2P8C2s15r3b3n2p8c2] b - - 1 1");
-    assert_eq!(p.reserve(Color::White, slot('S')), 14);
-    assert_eq!(p.reserve(Color::Black, slot('S')), 15);
+    assert_eq!(p.hand(Color::White, slot('S')), 14);
+    assert_eq!(p.hand(Color::Black, slot('S')), 15);
     assert_eq!(powers(&p, "d2"), Powers::NONE);
 }
 
@@ -1284,9 +1239,9 @@ fn g3_groups_and_reserves() {
 
     let p = co("4k3/8/8/8/8/8/8/(RC)3K3[SSRb] w - - 0 1");
     assert_eq!(powers(&p, "a1"), Powers::ROOK.with(Powers::CASTLE));
-    assert_eq!(p.reserve(Color::White, slot('S')), 2);
-    assert_eq!(p.reserve(Color::White, slot('R')), 1);
-    assert_eq!(p.reserve(Color::Black, slot('B')), 1);
+    assert_eq!(p.hand(Color::White, slot('S')), 2);
+    assert_eq!(p.hand(Color::White, slot('R')), 1);
+    assert_eq!(p.hand(Color::Black, slot('B')), 1);
     assert_eq!(p.fen(), "4k3/8/8/8/8/8/8/(RC)3K3[S2Rb] w - - 0 1");
     assert_eq!(co("4k3/8/8/8/8/8/8/C3K3[] w - - 0 1").fen(), "4k3/8/8/8/8/8/8/C3K3[] w - - 0 1");
     assert_eq!(powers(&co("4k3/8/8/8/8/8/8/C3K3[] w - - 0 1"), "a1"), Powers::CASTLE);

@@ -2,64 +2,18 @@
 //! A). Each test names the ruling it checks; expected move sets are worked
 //! out by hand from the ruling texts.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use kibitz_rules::{
-    Color, EndReason, Game, Move, MoveError, Outcome, Piece, Position, Powers, Promote, Square, VARIANTS, Variant,
-    perft,
+    Color, EndReason, Game, Move, MoveError, Piece, Position, Powers, Promote, Square, VARIANTS, perft,
 };
 
-fn variant(id: &str) -> &'static Variant {
-    Variant::by_id(id).unwrap_or_else(|| panic!("no variant {id}"))
-}
-
-fn pos(id: &str, fen: &str) -> Position {
-    Position::from_fen(variant(id), fen).unwrap_or_else(|e| panic!("{id} {fen}: {e}"))
-}
+use common::{after, draw, legal, legal_from, play_all, pos, set, sq, variant, win};
 
 fn game(id: &str, fen: &str) -> Game {
     Game::from_position(pos(id, fen))
-}
-
-fn sq(name: &str) -> Square {
-    Square::parse(name).unwrap_or_else(|| panic!("bad square {name}"))
-}
-
-fn set(tokens: &[&str]) -> BTreeSet<String> {
-    tokens.iter().map(|t| t.to_string()).collect()
-}
-
-/// Canonical tokens of every legal move.
-fn legal(p: &Position) -> BTreeSet<String> {
-    let moves = p.legal_moves();
-    let tokens: BTreeSet<String> = moves.iter().map(|m| p.canonical(m)).collect();
-    assert_eq!(tokens.len(), moves.len(), "two moves share a token in {p:?}");
-    tokens
-}
-
-/// Canonical tokens of the legal moves that start on `from`.
-fn legal_from(p: &Position, from: &str) -> BTreeSet<String> {
-    let from = sq(from);
-    p.legal_moves().iter().filter(|m| m.from() == Some(from)).map(|m| p.canonical(m)).collect()
-}
-
-fn after(p: &Position, text: &str) -> Position {
-    let m = p.parse_move(text).unwrap_or_else(|e| panic!("{text} in {p:?}: {e}"));
-    let mut next = p.clone();
-    next.play_unchecked(m);
-    next
-}
-
-fn play_all(g: &mut Game, moves: &[&str]) -> Vec<Option<Outcome>> {
-    moves.iter().map(|t| g.play_text(t).unwrap_or_else(|e| panic!("{t} after {:?}: {e}", g.moves())).outcome).collect()
-}
-
-fn win(c: Color, reason: EndReason) -> Option<Outcome> {
-    Some(Outcome { winner: Some(c), reason })
-}
-
-fn draw(reason: EndReason) -> Option<Outcome> {
-    Some(Outcome { winner: None, reason })
 }
 
 fn normal(from: &str, to: &str, promote: Promote) -> Move {
