@@ -403,12 +403,14 @@ impl Position {
                 }
             }
             Move::Chain { from, .. } => {
-                let x = if m.chain_shape().is_some_and(|(_, off)| off) { "x" } else { "" };
+                // Typed text loses its `x` in `normalise`, so these forms do
+                // too: a chain that leaves the board ends on its victim's
+                // square, where no chain of the same position can land.
                 let body = self.chain_san(m);
-                out.push(format!("{body}{x}"));
+                out.push(body);
                 let landings: String = self.chain_path(m).iter().map(|(_, l)| l.to_string()).collect();
-                out.push(format!("T{from}{landings}{x}"));
-                out.push(format!("{from}{landings}{x}"));
+                out.push(format!("T{from}{landings}"));
+                out.push(format!("{from}{landings}"));
             }
             Move::Shoot { from, target } => {
                 let code = self.piece_code_at(from);

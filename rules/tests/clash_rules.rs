@@ -213,3 +213,15 @@ fn ca3_leapers() {
     let p = clash("k7/8/8/2PPP3/2PHP3/2PPP3/8/7K w - - 0 1");
     assert_eq!(legal_from(&p, "d4").len(), 16);
 }
+
+/// G2, CA2: every move's SAN reads back, a chain leaving the board (`Td6d8x`)
+/// included (a case the property tests found).
+#[test]
+fn ca2_chain_san_reads_back() {
+    let p = clash("2kt3R/B7/5a2/3n3w/2P5/3T4/8/OK1OO1OO w - - 0 1");
+    let m = p.parse_move("d3d6d8x").expect("the chain exists");
+    assert_eq!(p.san(&m), "Td6d8x+");
+    for m in p.legal_moves() {
+        assert_eq!(p.parse_move(&p.san(&m)), Ok(m), "{}", p.san(&m));
+    }
+}
