@@ -257,6 +257,14 @@ impl Core {
         let Ok(games) = self.store.active_games() else { return notices };
         for (key, record) in games.into_iter().filter(|(k, _)| k.channel.platform == platform) {
             let Ok(record) = record else { continue };
+            if self.bot_color(&record).is_some() {
+                // A game against the bot that waits for it (the bot was
+                // stopped before it answered): it takes its turn now.
+                if let Some(reply) = self.bot_catches_up(now, record) {
+                    notices.push((key.channel.clone(), reply));
+                }
+                continue;
+            }
             let Some(days) = record.settings.days_per_move else { continue };
             // A Clash round's clock starts with the round; there is none between rounds.
             let start = if record.clash.is_some() { record.updated_at } else { record.started_at };
@@ -542,9 +550,6 @@ impl Core {
             bot_level: None,
         };
         let clash = v.id == kibitz_rules::CLASH.id;
-        if clash && spec.opponent.as_deref().is_some_and(|o| self.is_bot(o)) {
-            return refuse("I cannot play a Clash of the Armies match myself: challenge a friend to one.");
-        }
         if spec.opponent.as_deref().is_some_and(|o| self.is_bot(o)) {
             let settings = GameSettings {
                 rated: false,
@@ -661,6 +666,7 @@ impl Core {
         };
         let (white, black) = if me_white { (me, bot) } else { (bot, me) };
         let level = settings.bot_level.unwrap_or(5);
+        let clash = v.id == kibitz_rules::CLASH.id;
         let new = NewGame {
             variant: v.id.to_string(),
             white,
@@ -668,61 +674,154 @@ impl Core {
             settings,
             start_fen: v.start_fen.to_string(),
             at: msg.at,
-            clash: None,
+            clash: clash.then(kibitz_storage::ClashMatch::default),
         };
         let record = self.store.create_game(&Self::channel(msg), &new)?;
         let mut loaded = self.load(record)?;
         let r = &loaded.record;
+        let what = if clash { format!("a match of {}", v.name) } else { v.name.to_string() };
         let mut text = format!(
-            "Game {}: {} (White) vs {} (Black), {}, me at level {level}.",
+            "Game {}: {} (White) vs {} (Black), {what}, me at level {level}.",
             r.key.id.as_str(),
             mention(&r.white),
             mention(&r.black),
-            v.name
         );
-        if !me_white {
-            let (after, words) = self.bot_moves(msg, loaded)?;
-            loaded = after;
-            text.push(' ');
-            text.push_str(&words);
-        } else {
+        if clash {
+            text.pop();
+            let _ = write!(text, ": {}", clash::match_rules_line());
+        } else if me_white {
             let _ = write!(text, " {} moves first.", mention(&loaded.record.white));
         }
+        loaded = self.with_bot(msg, loaded, &mut text)?;
+        if clash && me_white {
+            let _ = write!(text, " {}, you set up first: {}", mention(&loaded.record.white), clash::ARMY_HELP);
+        }
         let view = if me_white { Color::White } else { Color::Black };
-        let picture = self.picture(&loaded, view, |_| {});
-        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
+        Ok(vec![self.shown(&loaded, view, text)])
     }
 
-    /// The bot plays its move in `loaded`, if it is its turn; returns the game
-    /// after it and what to say.
-    fn bot_moves(&self, msg: &Incoming, loaded: Loaded) -> Result<(Loaded, String), Refusal> {
+    /// The colour the bot plays in `r`, if it plays there.
+    fn bot_color(&self, r: &GameRecord) -> Option<Color> {
+        if r.settings.bot_level.is_none() {
+            None
+        } else if self.is_bot(&r.white) {
+            Some(Color::White)
+        } else if self.is_bot(&r.black) {
+            Some(Color::Black)
+        } else {
+            None
+        }
+    }
+
+    /// The bot's part in a game against it, for as long as the game waits
+    /// for it: its move, and in a Clash match its army phases, its sealed
+    /// bid and its raises (and the moves that start the rounds it opens).
+    /// Returns the game after it and what it did, one sentence each.
+    /// `message_id` is the message that set it going.
+    fn bot_turns(
+        &self,
+        at: Timestamp,
+        message_id: Option<&str>,
+        mut loaded: Loaded,
+    ) -> Result<(Loaded, Vec<String>), Refusal> {
+        let mut said = Vec::new();
+        // Each step moves the game on; a match has a few dozen at most.
+        for step in 0..64 {
+            let Some(bot) = self.bot_color(&loaded.record) else { break };
+            if loaded.record.result.is_some() {
+                break;
+            }
+            let id = message_id.map(|m| if step == 0 { format!("{m}:bot") } else { format!("{m}:bot{step}") });
+            let next = if clash::between_rounds(&loaded) {
+                self.bot_between_rounds(at, &loaded, bot)?
+            } else if loaded.game.position().turn() == bot && loaded.game.outcome().is_none() {
+                self.bot_moves(at, id.as_deref(), &loaded)?
+            } else {
+                None
+            };
+            let Some((after, words)) = next else { break };
+            loaded = after;
+            said.push(words);
+        }
+        Ok((loaded, said))
+    }
+
+    /// The bot plays its move in `loaded` (its turn); returns the game after
+    /// it and what to say, `None` if it has no move.
+    fn bot_moves(
+        &self,
+        at: Timestamp,
+        message_id: Option<&str>,
+        loaded: &Loaded,
+    ) -> Result<Option<(Loaded, String)>, Refusal> {
         let pos = loaded.game.position();
         let bot = loaded.record.player(colour_of(pos.turn())).to_string();
-        if loaded.game.outcome().is_some() || !self.is_bot(&bot) {
-            return Ok((loaded, String::new()));
-        }
         let level = loaded.record.settings.bot_level.unwrap_or(5);
         let mut engine = search::Engine::new(8);
         let seed = pos.hash() ^ loaded.record.moves.len() as u64;
         let Some(m) = search::level_move(&mut engine, pos, level, self.config.hint_time, seed) else {
-            return Ok((loaded, String::new()));
+            return Ok(None);
         };
         let mut game = loaded.game.clone();
         let played = game.play(m).map_err(|e| Refusal(format!("{e}.")))?;
         let record = MoveRecord {
             text: played.canonical.clone(),
             by: bot.clone(),
-            at: msg.at,
-            message_id: msg.message_id.as_ref().map(|id| format!("{id}:bot")),
+            at,
+            message_id: message_id.map(str::to_string),
         };
+        if loaded.clash.is_some()
+            && let Some(outcome) = played.outcome
+        {
+            // The bot's move ends a round of the match.
+            return self.round_ending_move(at, message_id, &bot, loaded, &game, record, &played, outcome);
+        }
         let fen = game.position().fen();
         let Some(stored) = applied(self.store.apply_move(&loaded.record.key, loaded.record.version, record, &fen))?
         else {
-            return Ok((loaded, String::new()));
+            return Ok(None);
         };
-        let mut after = Loaded { record: stored, game, clash: loaded.clash };
-        let text = self.after_move(msg, &mut after, &bot, &played);
-        Ok((after, text))
+        let mut after = Loaded { record: stored, game, clash: loaded.clash.clone() };
+        let text = self.after_move(at, message_id, &mut after, &bot, &played);
+        Ok(Some((after, text)))
+    }
+
+    /// The bot's turns in a game against it that has waited for it a
+    /// minute or more, with what it did; `None` when it waits for the player
+    /// (or was just changed: the bot is answering the message that changed it).
+    fn bot_catches_up(&self, now: Timestamp, record: GameRecord) -> Option<Reply> {
+        if now.0.saturating_sub(record.updated_at.0) < 60_000 {
+            return None;
+        }
+        let loaded = self.load(record).ok()?;
+        let bot = self.bot_color(&loaded.record)?;
+        let (after, words) = self.bot_turns(now, None, loaded).ok()?;
+        if words.is_empty() {
+            return None;
+        }
+        let text = format!("Game {}: {}", after.record.key.id.as_str(), words.join(" "));
+        Some(self.shown(&after, !bot, text))
+    }
+
+    /// [`Core::bot_turns`] after a player's message, with what the bot did
+    /// added to `text`.
+    fn with_bot(&self, msg: &Incoming, loaded: Loaded, text: &mut String) -> Result<Loaded, Refusal> {
+        let (after, words) = self.bot_turns(msg.at, msg.message_id.as_deref(), loaded)?;
+        for w in words {
+            text.push(' ');
+            text.push_str(&w);
+        }
+        Ok(after)
+    }
+
+    /// The answer that shows a game against the bot after the bot's turns:
+    /// the board from `view`'s side, or between the rounds of a match the
+    /// armies.
+    fn shown(&self, loaded: &Loaded, view: Color, text: String) -> Reply {
+        if let Some(m) = loaded.clash.as_ref().filter(|_| clash::between_rounds(loaded)) {
+            return Reply { text, picture: self.army_picture(&loaded.record, m, view), buttons: Vec::new() };
+        }
+        Reply { text, picture: self.picture(loaded, view, |_| {}), buttons: self.game_buttons(loaded) }
     }
 
     fn accept(&self, msg: &Incoming, who: Option<&str>) -> Answer {
@@ -832,25 +931,30 @@ impl Core {
             return Ok(Vec::new());
         };
         let mut after = Loaded { record: stored, game, clash: loaded.clash };
-        let mut text = self.after_move(msg, &mut after, &msg.sender.id, &played);
+        let mut text = self.after_move(msg.at, msg.message_id.as_deref(), &mut after, &msg.sender.id, &played);
         let mut view = after.game.position().turn();
         if after.record.settings.bot_level.is_some() {
             // Against the bot: it answers at once, and the board stays on the player's side.
-            view = !view;
-            let (answered, words) = self.bot_moves(msg, after)?;
-            after = answered;
-            if !words.is_empty() {
-                text.push(' ');
-                text.push_str(&words);
+            view = to_move;
+            after = self.with_bot(msg, after, &mut text)?;
+            if clash::between_rounds(&after) {
+                // The bot's move ended a round: its final position.
+                return Ok(vec![Reply { text, picture: self.round_picture(&after, view), buttons: Vec::new() }]);
             }
         }
-        let picture = self.picture(&after, view, |_| {});
-        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&after) }])
+        Ok(vec![self.shown(&after, view, text)])
     }
 
     /// What to say after `mover` played: the move, removals, and the result
     /// (the game is then finished in the store) or who moves next.
-    fn after_move(&self, msg: &Incoming, after: &mut Loaded, mover: &str, played: &kibitz_rules::Played) -> String {
+    fn after_move(
+        &self,
+        at: Timestamp,
+        message_id: Option<&str>,
+        after: &mut Loaded,
+        mover: &str,
+        played: &kibitz_rules::Played,
+    ) -> String {
         let mut text = if played.san == played.canonical {
             format!("{} played {}.", mention(mover), played.san)
         } else {
@@ -863,8 +967,8 @@ impl Core {
             let end = GameEnd {
                 outcome: outcome_of(outcome.winner),
                 reason: outcome.reason.to_string(),
-                at: msg.at,
-                message_id: msg.message_id.clone().map(|m| format!("{m}:end:{mover}")),
+                at,
+                message_id: message_id.map(|m| format!("{m}:end:{mover}")),
             };
             if let Ok(r) = self.store.finish_game(&after.record.key, after.record.version, &end) {
                 after.record = r;

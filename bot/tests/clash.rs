@@ -423,8 +423,92 @@ fn checkmate_ends_the_round_in_one_step_with_its_move() {
 }
 
 #[test]
-fn the_bot_plays_no_matches() {
+fn the_bot_sets_up_first_as_white_and_opens_the_round() {
     let dir = tempfile::tempdir().unwrap();
     let core = core(dir.path());
-    assert!(say(&core, "alice", "/challenge @kibitz clash").contains("I cannot play a Clash of the Armies match"));
+    let started = say(&core, "alice", "/challenge @kibitz clash black level 8");
+    let m = state(&core);
+    assert_eq!(m.phase, Phase::Army { color: Color::Black }, "{started}");
+    let bot = m.army(Color::White);
+    assert_eq!(bot.leader(), Some(PieceKind::King));
+    assert!(bot.check_ready().is_ok());
+    assert!(started.contains("<@kibitz> sets up first: King e1"), "{started}");
+    assert!(started.contains("<@alice>, your army phase"), "{started}");
+    for line in ["/buy king", "/buy pawn e7"] {
+        say(&core, "alice", line);
+    }
+    let begun = say(&core, "alice", "/ready");
+    assert!(begun.contains("Round 1 begins") && begun.contains("<@kibitz> played"), "{begun}");
+    let r = record(&core);
+    assert_eq!(r.moves.len(), 1, "{begun}");
+    assert_eq!(r.moves[0].by, "kibitz");
+}
+
+/// A match against the bot stored in its second round, being played:
+/// alice (White) won the first; the bot has Black.
+fn second_round_against_the_bot(core: &Core) -> GameRecord {
+    let mut m = Match::new();
+    m.armies[0].add(PieceKind::King, None).unwrap();
+    m.armies[0].add(PieceKind::Rook, Some(sq("a1"))).unwrap();
+    m.armies[1].add(PieceKind::King, None).unwrap();
+    m.armies[1].add(PieceKind::Queen, None).unwrap();
+    m.round = 2;
+    m.half_points = [2, 0];
+    m.gold = [100, 60];
+    m.phase = Phase::Playing { round: 2 };
+    let clash = ClashMatch { state: Some(serde_json::to_value(&m).unwrap()), round: 2, ..ClashMatch::default() };
+    let settings = GameSettings { bot_level: Some(8), rated: false, ..GameSettings::default() };
+    core.store()
+        .create_game(
+            &ChannelKey::new("test", "c1"),
+            &NewGame {
+                variant: "clash".into(),
+                white: "alice".into(),
+                black: "kibitz".into(),
+                settings,
+                start_fen: m.start_fen(),
+                at: Timestamp(1),
+                clash: Some(clash),
+            },
+        )
+        .unwrap()
+}
+
+#[test]
+fn the_bot_bids_raises_sets_up_and_plays_the_ultimate_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    second_round_against_the_bot(&core);
+    // alice resigns round 2: 1-1, the auction; the bot sends its sealed bid at once.
+    let resigned = say(&core, "alice", "/resign");
+    assert!(resigned.contains("Score: <@alice> 1, <@kibitz> 1."), "{resigned}");
+    assert!(resigned.contains("has sent a sealed bid"), "{resigned}");
+    let m = state(&core);
+    assert_eq!(m.phase, Phase::Bidding);
+    let bot_bid = m.auction.as_ref().and_then(|a| a.bids[1]).expect("the bot's bid is in");
+    assert!(bot_bid <= m.gold(Color::Black) && bot_bid.is_multiple_of(2), "{bot_bid}");
+    // Its bid is sealed: not in the channel.
+    assert!(!resigned.contains(&kibitz_rules::army::gold_text(bot_bid)) || bot_bid == 0, "{resigned}");
+    // alice bids the same: she raises first; the bot goes no higher than its bid, so it passes.
+    let bid = whisper(&core, "alice", &format!("/bid {}", kibitz_rules::army::gold_text(bot_bid)));
+    assert_eq!(state(&core).phase, Phase::Raising { to_move: Color::White }, "{bid}");
+    let raised = say(&core, "alice", "/raise");
+    assert!(raised.contains("<@kibitz> passes. <@alice> takes the Amazon"), "{raised}");
+    let m = state(&core);
+    assert_eq!(m.auction.as_ref().and_then(|a| a.winner), Some(Color::White));
+    assert_eq!(m.draw_odds, Some(Color::Black));
+    assert_eq!(m.phase, Phase::Army { color: Color::White });
+    // alice sets up; the bot sets up at once and the ultimate round begins.
+    say(&core, "alice", "/buy king");
+    let ready = say(&core, "alice", "/ready");
+    let m = state(&core);
+    assert_eq!(m.phase, Phase::Playing { round: ULTIMATE_ROUND }, "{ready}");
+    assert!(m.army(Color::Black).check_ready().is_ok());
+    assert!(m.army(Color::Black).len() > 2, "the bot spends its gold: {}", m.army(Color::Black).describe());
+    assert!(ready.contains("Round 3 begins"), "{ready}");
+    // alice resigns the ultimate round: the bot wins the match 2-1.
+    let over = say(&core, "alice", "/resign");
+    assert!(over.contains("The match is over: 0-1: <@kibitz> wins (match 2-1)"), "{over}");
+    let r = core.store().archived_games_of("test", "alice", 1).unwrap().pop().unwrap().1.unwrap();
+    assert_eq!(r.result.unwrap().outcome, Outcome::BlackWins);
 }

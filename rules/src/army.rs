@@ -22,6 +22,8 @@
 //! assert_eq!(m.start_fen(), "4s3/8/8/8/8/8/8/4K3 w d - 0 1");
 //! ```
 
+pub mod plan;
+
 use std::fmt;
 
 use thiserror::Error;

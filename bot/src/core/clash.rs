@@ -17,7 +17,7 @@ use std::fmt::Write;
 
 use kibitz_rules::army::{
     ArmyError, ArmyPiece, Match, Phase, PieceKind, PieceRef, RoundEnd, RoundResult, ULTIMATE_ROUND, gold_text,
-    parse_bid, points_text,
+    parse_bid, plan, points_text,
 };
 use kibitz_rules::{CLASH, Color, EndReason, Game, Position, Square};
 use kibitz_storage::{ClashRound, GameEnd, GameRecord, MoveRecord, SealedBid, StoreError, Timestamp};
@@ -119,17 +119,41 @@ pub(super) fn phase_line(m: &Match) -> String {
     }
 }
 
+/// How a match goes, for its announcement.
+pub(super) fn match_rules_line() -> String {
+    format!("up to {ULTIMATE_ROUND} rounds, a win is 1 point, 2 points win the match. Round 1: 40 gold each.")
+}
+
+/// What a player does in their army phase.
+pub(super) const ARMY_HELP: &str =
+    "/buy PIECE [SQUARE], /sell, /place PIECE SQUARE, then /ready; /army shows your army and gold.";
+
 /// The announcement of an accepted match.
 pub(super) fn match_begins(r: &GameRecord) -> String {
     format!(
-        "Game {}: {} (White) vs {} (Black), a match of Clash of the Armies: up to {ULTIMATE_ROUND} rounds, a win is \
-         1 point, 2 points win the match. Round 1: 40 gold each. {} sets up first: /buy PIECE [SQUARE], /sell, \
-         /place PIECE SQUARE, then /ready; /army shows your army and gold.",
+        "Game {}: {} (White) vs {} (Black), a match of Clash of the Armies: {} {} sets up first: {ARMY_HELP}",
         r.key.id.as_str(),
         mention(&r.white),
         mention(&r.black),
+        match_rules_line(),
         mention(&r.white)
     )
+}
+
+/// The seed of the bot's choices in a match: its game id.
+fn seed_of(r: &GameRecord) -> u64 {
+    r.key.id.as_str().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The change to a record when both armies are ready: the round's start
+/// position, no moves yet.
+fn round_start(g: &mut GameRecord, fen: &str) {
+    g.start_fen = fen.to_string();
+    g.fen = fen.to_string();
+    g.moves.clear();
+    g.offers.clear();
+    g.hints.clear();
+    g.reminded_at = None;
 }
 
 /// The one piece in `before` that is not in `after` (by kind and square).
@@ -230,10 +254,21 @@ impl Core {
         m: &Match,
         change: impl Fn(&mut GameRecord),
     ) -> Result<Option<GameRecord>, Refusal> {
+        self.store_match(msg.at, msg.message_id.as_deref(), loaded, m, change)
+    }
+
+    fn store_match(
+        &self,
+        at: Timestamp,
+        message_id: Option<&str>,
+        loaded: &Loaded,
+        m: &Match,
+        change: impl Fn(&mut GameRecord),
+    ) -> Result<Option<GameRecord>, Refusal> {
         let r = &loaded.record;
-        applied(self.store.update_game(&r.key, r.version, msg.message_id.as_deref(), |g| {
+        applied(self.store.update_game(&r.key, r.version, message_id, |g| {
             write_match(g, m)?;
-            g.updated_at = msg.at;
+            g.updated_at = at;
             change(g);
             Ok(())
         }))
@@ -386,8 +421,13 @@ impl Core {
         let me = mention(&msg.sender.id);
         let Phase::Playing { round } = m.phase else {
             // White is ready; Black sets up, seeing White's army (CA12).
-            if self.save_match(msg, &loaded, &m, |_| {})?.is_none() {
-                return Ok(Vec::new());
+            let Some(stored) = self.save_match(msg, &loaded, &m, |_| {})? else { return Ok(Vec::new()) };
+            if self.bot_color(r) == Some(!color) {
+                // The bot sets up at once, and the round begins.
+                let mut text = format!("{me}'s army is ready: {}.", m.army(color).describe());
+                let after = Loaded { record: stored, game: loaded.game.clone(), clash: Some(m.clone()) };
+                let after = self.with_bot(msg, after, &mut text)?;
+                return Ok(vec![self.shown(&after, color, text)]);
             }
             let text = format!(
                 "{me}'s army is ready: {}.\n{}, your army phase: you have {} gold. /buy, /sell and /place, then \
@@ -402,21 +442,20 @@ impl Core {
         if let Err(e) = Position::from_fen(&CLASH, &fen) {
             return refuse(format!("These armies cannot start a round ({e}). Change yours and /ready again."));
         }
-        let Some(stored) = self.save_match(msg, &loaded, &m, |g| {
-            g.start_fen.clone_from(&fen);
-            g.fen.clone_from(&fen);
-            g.moves.clear();
-            g.offers.clear();
-            g.hints.clear();
-            g.reminded_at = None;
-        })?
-        else {
+        let Some(stored) = self.save_match(msg, &loaded, &m, |g| round_start(g, &fen))? else {
             return Ok(Vec::new());
         };
         let after = self.load(stored)?;
-        let r = &after.record;
+        let mut text = format!("{me}'s army is ready. {}", Self::round_begins(&after.record, &m, round));
+        // Against the bot, it opens the round if it has White.
+        let after = self.with_bot(msg, after, &mut text)?;
+        Ok(vec![self.shown(&after, color, text)])
+    }
+
+    /// "Round 2 begins: ..." when both armies are ready.
+    fn round_begins(r: &GameRecord, m: &Match, round: u8) -> String {
         let mut text = format!(
-            "{me}'s army is ready. Round {round} begins: {} (White) vs {} (Black). {} moves first.",
+            "Round {round} begins: {} (White) vs {} (Black). {} moves first.",
             mention(&r.white),
             mention(&r.black),
             mention(&r.white)
@@ -428,8 +467,7 @@ impl Core {
             }
             text.push('.');
         }
-        let picture = self.picture(&after, Color::White, |_| {});
-        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&after) }])
+        text
     }
 
     /// `/bid AMOUNT [GAME]`, privately: the sealed bid for the Amazon (CA14).
@@ -518,7 +556,17 @@ impl Core {
             shown(Color::Black),
             self.auction_words(r, &before, &m)
         );
-        self.notify(channel, Reply { text: words.clone(), picture: None, buttons: Vec::new() });
+        let notice = if self.bot_color(r).is_some() {
+            // Against the bot: it raises or passes, or sets up, in the match's channel.
+            let after = Loaded { record: stored.clone(), game: loaded.game.clone(), clash: Some(m.clone()) };
+            let mut words = words;
+            let after = self.with_bot(msg, after, &mut words)?;
+            self.shown(&after, color, words)
+        } else {
+            Reply::text(words)
+        };
+        let words = notice.text.clone();
+        self.notify(channel, notice);
         Ok(vec![Reply::text(format!(
             "Your sealed bid of {} gold is in, and so is {other}'s. {words}",
             gold_text(quarters)
@@ -562,17 +610,26 @@ impl Core {
     pub(super) fn raise(&self, msg: &Incoming) -> Answer {
         let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
         m.raise(color).map_err(army_refusal)?;
-        if self.save_match(msg, &loaded, &m, |_| {})?.is_none() {
-            return Ok(Vec::new());
-        }
+        let Some(stored) = self.save_match(msg, &loaded, &m, |_| {})? else { return Ok(Vec::new()) };
         let standing = m.auction.as_ref().and_then(|a| a.standing).unwrap_or(0);
-        Ok(vec![Reply::text(format!(
+        let mut text = format!(
             "{} raises the bid to {} gold. {}: /raise to {}, or /pass.",
             mention(&msg.sender.id),
             gold_text(standing),
             Self::player_name(&loaded.record, !color),
             gold_text(standing + kibitz_rules::army::BID_STEP)
-        ))])
+        );
+        let after = Loaded { record: stored, game: loaded.game.clone(), clash: Some(m) };
+        self.after_auction_step(msg, after, color, &mut text)
+    }
+
+    /// The answer to a raise or a pass; against the bot, with its part next.
+    fn after_auction_step(&self, msg: &Incoming, after: Loaded, color: Color, text: &mut String) -> Answer {
+        if self.bot_color(&after.record).is_none() {
+            return Ok(vec![Reply::text(std::mem::take(text))]);
+        }
+        let after = self.with_bot(msg, after, text)?;
+        Ok(vec![self.shown(&after, color, std::mem::take(text))])
     }
 
     /// `/pass` after equal bids: the other player takes the Amazon (CA14).
@@ -581,11 +638,9 @@ impl Core {
         let before = m.clone();
         m.pass(color).map_err(army_refusal)?;
         let Some(stored) = self.save_match(msg, &loaded, &m, |_| {})? else { return Ok(Vec::new()) };
-        Ok(vec![Reply::text(format!(
-            "{} passes. {}",
-            mention(&msg.sender.id),
-            self.auction_words(&stored, &before, &m)
-        ))])
+        let mut text = format!("{} passes. {}", mention(&msg.sender.id), self.auction_words(&stored, &before, &m));
+        let after = Loaded { record: stored, game: loaded.game.clone(), clash: Some(m) };
+        self.after_auction_step(msg, after, color, &mut text)
     }
 
     /// Ends the round of `loaded` with `result` (CA10, CA13): the survivors
@@ -747,26 +802,154 @@ impl Core {
         played: &kibitz_rules::Played,
         outcome: kibitz_rules::Outcome,
     ) -> Answer {
-        let result = round_result_of(outcome);
-        let Some((after, words)) =
-            self.end_round(msg.at, msg.message_id.as_deref(), loaded, Some((game, record)), result)?
+        let (at, id) = (msg.at, msg.message_id.as_deref());
+        let Some((after, mut text)) =
+            self.round_ending_move(at, id, &msg.sender.id, loaded, game, record, played, outcome)?
         else {
             return Ok(Vec::new());
         };
-        let mut text = if played.san == played.canonical {
-            format!("{} played {}.", mention(&msg.sender.id), played.san)
-        } else {
-            format!("{} played {} ({}).", mention(&msg.sender.id), played.san, played.canonical)
-        };
-        let _ = write!(text, " {} ({}). {words}", outcome.score(), outcome.reason);
-        // The final position of the round, with its result.
+        let picture = self.round_picture(&after, game.position().turn());
+        // Against the bot: it goes on with its part of the next round.
+        self.with_bot(msg, after, &mut text)?;
+        Ok(vec![Reply { text, picture, buttons: Vec::new() }])
+    }
+
+    /// The final position of a round that ended on the board, with its
+    /// result; `None` for a round that ended otherwise.
+    pub(super) fn round_picture(&self, l: &Loaded, view: Color) -> Option<Picture> {
+        let outcome = l.game.outcome()?;
         let status = format!("{} ({})", outcome.score(), outcome.reason);
-        let picture = self.picture(&after, game.position().turn(), |o| {
+        self.picture(l, view, |o| {
             if let Some(c) = o.caption.as_mut() {
                 c.status = status;
             }
-        });
-        Ok(vec![Reply { text, picture, buttons: Vec::new() }])
+        })
+    }
+
+    /// Stores `mover`'s move that ended a round (`game` is after it) with
+    /// the round's end. Returns the match after it, and what to say.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn round_ending_move(
+        &self,
+        at: Timestamp,
+        message_id: Option<&str>,
+        mover: &str,
+        loaded: &Loaded,
+        game: &Game,
+        record: MoveRecord,
+        played: &kibitz_rules::Played,
+        outcome: kibitz_rules::Outcome,
+    ) -> Result<Option<(Loaded, String)>, Refusal> {
+        let result = round_result_of(outcome);
+        let Some((after, words)) = self.end_round(at, message_id, loaded, Some((game, record)), result)? else {
+            return Ok(None);
+        };
+        let mut text = if played.san == played.canonical {
+            format!("{} played {}.", mention(mover), played.san)
+        } else {
+            format!("{} played {} ({}).", mention(mover), played.san, played.canonical)
+        };
+        let _ = write!(text, " {} ({}). {words}", outcome.score(), outcome.reason);
+        Ok(Some((after, text)))
+    }
+
+    /// The bot's part between the rounds of a match against it: its army
+    /// phase, its sealed bid, its raise or pass ([`plan::act`]). `None`
+    /// when the match waits for the other player.
+    pub(super) fn bot_between_rounds(
+        &self,
+        at: Timestamp,
+        loaded: &Loaded,
+        bot: Color,
+    ) -> Result<Option<(Loaded, String)>, Refusal> {
+        let Some(m) = &loaded.clash else { return Ok(None) };
+        let r = &loaded.record;
+        let style = plan::Style { level: r.settings.bot_level.unwrap_or(5), seed: seed_of(r) };
+        let mut next = m.clone();
+        let action = plan::act(&mut next, bot, style)
+            .map_err(|e| Refusal(format!("I could not take my turn in the match: {e}")))?;
+        let Some(action) = action else { return Ok(None) };
+        let me = Self::player_name(r, bot);
+        let you = Self::player_name(r, !bot);
+        let keep = |stored: GameRecord| Loaded { record: stored, game: loaded.game.clone(), clash: Some(next.clone()) };
+        let (after, words) = match action {
+            plan::Action::Army { .. } => {
+                let army = next.army(bot).describe();
+                let gold = gold_text(next.gold(bot));
+                if let Phase::Playing { round } = next.phase {
+                    let fen = next.start_fen();
+                    Position::from_fen(&CLASH, &fen)
+                        .map_err(|e| Refusal(format!("These armies cannot start a round ({e}).")))?;
+                    let Some(stored) = self.store_match(at, None, loaded, &next, |g| round_start(g, &fen))? else {
+                        return Ok(None);
+                    };
+                    let after = self.load(stored)?;
+                    let words = format!(
+                        "{me} sets up: {army} ({gold} gold left), and is ready. {}",
+                        Self::round_begins(&after.record, &next, round)
+                    );
+                    (after, words)
+                } else {
+                    let Some(stored) = self.store_match(at, None, loaded, &next, |_| {})? else { return Ok(None) };
+                    let words = format!(
+                        "{me} sets up first: {army} ({gold} gold left), and is ready.\n{you}, your army phase: you \
+                         have {} gold. {ARMY_HELP}",
+                        gold_text(next.gold(!bot))
+                    );
+                    (keep(stored), words)
+                }
+            }
+            plan::Action::Bid(quarters) => {
+                let sealed = SealedBid {
+                    player: r.player(colour_of(bot)).to_string(),
+                    round: u32::from(next.round),
+                    bid: gold_text(quarters),
+                    at,
+                };
+                let Some(stored) = self.store_match(at, None, loaded, &next, |g| {
+                    if let Some(c) = g.clash.as_mut() {
+                        c.sealed_bids.push(sealed.clone());
+                    }
+                })?
+                else {
+                    return Ok(None);
+                };
+                let words = if next.phase == Phase::Bidding {
+                    format!(
+                        "{me} has sent a sealed bid for the Amazon. {you}, send me yours in a private message: /bid \
+                         AMOUNT."
+                    )
+                } else {
+                    let bids = next.auction.as_ref().map_or([None, None], |a| a.bids);
+                    let shown = |c: Color| bids[c.index()].map_or_else(|| "?".to_string(), gold_text);
+                    format!(
+                        "Both sealed bids for the Amazon are in: {} bid {}, {} bid {}. {}",
+                        Self::player_name(&stored, Color::White),
+                        shown(Color::White),
+                        Self::player_name(&stored, Color::Black),
+                        shown(Color::Black),
+                        self.auction_words(&stored, m, &next)
+                    )
+                };
+                (keep(stored), words)
+            }
+            plan::Action::Raise => {
+                let Some(stored) = self.store_match(at, None, loaded, &next, |_| {})? else { return Ok(None) };
+                let standing = next.auction.as_ref().and_then(|a| a.standing).unwrap_or(0);
+                let words = format!(
+                    "{me} raises the bid to {} gold. {you}: /raise to {}, or /pass.",
+                    gold_text(standing),
+                    gold_text(standing + kibitz_rules::army::BID_STEP)
+                );
+                (keep(stored), words)
+            }
+            plan::Action::Pass => {
+                let Some(stored) = self.store_match(at, None, loaded, &next, |_| {})? else { return Ok(None) };
+                let words = format!("{me} passes. {}", self.auction_words(&stored, m, &next));
+                (keep(stored), words)
+            }
+        };
+        Ok(Some((after, words)))
     }
 
     /// `/resign` during a round: the round is lost, and the whole army (CA13).
@@ -774,14 +957,20 @@ impl Core {
         let color = if colour == kibitz_storage::Colour::White { Color::White } else { Color::Black };
         let round = loaded.clash.as_ref().map_or(1, |m| m.round);
         let result = RoundResult::win(!color, RoundEnd::Resignation);
-        let Some((_, words)) = self.end_round(msg.at, msg.message_id.as_deref(), loaded, None, result)? else {
+        let Some((after, words)) = self.end_round(msg.at, msg.message_id.as_deref(), loaded, None, result)? else {
             return Ok(Vec::new());
         };
-        Ok(vec![Reply::text(format!(
+        let mut text = format!(
             "Game {}: {} resigns round {round}. {words}",
             loaded.record.key.id.as_str(),
             mention(&msg.sender.id)
-        ))])
+        );
+        if self.bot_color(&after.record).is_none() || after.record.result.is_some() {
+            return Ok(vec![Reply::text(text)]);
+        }
+        // Against the bot: it goes on with its part of the next round.
+        let after = self.with_bot(msg, after, &mut text)?;
+        Ok(vec![self.shown(&after, color, text)])
     }
 
     /// A draw offer accepted during a round other than the ultimate one.
