@@ -488,7 +488,11 @@ fn the_bot_bids_raises_sets_up_and_plays_the_ultimate_round() {
     let bot_bid = m.auction.as_ref().and_then(|a| a.bids[1]).expect("the bot's bid is in");
     assert!(bot_bid <= m.gold(Color::Black) && bot_bid.is_multiple_of(2), "{bot_bid}");
     // Its bid is sealed: not in the channel.
-    assert!(!resigned.contains(&kibitz_rules::army::gold_text(bot_bid)) || bot_bid == 0, "{resigned}");
+    let sealed = kibitz_rules::army::gold_text(bot_bid);
+    assert!(
+        !resigned.contains(&format!("bid {sealed}")) && !resigned.contains(&format!(" {sealed} gold")),
+        "{resigned}"
+    );
     // alice bids the same: she raises first; the bot goes no higher than its bid, so it passes.
     let bid = whisper(&core, "alice", &format!("/bid {}", kibitz_rules::army::gold_text(bot_bid)));
     assert_eq!(state(&core).phase, Phase::Raising { to_move: Color::White }, "{bid}");
@@ -511,4 +515,76 @@ fn the_bot_bids_raises_sets_up_and_plays_the_ultimate_round() {
     assert!(over.contains("The match is over: 0-1: <@kibitz> wins (match 2-1)"), "{over}");
     let r = core.store().archived_games_of("test", "alice", 1).unwrap().pop().unwrap().1.unwrap();
     assert_eq!(r.result.unwrap().outcome, Outcome::BlackWins);
+}
+
+/// A round against the bot, stored being played, from `fen`: alice White,
+/// the bot Black, with these armies.
+fn round_against_the_bot(core: &Core, white: &[(PieceKind, &str)], black: &[(PieceKind, &str)], fen: &str) {
+    let mut m = Match::new();
+    for (i, army) in [white, black].into_iter().enumerate() {
+        for &(kind, square) in army {
+            m.armies[i].add(kind, Some(sq(square))).unwrap();
+        }
+    }
+    m.phase = Phase::Playing { round: 1 };
+    let clash = ClashMatch { state: Some(serde_json::to_value(&m).unwrap()), round: 1, ..ClashMatch::default() };
+    let settings = GameSettings { bot_level: Some(8), rated: false, ..GameSettings::default() };
+    let new = NewGame {
+        variant: "clash".into(),
+        white: "alice".into(),
+        black: "kibitz".into(),
+        settings,
+        start_fen: fen.into(),
+        at: Timestamp(1),
+        clash: Some(clash),
+    };
+    core.store().create_game(&ChannelKey::new("test", "c1"), &new).unwrap();
+}
+
+#[test]
+fn the_bots_checkmate_ends_the_round_and_takes_the_leader() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let white = [(PieceKind::King, "e1"), (PieceKind::Pawn, "b2"), (PieceKind::Pawn, "f2")];
+    let black = [(PieceKind::King, "e8"), (PieceKind::Rook, "a8")];
+    // The round has gone on: alice's King is boxed in on g1.
+    round_against_the_bot(&core, &white, &black, "r3k3/8/8/8/8/8/1P3PPP/6K1 w - - 0 20");
+    let replies = send(&core, "alice", "c1", false, "b3", 1, Some("m1"));
+    let text = texts(&replies);
+    assert!(text.contains("<@kibitz> played Ra1# (a8a1). 0-1 (checkmate)."), "{text}");
+    assert!(text.contains("Round 1: <@kibitz> wins by checkmate. <@alice> loses the King."), "{text}");
+    // The picture is the round's final position.
+    assert!(replies[0].picture.as_ref().is_some_and(|p| p.name.starts_with("board-")), "{text}");
+    let m = state(&core);
+    assert_eq!((m.round, m.half_points, m.phase), (2, [0, 2], Phase::Army { color: Color::White }));
+    assert_eq!(m.army(Color::White).leader(), None, "CA13: the mated Leader is lost");
+    let r = record(&core);
+    assert_eq!(r.moves.last().map(|m| (m.text.as_str(), m.by.as_str())), Some(("a8a1", "kibitz")));
+}
+
+#[test]
+fn a_bot_stopped_before_its_answer_catches_up_on_the_clock_tick() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    say(&core, "alice", "/challenge @kibitz clash white level 8");
+    say(&core, "alice", "/buy king");
+    // alice's /ready is stored, but the bot was stopped before it set up.
+    let r = record(&core);
+    let mut m = state(&core);
+    m.ready(Color::White).unwrap();
+    core.store()
+        .update_game(&r.key, r.version, None, |g| {
+            g.clash.as_mut().unwrap().state = Some(serde_json::to_value(&m).unwrap());
+            Ok(())
+        })
+        .unwrap();
+    // Within a minute it is left alone: the bot may be answering still.
+    assert!(core.tick(Timestamp(30_000), "test").is_empty());
+    let notices = core.tick(Timestamp(HOUR), "test");
+    let text = texts(&notices.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>());
+    assert!(text.contains("<@kibitz> sets up: King e8"), "{text}");
+    assert!(text.contains("Round 1 begins"), "{text}");
+    assert_eq!(state(&core).phase, Phase::Playing { round: 1 });
+    // Nothing more to do: the next tick says nothing.
+    assert!(core.tick(Timestamp(2 * HOUR), "test").is_empty());
 }

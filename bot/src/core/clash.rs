@@ -759,32 +759,44 @@ impl Core {
                 name(Color::Black),
                 m.army(Color::Black).describe()
             );
+            // Against the bot, it says itself what it does next.
+            let bot = self.bot_color(r);
             match m.phase {
                 Phase::Bidding => {
                     let _ = write!(
                         words,
                         "\nRound {} is the ultimate round: 40 gold each and 10 for each point; {} has {} gold, {} \
-                         has {}. First the Amazon is auctioned: each of you sends me a sealed bid in a private \
-                         message, /bid AMOUNT (a multiple of 0.5, at most your gold).",
+                         has {}. First the Amazon is auctioned",
                         m.round,
                         name(Color::White),
                         gold(Color::White),
                         name(Color::Black),
                         gold(Color::Black)
                     );
+                    words.push_str(if bot.is_some() {
+                        " by sealed bids (a multiple of 0.5, at most your gold)."
+                    } else {
+                        ": each of you sends me a sealed bid in a private message, /bid AMOUNT (a multiple of 0.5, at \
+                         most your gold)."
+                    });
                 }
                 _ => {
                     let _ = write!(
                         words,
-                        "\nRound {}: 40 gold each; {} has {} gold, {} has {}. {} (White) sets up first: /army shows \
-                         your army; /buy, /sell and /place, then /ready.",
+                        "\nRound {}: 40 gold each; {} has {} gold, {} has {}.",
                         m.round,
                         name(Color::White),
                         gold(Color::White),
                         name(Color::Black),
                         gold(Color::Black),
-                        name(Color::White)
                     );
+                    if bot != Some(Color::White) {
+                        let _ = write!(
+                            words,
+                            " {} (White) sets up first: /army shows your army; /buy, /sell and /place, then /ready.",
+                            name(Color::White)
+                        );
+                    }
                 }
             }
             stored
