@@ -561,6 +561,23 @@ impl Player {
     }
 }
 
+/// The start of game `g` of a match: the variant's start, or for Clash of
+/// the Armies a first round between armies the bot buys (`army::plan`, at
+/// level 8, a seed per game).
+fn match_start(v: &'static Variant, g: u32) -> Result<kibitz_rules::Game, String> {
+    if v.id != kibitz_rules::CLASH.id {
+        return Ok(kibitz_rules::Game::new(v));
+    }
+    use kibitz_rules::army::{Match, plan};
+    let mut m = Match::new();
+    for color in [kibitz_rules::Color::White, kibitz_rules::Color::Black] {
+        let style = plan::Style { level: 8, seed: u64::from(g / 2) };
+        plan::act(&mut m, color, style).map_err(|e| format!("the armies of game {g}: {e}"))?;
+    }
+    let pos = Position::from_fen(v, &m.start_fen()).map_err(|e| format!("the armies of game {g}: {e}"))?;
+    Ok(kibitz_rules::Game::from_position(pos))
+}
+
 fn run_match(id: &str, first: &str, second: &str, games: u32, time: Duration) -> Result<(), String> {
     let v = variant(id)?;
     let players = [Player::parse(first)?, Player::parse(second)?];
@@ -570,7 +587,7 @@ fn run_match(id: &str, first: &str, second: &str, games: u32, time: Duration) ->
     for g in 0..games {
         // The first player takes White in even games.
         let first_white = g % 2 == 0;
-        let mut game = kibitz_rules::Game::new(v);
+        let mut game = match_start(v, g)?;
         // Vary the openings: two random plies each side.
         for _ in 0..4 {
             let moves = game.legal_moves();
