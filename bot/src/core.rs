@@ -692,7 +692,7 @@ impl Core {
         } else if me_white {
             let _ = write!(text, " {} moves first.", mention(&loaded.record.white));
         }
-        loaded = self.with_bot(msg, loaded, &mut text)?;
+        loaded = self.with_bot(msg, loaded, &mut text);
         if clash && me_white {
             let _ = write!(text, " {}, you set up first: {}", mention(&loaded.record.white), clash::ARMY_HELP);
         }
@@ -718,12 +718,10 @@ impl Core {
     /// bid and its raises (and the moves that start the rounds it opens).
     /// Returns the game after it and what it did, one sentence each.
     /// `message_id` is the message that set it going.
-    fn bot_turns(
-        &self,
-        at: Timestamp,
-        message_id: Option<&str>,
-        mut loaded: Loaded,
-    ) -> Result<(Loaded, Vec<String>), Refusal> {
+    ///
+    /// A step that fails (the game changed meanwhile) ends the bot's turns
+    /// with a sentence saying so; the clock tick tries again later.
+    fn bot_turns(&self, at: Timestamp, message_id: Option<&str>, mut loaded: Loaded) -> (Loaded, Vec<String>) {
         let mut said = Vec::new();
         // Each step moves the game on; a match has a few dozen at most.
         for step in 0..64 {
@@ -733,17 +731,25 @@ impl Core {
             }
             let id = message_id.map(|m| if step == 0 { format!("{m}:bot") } else { format!("{m}:bot{step}") });
             let next = if clash::between_rounds(&loaded) {
-                self.bot_between_rounds(at, &loaded, bot)?
+                self.bot_between_rounds(at, &loaded, bot)
             } else if loaded.game.position().turn() == bot && loaded.game.outcome().is_none() {
-                self.bot_moves(at, id.as_deref(), &loaded)?
+                self.bot_moves(at, id.as_deref(), &loaded)
             } else {
-                None
+                Ok(None)
             };
-            let Some((after, words)) = next else { break };
-            loaded = after;
-            said.push(words);
+            match next {
+                Ok(Some((after, words))) => {
+                    loaded = after;
+                    said.push(words);
+                }
+                Ok(None) => break,
+                Err(Refusal(why)) => {
+                    said.push(format!("(I could not take my turn just now: {why} I will try again shortly.)"));
+                    break;
+                }
+            }
         }
-        Ok((loaded, said))
+        (loaded, said)
     }
 
     /// The bot plays its move in `loaded` (its turn); returns the game after
@@ -795,7 +801,7 @@ impl Core {
         }
         let loaded = self.load(record).ok()?;
         let bot = self.bot_color(&loaded.record)?;
-        let (after, words) = self.bot_turns(now, None, loaded).ok()?;
+        let (after, words) = self.bot_turns(now, None, loaded);
         if words.is_empty() {
             return None;
         }
@@ -805,13 +811,13 @@ impl Core {
 
     /// [`Core::bot_turns`] after a player's message, with what the bot did
     /// added to `text`.
-    fn with_bot(&self, msg: &Incoming, loaded: Loaded, text: &mut String) -> Result<Loaded, Refusal> {
-        let (after, words) = self.bot_turns(msg.at, msg.message_id.as_deref(), loaded)?;
+    fn with_bot(&self, msg: &Incoming, loaded: Loaded, text: &mut String) -> Loaded {
+        let (after, words) = self.bot_turns(msg.at, msg.message_id.as_deref(), loaded);
         for w in words {
             text.push(' ');
             text.push_str(&w);
         }
-        Ok(after)
+        after
     }
 
     /// The answer that shows a game against the bot after the bot's turns:
@@ -936,7 +942,7 @@ impl Core {
         if after.record.settings.bot_level.is_some() {
             // Against the bot: it answers at once, and the board stays on the player's side.
             view = to_move;
-            after = self.with_bot(msg, after, &mut text)?;
+            after = self.with_bot(msg, after, &mut text);
             if clash::between_rounds(&after) {
                 // The bot's move ended a round: its final position.
                 return Ok(vec![Reply { text, picture: self.round_picture(&after, view), buttons: Vec::new() }]);

@@ -426,7 +426,7 @@ impl Core {
                 // The bot sets up at once, and the round begins.
                 let mut text = format!("{me}'s army is ready: {}.", m.army(color).describe());
                 let after = Loaded { record: stored, game: loaded.game.clone(), clash: Some(m.clone()) };
-                let after = self.with_bot(msg, after, &mut text)?;
+                let after = self.with_bot(msg, after, &mut text);
                 return Ok(vec![self.shown(&after, color, text)]);
             }
             let text = format!(
@@ -448,7 +448,7 @@ impl Core {
         let after = self.load(stored)?;
         let mut text = format!("{me}'s army is ready. {}", Self::round_begins(&after.record, &m, round));
         // Against the bot, it opens the round if it has White.
-        let after = self.with_bot(msg, after, &mut text)?;
+        let after = self.with_bot(msg, after, &mut text);
         Ok(vec![self.shown(&after, color, text)])
     }
 
@@ -560,7 +560,7 @@ impl Core {
             // Against the bot: it raises or passes, or sets up, in the match's channel.
             let after = Loaded { record: stored.clone(), game: loaded.game.clone(), clash: Some(m.clone()) };
             let mut words = words;
-            let after = self.with_bot(msg, after, &mut words)?;
+            let after = self.with_bot(msg, after, &mut words);
             self.shown(&after, color, words)
         } else {
             Reply::text(words)
@@ -628,7 +628,7 @@ impl Core {
         if self.bot_color(&after.record).is_none() {
             return Ok(vec![Reply::text(std::mem::take(text))]);
         }
-        let after = self.with_bot(msg, after, text)?;
+        let after = self.with_bot(msg, after, text);
         Ok(vec![self.shown(&after, color, std::mem::take(text))])
     }
 
@@ -822,7 +822,7 @@ impl Core {
         };
         let picture = self.round_picture(&after, game.position().turn());
         // Against the bot: it goes on with its part of the next round.
-        self.with_bot(msg, after, &mut text)?;
+        self.with_bot(msg, after, &mut text);
         Ok(vec![Reply { text, picture, buttons: Vec::new() }])
     }
 
@@ -981,7 +981,7 @@ impl Core {
             return Ok(vec![Reply::text(text)]);
         }
         // Against the bot: it goes on with its part of the next round.
-        let after = self.with_bot(msg, after, &mut text)?;
+        let after = self.with_bot(msg, after, &mut text);
         Ok(vec![self.shown(&after, color, text)])
     }
 
