@@ -159,3 +159,24 @@ fn the_bot_answers_to_its_platform_name() {
     let answer = say(&core, "alice", first.unwrap(), 2, None);
     assert!(answer[0].text.contains("<@4242> played"), "the bot answers: {answer:?}");
 }
+
+#[test]
+fn a_bot_stopped_before_its_move_moves_on_the_clock_tick() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    say(&core, "alice", "/challenge @kibitz chess white level 3", 0, None);
+    // alice's move is stored, but the bot was stopped before it answered.
+    let channel = ChannelKey::new("test", "c1");
+    let r = core.store().player_game_in_channel(&channel, "alice").unwrap().unwrap();
+    let mv =
+        kibitz_storage::MoveRecord { text: "e2e4".into(), by: "alice".into(), at: Timestamp(1_000), message_id: None };
+    let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    core.store().apply_move(&r.key, r.version, mv, fen).unwrap();
+    assert!(core.tick(Timestamp(20_000), "test").is_empty(), "within a minute the bot may be answering still");
+    let notices = core.tick(Timestamp(HOUR), "test");
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(notices[0].1.text.contains("<@kibitz> played"), "{:?}", notices[0].1.text);
+    assert!(notices[0].1.text.contains("<@alice>, your move"), "{:?}", notices[0].1.text);
+    assert_eq!(moves_played(&core), 2);
+    assert!(core.tick(Timestamp(2 * HOUR), "test").is_empty());
+}
