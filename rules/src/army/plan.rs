@@ -47,11 +47,11 @@ impl Style {
 /// What a computer player did in one phase of the match.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// Bought (and placed) this army and confirmed it: the pieces bought,
-    /// after selling the `sold` ones, with the gold spent net.
+    /// Sold its army, bought (and placed) this one and confirmed it.
     Army {
-        /// Pieces sold first (the whole army but an Amazon: it is bought
-        /// back where it is kept).
+        /// Pieces sold first: the whole army but an Amazon, which cannot be
+        /// sold and stays (pieces kept are sold and bought back at the same
+        /// price).
         sold: Vec<PieceKind>,
         /// The army confirmed, with squares.
         army: Vec<ArmyPiece>,
@@ -66,6 +66,9 @@ pub enum Action {
 
 /// Acts for `color` if the match waits for it: its army phase, its sealed
 /// bid, or its raise. `Ok(None)` when it is not `color`'s part to act.
+///
+/// An army is bought in several steps; on an error `m` may be left between
+/// them, so act on a copy and keep it only on success.
 pub fn act(m: &mut Match, color: Color, style: Style) -> Result<Option<Action>, ArmyError> {
     match m.phase {
         Phase::Army { color: c } if c == color => {
