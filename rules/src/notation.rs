@@ -57,6 +57,10 @@ pub enum MoveError {
         /// The matching moves in SAN.
         candidates: Vec<String>,
     },
+    /// A power given to the King (Construction, C2: only non-royal pieces
+    /// receive powers).
+    #[error("the King on {0} cannot be given powers (C2): give them to another of your pieces")]
+    GrantToKing(Square),
     /// The game is over.
     #[error("the game is over")]
     GameOver,
@@ -324,6 +328,14 @@ impl Position {
             .map(|r| spellings.iter().filter(|x| r(x)).map(|x| x.mv).collect::<Vec<_>>())
             .find(|f| !f.is_empty())
             .unwrap_or_default();
+        // C2: a power given to the King gets the reason, not near misses.
+        let grant = self.variant().grants && (lower.contains('>') || lower.starts_with("give"));
+        if found.is_empty()
+            && grant
+            && let Some(square) = last_square(&body).filter(|&s| self.royal_square(self.turn()) == Some(s))
+        {
+            return Err(MoveError::GrantToKing(square));
+        }
         match found.len() {
             1 => Ok(found[0]),
             0 if !looks_like_move(&body) => Err(MoveError::Syntax(trimmed.to_string())),
