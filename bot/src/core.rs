@@ -266,13 +266,17 @@ impl Core {
                 continue;
             }
             let Some(days) = record.settings.days_per_move else { continue };
-            // A Clash round's clock starts with the round; there is none between rounds.
+            // A Clash round's clock starts with the round.
             let start = if record.clash.is_some() { record.updated_at } else { record.started_at };
             let since = record.moves.last().map_or(start, |m| m.at);
             let allowed = u64::from(days) * 86_400_000;
             let used = now.0.saturating_sub(since.0);
             let Ok(loaded) = self.load(record) else { continue };
             if clash::between_rounds(&loaded) {
+                // Between rounds the clock runs for the player the match waits for.
+                if let Some(text) = self.clock_between_rounds(now, &loaded, allowed) {
+                    notices.push((key.channel.clone(), Reply::text(text)));
+                }
                 continue;
             }
             let turn = loaded.game.position().turn();

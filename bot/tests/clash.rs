@@ -366,22 +366,51 @@ fn between_rounds_resigning_gives_up_the_match_and_before_any_round_it_may_be_ab
     assert!(given_up.contains("1-0: <@alice> wins (resignation)"), "{given_up}");
 }
 
+/// Between rounds the clock runs for the player the match waits for; each
+/// of their steps starts it again. Running out loses the match (there is no
+/// round to lose; giving up between rounds does the same).
+#[test]
+fn running_out_of_time_between_rounds_loses_the_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "days 1");
+    let reminded = core.tick(Timestamp(18 * HOUR + 1), "test");
+    assert_eq!(reminded.len(), 1, "{reminded:?}");
+    assert!(
+        reminded[0].1.text.contains("<@alice>, game") && reminded[0].1.text.contains("(the army phase): 6 hours left"),
+        "{}",
+        reminded[0].1.text
+    );
+    assert!(core.tick(Timestamp(19 * HOUR), "test").is_empty(), "one reminder");
+    // alice buys at hour 20: her clock starts again.
+    send(&core, "alice", "c1", false, "/buy king", 20 * HOUR, None);
+    assert!(core.tick(Timestamp(30 * HOUR), "test").is_empty());
+    let end = core.tick(Timestamp(44 * HOUR + 1), "test");
+    assert_eq!(end.len(), 1, "{end:?}");
+    let text = &end[0].1.text;
+    assert!(
+        text.contains("<@alice> ran out of time for the army phase and loses the match. 0-1: <@bob> wins (time)"),
+        "{text}"
+    );
+    let channel = ChannelKey::new("test", "c1");
+    assert!(core.store().player_game_in_channel(&channel, "alice").unwrap().is_none());
+}
+
 #[test]
 fn running_out_of_time_loses_the_round_and_the_leader() {
     let dir = tempfile::tempdir().unwrap();
     let core = core(dir.path());
     start(&core, "days 1");
-    // No clock between rounds.
-    assert!(core.tick(Timestamp(100 * HOUR), "test").is_empty());
+    assert!(core.tick(Timestamp(10 * HOUR), "test").is_empty());
     for line in ["/buy king", "/buy pawn e2", "/ready"] {
         say(&core, "alice", line);
     }
     say(&core, "bob", "/buy king");
-    // The round starts at hour 100: its clock starts then.
-    let begun = texts(&send(&core, "bob", "c1", false, "/ready", 100 * HOUR, None));
+    // The round starts at hour 20: its clock starts then.
+    let begun = texts(&send(&core, "bob", "c1", false, "/ready", 20 * HOUR, None));
     assert!(begun.contains("Round 1 begins"), "{begun}");
-    assert!(core.tick(Timestamp(110 * HOUR), "test").is_empty());
-    let end = core.tick(Timestamp(124 * HOUR + 1), "test");
+    assert!(core.tick(Timestamp(30 * HOUR), "test").is_empty());
+    let end = core.tick(Timestamp(44 * HOUR + 1), "test");
     assert_eq!(end.len(), 1, "{end:?}");
     let text = &end[0].1.text;
     assert!(text.contains("<@alice> ran out of time"), "{text}");

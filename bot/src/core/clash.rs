@@ -269,9 +269,60 @@ impl Core {
         applied(self.store.update_game(&r.key, r.version, message_id, |g| {
             write_match(g, m)?;
             g.updated_at = at;
+            // The clock between rounds starts again, with its reminder.
+            g.reminded_at = None;
             change(g);
             Ok(())
         }))
+    }
+
+    /// The correspondence clock between the rounds of a match (`days N`):
+    /// the player the match waits for (an army phase, a missing sealed bid,
+    /// a raise) is reminded at three quarters of the time and loses the
+    /// match when it runs out. The notice to post, if any.
+    pub(super) fn clock_between_rounds(&self, now: Timestamp, l: &Loaded, allowed: u64) -> Option<String> {
+        let m = l.clash.as_ref()?;
+        let (color, what) = match m.phase {
+            Phase::Army { color } => (color, "the army phase"),
+            Phase::Raising { to_move } => (to_move, "a raise or a pass"),
+            Phase::Bidding => {
+                let bids = m.auction.as_ref().map_or([None, None], |a| a.bids);
+                match bids {
+                    [Some(_), None] => (Color::Black, "a sealed bid"),
+                    [None, Some(_)] => (Color::White, "a sealed bid"),
+                    // Both or neither: nobody in particular holds the match up.
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let r = &l.record;
+        let used = now.0.saturating_sub(r.updated_at.0);
+        let player = Self::player_name(r, color);
+        let id = r.key.id.as_str();
+        if used >= allowed {
+            let end = GameEnd { outcome: outcome_of(Some(!color)), reason: "time".into(), at: now, message_id: None };
+            let finished = self.store.finish_game(&r.key, r.version, &end).ok()?;
+            return Some(format!(
+                "Game {id}: {player} ran out of time for {what} and loses the match. {}",
+                result_words(&finished, Some(!color), "time")
+            ));
+        }
+        if used >= allowed / 4 * 3 && r.reminded_at.is_none() {
+            self.store
+                .update_game(&r.key, r.version, None, |g| {
+                    g.reminded_at = Some(now);
+                    Ok(())
+                })
+                .ok()?;
+            let hours = (allowed - used).div_ceil(3_600_000);
+            return Some(format!(
+                "{player}, game {id} waits for you ({what}): {} hour{} left before you lose the match on time.",
+                hours,
+                if hours == 1 { "" } else { "s" }
+            ));
+        }
+        None
     }
 
     /// The armies as they stand, on the board.
