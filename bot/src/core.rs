@@ -727,7 +727,7 @@ impl Core {
     /// with a sentence saying so; the clock tick tries again later.
     fn bot_turns(&self, at: Timestamp, message_id: Option<&str>, mut loaded: Loaded) -> (Loaded, Vec<String>) {
         let mut said = Vec::new();
-        // Each step moves the game on; a match has a few dozen at most.
+        // Each step moves the game on; one message sets off a handful at most.
         for step in 0..64 {
             let Some(bot) = self.bot_color(&loaded.record) else { break };
             if loaded.record.result.is_some() {

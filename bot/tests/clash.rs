@@ -86,21 +86,29 @@ fn ultimate(core: &Core) -> GameRecord {
     m.half_points = [2, 2];
     m.phase = Phase::Playing { round: ULTIMATE_ROUND };
     m.draw_odds = Some(Color::Black);
-    let clash = ClashMatch { state: Some(serde_json::to_value(&m).unwrap()), round: 3, ..ClashMatch::default() };
-    core.store()
-        .create_game(
-            &ChannelKey::new("test", "c1"),
-            &NewGame {
-                variant: "clash".into(),
-                white: "alice".into(),
-                black: "bob".into(),
-                settings: GameSettings::default(),
-                start_fen: m.start_fen(),
-                at: Timestamp(1),
-                clash: Some(clash),
-            },
-        )
-        .unwrap()
+    stored_match(core, &m, "bob", &m.start_fen())
+}
+
+/// Stores the match `m` in c1 from `start_fen`, alice White against
+/// `black` (against the bot, at level 8).
+fn stored_match(core: &Core, m: &Match, black: &str, start_fen: &str) -> GameRecord {
+    let clash =
+        ClashMatch { state: Some(serde_json::to_value(m).unwrap()), round: m.round.into(), ..ClashMatch::default() };
+    let settings = if black == "kibitz" {
+        GameSettings { bot_level: Some(8), rated: false, ..GameSettings::default() }
+    } else {
+        GameSettings::default()
+    };
+    let new = NewGame {
+        variant: "clash".into(),
+        white: "alice".into(),
+        black: black.into(),
+        settings,
+        start_fen: start_fen.into(),
+        at: Timestamp(1),
+        clash: Some(clash),
+    };
+    core.store().create_game(&ChannelKey::new("test", "c1"), &new).unwrap()
 }
 
 #[test]
@@ -485,22 +493,7 @@ fn second_round_against_the_bot(core: &Core) -> GameRecord {
     m.half_points = [2, 0];
     m.gold = [100, 60];
     m.phase = Phase::Playing { round: 2 };
-    let clash = ClashMatch { state: Some(serde_json::to_value(&m).unwrap()), round: 2, ..ClashMatch::default() };
-    let settings = GameSettings { bot_level: Some(8), rated: false, ..GameSettings::default() };
-    core.store()
-        .create_game(
-            &ChannelKey::new("test", "c1"),
-            &NewGame {
-                variant: "clash".into(),
-                white: "alice".into(),
-                black: "kibitz".into(),
-                settings,
-                start_fen: m.start_fen(),
-                at: Timestamp(1),
-                clash: Some(clash),
-            },
-        )
-        .unwrap()
+    stored_match(core, &m, "kibitz", &m.start_fen())
 }
 
 #[test]
@@ -556,18 +549,7 @@ fn round_against_the_bot(core: &Core, white: &[(PieceKind, &str)], black: &[(Pie
         }
     }
     m.phase = Phase::Playing { round: 1 };
-    let clash = ClashMatch { state: Some(serde_json::to_value(&m).unwrap()), round: 1, ..ClashMatch::default() };
-    let settings = GameSettings { bot_level: Some(8), rated: false, ..GameSettings::default() };
-    let new = NewGame {
-        variant: "clash".into(),
-        white: "alice".into(),
-        black: "kibitz".into(),
-        settings,
-        start_fen: fen.into(),
-        at: Timestamp(1),
-        clash: Some(clash),
-    };
-    core.store().create_game(&ChannelKey::new("test", "c1"), &new).unwrap();
+    stored_match(core, &m, "kibitz", fen);
 }
 
 #[test]

@@ -597,16 +597,7 @@ impl Core {
                 gold_text(quarters)
             ))]);
         }
-        let bids = m.auction.as_ref().map_or([None, None], |a| a.bids);
-        let shown = |c: Color| bids[c.index()].map_or_else(|| "?".to_string(), gold_text);
-        let words = format!(
-            "Game {id}: both sealed bids for the Amazon are in: {} bid {}, {} bid {}. {}",
-            Self::player_name(r, Color::White),
-            shown(Color::White),
-            Self::player_name(r, Color::Black),
-            shown(Color::Black),
-            self.auction_words(r, &before, &m)
-        );
+        let words = format!("Game {id}: both {}", self.bids_words(r, &before, &m));
         let notice = if self.bot_color(r).is_some() {
             // Against the bot: it raises or passes, or sets up, in the match's channel.
             let after = Loaded { record: stored.clone(), game: loaded.game.clone(), clash: Some(m.clone()) };
@@ -622,6 +613,20 @@ impl Core {
             "Your sealed bid of {} gold is in, and so is {other}'s. {words}",
             gold_text(quarters)
         ))])
+    }
+
+    /// "sealed bids for the Amazon are in: ..." with what the auction came to.
+    fn bids_words(&self, r: &GameRecord, before: &Match, m: &Match) -> String {
+        let bids = m.auction.as_ref().map_or([None, None], |a| a.bids);
+        let shown = |c: Color| bids[c.index()].map_or_else(|| "?".to_string(), gold_text);
+        format!(
+            "sealed bids for the Amazon are in: {} bid {}, {} bid {}. {}",
+            Self::player_name(r, Color::White),
+            shown(Color::White),
+            Self::player_name(r, Color::Black),
+            shown(Color::Black),
+            self.auction_words(r, before, m)
+        )
     }
 
     /// What the auction came to: the raising to begin, or who took the Amazon.
@@ -662,14 +667,7 @@ impl Core {
         let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
         m.raise(color).map_err(army_refusal)?;
         let Some(stored) = self.save_match(msg, &loaded, &m, |_| {})? else { return Ok(Vec::new()) };
-        let standing = m.auction.as_ref().and_then(|a| a.standing).unwrap_or(0);
-        let mut text = format!(
-            "{} raises the bid to {} gold. {}: /raise to {}, or /pass.",
-            mention(&msg.sender.id),
-            gold_text(standing),
-            Self::player_name(&loaded.record, !color),
-            gold_text(standing + kibitz_rules::army::BID_STEP)
-        );
+        let mut text = raise_words(&loaded.record, &m, color);
         let after = Loaded { record: stored, game: loaded.game.clone(), clash: Some(m) };
         self.after_auction_step(msg, after, color, &mut text)
     }
@@ -983,27 +981,13 @@ impl Core {
                          AMOUNT."
                     )
                 } else {
-                    let bids = next.auction.as_ref().map_or([None, None], |a| a.bids);
-                    let shown = |c: Color| bids[c.index()].map_or_else(|| "?".to_string(), gold_text);
-                    format!(
-                        "Both sealed bids for the Amazon are in: {} bid {}, {} bid {}. {}",
-                        Self::player_name(&stored, Color::White),
-                        shown(Color::White),
-                        Self::player_name(&stored, Color::Black),
-                        shown(Color::Black),
-                        self.auction_words(&stored, m, &next)
-                    )
+                    format!("Both {}", self.bids_words(&stored, m, &next))
                 };
                 (keep(stored), words)
             }
             plan::Action::Raise => {
                 let Some(stored) = self.store_match(at, None, loaded, &next, |_| {})? else { return Ok(None) };
-                let standing = next.auction.as_ref().and_then(|a| a.standing).unwrap_or(0);
-                let words = format!(
-                    "{me} raises the bid to {} gold. {you}: /raise to {}, or /pass.",
-                    gold_text(standing),
-                    gold_text(standing + kibitz_rules::army::BID_STEP)
-                );
+                let words = raise_words(&stored, &next, bot);
                 (keep(stored), words)
             }
             plan::Action::Pass => {
@@ -1048,6 +1032,18 @@ impl Core {
             mention(&msg.sender.id)
         ))])
     }
+}
+
+/// "alice raises the bid to 6.00 gold. bob: /raise to 6.50, or /pass."
+fn raise_words(r: &GameRecord, m: &Match, by: Color) -> String {
+    let standing = m.auction.as_ref().and_then(|a| a.standing).unwrap_or(0);
+    format!(
+        "{} raises the bid to {} gold. {}: /raise to {}, or /pass.",
+        mention(r.player(colour_of(by))),
+        gold_text(standing),
+        mention(r.player(colour_of(!by))),
+        gold_text(standing + kibitz_rules::army::BID_STEP)
+    )
 }
 
 /// The panel beside an army picture: gold, points and how full each class

@@ -91,7 +91,7 @@ pub fn act(m: &mut Match, color: Color, style: Style) -> Result<Option<Action>, 
             Ok(Some(Action::Army { sold, army: target }))
         }
         Phase::Bidding if m.auction.as_ref().is_none_or(|a| a.bids[color.index()].is_none()) => {
-            let bid = choose_bid(m, color, style);
+            let bid = bid_limit(m, color, style);
             m.bid(color, bid)?;
             Ok(Some(Action::Bid(bid)))
         }
@@ -163,18 +163,10 @@ const BISHOP_PAIR: i32 = 40;
 /// and Queens would otherwise use.
 const FILE_CLOSED: i32 = 20;
 
-const LIGHTS: [PieceKind; 5] =
-    [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rabbit, PieceKind::Elephant, PieceKind::Waffle];
-const HEAVIES: [PieceKind; 5] =
-    [PieceKind::Rook, PieceKind::Hawk, PieceKind::General, PieceKind::Kite, PieceKind::WarMachine];
-const JEWELS: [PieceKind; 6] = [
-    PieceKind::Queen,
-    PieceKind::Chancellor,
-    PieceKind::Archbishop,
-    PieceKind::Jester,
-    PieceKind::Rogue,
-    PieceKind::Phoenix,
-];
+/// The pieces of `class` that may be bought (not the auctioned Amazon).
+fn for_sale(class: PieceClass) -> Vec<PieceKind> {
+    PieceKind::ALL.into_iter().filter(|k| k.class() == class && k.cost_quarters().is_some()).collect()
+}
 
 fn cost(kind: PieceKind) -> u32 {
     kind.cost_quarters().unwrap_or(0)
@@ -274,10 +266,10 @@ pub fn choose_army(m: &Match, color: Color, style: Style) -> Vec<ArmyPiece> {
     let jewels: Vec<Option<PieceKind>> = if amazon {
         vec![Some(PieceKind::Amazon)]
     } else {
-        std::iter::once(None).chain(JEWELS.iter().copied().map(Some)).collect()
+        std::iter::once(None).chain(for_sale(PieceClass::Jewel).into_iter().map(Some)).collect()
     };
-    let heavies = multisets(&HEAVIES, PieceClass::Heavy.limit(), PieceClass::Heavy.limit());
-    let lights = multisets(&LIGHTS, PieceClass::Light.limit(), 2);
+    let heavies = multisets(&for_sale(PieceClass::Heavy), PieceClass::Heavy.limit(), PieceClass::Heavy.limit());
+    let lights = multisets(&for_sale(PieceClass::Light), PieceClass::Light.limit(), 2);
     let leader = cost(PieceKind::King);
     // Calls `f` with every affordable army and its score.
     let each = |f: &mut dyn FnMut(&Seen)| {
@@ -366,7 +358,8 @@ fn place(color: Color, c: &Candidate) -> Vec<ArmyPiece> {
     out
 }
 
-/// The most `color` would pay for the Amazon, in quarters (CA14).
+/// The most `color` would pay for the Amazon, in quarters (CA14): its
+/// sealed bid, and how far it raises after equal bids.
 ///
 /// The lower bidder gets draw odds. With equal points (1-1) the Amazon and
 /// the draw odds are worth about the same, and the computer bids a few gold.
@@ -383,9 +376,4 @@ pub fn bid_limit(m: &Match, color: Color, style: Style) -> u32 {
     // 3 to 6 gold, in half-gold steps, by the seed.
     let steps = (mix(style.seed ^ 0xa5a5) % 7) as u32;
     (12 + steps * BID_STEP).min(m.gold(color) / BID_STEP * BID_STEP)
-}
-
-/// The sealed bid `color` sends (CA14): its limit.
-pub fn choose_bid(m: &Match, color: Color, style: Style) -> u32 {
-    bid_limit(m, color, style)
 }
