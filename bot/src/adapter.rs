@@ -58,3 +58,74 @@ pub async fn clock_loop<F, Fut>(
         }
     }
 }
+
+/// Serial queues by key (a chat): jobs of one key run one after another in
+/// the order given, different keys at once. A queue's worker ends after a
+/// while without work and starts again with the next job.
+pub struct Lanes<J> {
+    queues: std::sync::Mutex<std::collections::HashMap<i64, tokio::sync::mpsc::UnboundedSender<J>>>,
+    workers: std::sync::Mutex<tokio::task::JoinSet<()>>,
+    idle: Duration,
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl<J: Send + 'static> Lanes<J> {
+    /// Lanes whose workers end after `idle` without work.
+    pub fn new(idle: Duration) -> Lanes<J> {
+        Lanes { queues: std::sync::Mutex::default(), workers: std::sync::Mutex::default(), idle }
+    }
+
+    /// Queues `job` for `key`; `work` does one job (a new worker is started
+    /// with it when the key has none).
+    pub fn push<W, Fut>(self: &Arc<Self>, key: i64, job: J, work: W)
+    where
+        W: Fn(J) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let mut queues = lock(&self.queues);
+        let job = match queues.get(&key) {
+            Some(tx) => match tx.send(job) {
+                Ok(()) => return,
+                Err(tokio::sync::mpsc::error::SendError(job)) => job, // the worker just went idle
+            },
+            None => job,
+        };
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let _ = tx.send(job);
+        queues.insert(key, tx);
+        let mut workers = lock(&self.workers);
+        while workers.try_join_next().is_some() {}
+        let lanes = self.clone();
+        workers.spawn(async move {
+            loop {
+                match tokio::time::timeout(lanes.idle, rx.recv()).await {
+                    Ok(Some(job)) => work(job).await,
+                    Ok(None) => break,
+                    Err(_) => {
+                        rx.close();
+                        while let Ok(job) = rx.try_recv() {
+                            work(job).await;
+                        }
+                        let mut queues = lock(&lanes.queues);
+                        if queues.get(&key).is_some_and(|tx| tx.is_closed()) {
+                            queues.remove(&key);
+                        }
+                        break;
+                    }
+                }
+            }
+        });
+    }
+
+    /// Takes no more jobs and waits up to `limit` for the queued ones;
+    /// `false` if some were still running.
+    pub async fn drain(&self, limit: Duration) -> bool {
+        lock(&self.queues).clear();
+        let mut workers = std::mem::take(&mut *lock(&self.workers));
+        let all = async { while workers.join_next().await.is_some() {} };
+        tokio::time::timeout(limit, all).await.is_ok()
+    }
+}

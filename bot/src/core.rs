@@ -134,12 +134,21 @@ impl From<StoreError> for Refusal {
 
 type Answer = Result<Vec<Reply>, Refusal>;
 
+thread_local! {
+    /// Set when the message being handled on this thread turns out to have
+    /// been applied already (see [`Core::handle_once`]).
+    static REPLAYED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// The result of a store change, with a retried delivery of a message that
 /// was applied already as `None`: it gets no second answer.
 fn applied<T>(result: Result<T, StoreError>) -> Result<Option<T>, Refusal> {
     match result {
         Ok(v) => Ok(Some(v)),
-        Err(StoreError::AlreadyApplied { .. }) => Ok(None),
+        Err(StoreError::AlreadyApplied { .. }) => {
+            REPLAYED.with(|r| r.set(true));
+            Ok(None)
+        }
         Err(StoreError::Conflict { .. }) => {
             refuse("The game changed while your message was on its way; look at /board and try again.")
         }
@@ -246,6 +255,78 @@ impl Core {
             Ok(cmd) => self.run(msg, cmd),
         };
         answer.unwrap_or_else(|Refusal(text)| vec![Reply::text(text)])
+    }
+
+    /// Answers a message that may have been handled before without its
+    /// answer reaching anyone: the bot stopped after the change was stored
+    /// and before its replies were. Such a message is answered with what it
+    /// did and the game as it stands ([`Core::recap`]); any other message as
+    /// [`Core::handle`] answers it.
+    pub fn handle_once(&self, msg: &Incoming) -> Vec<Reply> {
+        REPLAYED.with(|r| r.set(false));
+        let replies = self.handle(msg);
+        let replayed = REPLAYED.with(|r| r.replace(false));
+        if replayed && replies.is_empty() { self.recap(msg) } else { replies }
+    }
+
+    /// What the message `msg` did, found in the game it changed: the moves
+    /// it (and the bot after it) played, and the game as it stands.
+    pub fn recap(&self, msg: &Incoming) -> Vec<Reply> {
+        let Some(id) = msg.message_id.as_deref() else { return Vec::new() };
+        let channel = Self::channel(msg);
+        let ours = |m: &str| m == id || m.strip_prefix(id).is_some_and(|rest| rest.starts_with(':'));
+        let mut records: Vec<GameRecord> =
+            self.store.games_in_channel(&channel).unwrap_or_default().into_iter().filter_map(|(_, g)| g.ok()).collect();
+        if let Ok(done) = self.store.archived_games_of(&msg.platform, &msg.sender.id, 5) {
+            records.extend(done.into_iter().filter(|(k, _)| k.channel == channel).filter_map(|(_, g)| g.ok()));
+        }
+        let Some(record) = records.into_iter().find(|g| g.applied_messages.iter().any(|m| ours(m))) else {
+            return Vec::new();
+        };
+        let Ok(loaded) = self.load(record) else { return Vec::new() };
+        let mut said = Vec::new();
+        if let Some(v) = Variant::by_id(&loaded.record.variant)
+            && let Ok(start) = Position::from_fen(v, &loaded.record.start_fen)
+        {
+            let mut game = Game::from_position(start);
+            for m in &loaded.record.moves {
+                let Some(mv) = game.legal_moves().into_iter().find(|x| game.position().canonical(x) == m.text) else {
+                    break;
+                };
+                let Ok(played) = game.play(mv) else { break };
+                if m.message_id.as_deref().is_some_and(ours) {
+                    said.push(format!("{} played {}.", mention(&m.by), played.san));
+                }
+            }
+        }
+        let r = &loaded.record;
+        let mut text = format!("Game {}: ", r.key.id.as_str());
+        if !said.is_empty() {
+            text.push_str(&said.join(" "));
+            text.push(' ');
+        }
+        if let Some(res) = &r.result {
+            let winner = match res.outcome {
+                Outcome::WhiteWins => Some(Color::White),
+                Outcome::BlackWins => Some(Color::Black),
+                _ => None,
+            };
+            text.push_str(&result_words(r, winner, &res.reason));
+        } else {
+            text.push_str(&game_line(&loaded));
+            text.push('.');
+            if !clash::between_rounds(&loaded) && loaded.game.outcome().is_none() {
+                let next = r.player(colour_of(loaded.game.position().turn())).to_string();
+                if !self.is_bot(&next) {
+                    let _ = write!(text, " {}, your move.", mention(&next));
+                }
+            }
+        }
+        let view = match r.colour_of(&msg.sender.id) {
+            Some(Colour::Black) => Color::Black,
+            _ => Color::White,
+        };
+        vec![self.shown(&loaded, view, text)]
     }
 
     /// Runs the correspondence clocks of `platform`'s games at time `now`: a

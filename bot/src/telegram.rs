@@ -7,13 +7,21 @@
 //! callback data is the button's command. A pressed button runs that command
 //! as its presser, in the chat of the message it sits under.
 //!
-//! Each chat has a worker that handles its messages in order and keeps
+//! Nothing is lost (see [`crate::relay`]): an update is confirmed to
+//! Telegram (by the offset of a later `getUpdates`) only once it is handled
+//! and its replies are stored in the outbox; until then Telegram hands it
+//! out again after a crash. Each chat's updates are handled in order, apart
+//! from its replies: a second queue per chat sends what the outbox holds at
 //! Telegram's pace for the chat (a message a second, twenty a minute in
-//! groups), waiting out 429s; chats do not wait for one another. On shutdown
-//! polling stops, every update already received is answered, and the last
-//! offset is confirmed so nothing is delivered twice.
+//! groups), waiting out 429s, so a slow pace never holds back handling, and
+//! chats do not wait for one another. Replies owed at a restart are sent
+//! first. The clocks start once the updates that came while the bot was away
+//! are handled. On shutdown polling stops, every update received is handled
+//! and confirmed, and replies still owed after a while wait for the next
+//! start.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,12 +32,12 @@ use teloxide::types::{
     AllowedUpdate, BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, MessageEntity, MessageEntityKind,
     UpdateKind,
 };
-use tokio::sync::mpsc;
-use tokio::task::JoinSet;
+use tokio::sync::watch;
 
-use crate::adapter::{self, Shutdown};
+use crate::adapter::{Lanes, Shutdown};
 use crate::command::{self, Command};
-use crate::core::{Button, Core, Incoming, Reply, User};
+use crate::core::{Button, Core, Incoming, User};
+use crate::relay::{Delivery, Relay};
 
 /// The platform name the adapter uses in the store.
 pub const PLATFORM: &str = "telegram";
@@ -47,6 +55,8 @@ const CALLBACK_DATA_LIMIT: usize = 64;
 const KEYBOARD_MEMORY: usize = 4096;
 /// A chat's worker ends after this long without work.
 const WORKER_IDLE: Duration = Duration::from_secs(300);
+/// How long the poll waits for an update in flight before asking again.
+const IN_FLIGHT_PAUSE: Duration = Duration::from_millis(250);
 /// How long shutdown waits for the chats' queues to empty.
 const DRAIN_LIMIT: Duration = Duration::from_secs(30);
 /// How often the correspondence clocks are looked at.
@@ -79,32 +89,56 @@ pub async fn run(core: Arc<Core>, token: String, api_url: Option<String>, shutdo
         tracing::warn!("could not register the command list: {e}");
     }
 
-    let chats = Arc::new(Chats::new(bot.clone(), core.clone()));
+    let relay = Arc::new(Relay::new(core, PLATFORM));
+    relay.forget_old();
+    let chats = Arc::new(Chats::new(bot.clone(), relay.clone(), shutdown.clone()));
+    // Replies owed from before a restart go first.
+    for owed in relay.owed() {
+        chats.deliver(owed);
+    }
+    // The clocks wait until the updates that came while the bot was away
+    // are handled: a move sent in time is not lost on time.
+    let (backlog_done, backlog) = watch::channel(false);
     let clock = {
         let chats = chats.clone();
-        tokio::spawn(adapter::clock_loop(core, PLATFORM, CLOCK_EVERY, shutdown.clone(), move |channel, reply| {
-            let chats = chats.clone();
-            async move {
-                match channel.channel.parse::<i64>() {
-                    Ok(id) => chats.enqueue(ChatId(id), Job::Post(reply)),
-                    Err(_) => {
-                        tracing::warn!(channel = %channel.channel, "a clock notice for a chat that is no chat id")
-                    }
+        let mut shutdown = shutdown.clone();
+        let mut backlog = backlog;
+        tokio::spawn(async move {
+            tokio::select! {
+                r = backlog.wait_for(|done| *done) => if r.is_err() { return },
+                _ = shutdown.wait_for(|stop| *stop) => return,
+            }
+            let mut interval = tokio::time::interval(CLOCK_EVERY);
+            loop {
+                tokio::select! {
+                    _ = interval.tick() => {}
+                    _ = shutdown.changed() => return,
+                }
+                match chats.relay.tick(Timestamp::now()).await {
+                    Ok(notices) => notices.into_iter().for_each(|n| chats.deliver(n)),
+                    Err(e) => tracing::warn!("the clocks could not store their notices: {e}"),
                 }
             }
-        }))
+        })
     };
 
-    let offset = poll(&bot, &chats, &username, shutdown).await;
+    poll(&bot, &chats, &username, shutdown, backlog_done).await;
 
     let _ = clock.await;
-    chats.drain().await;
-    // Confirm what was handled, so that it is not delivered again.
+    // Every update received is handled, then confirmed.
+    if !chats.handlers.drain(DRAIN_LIMIT).await {
+        tracing::warn!("updates still being handled at shutdown are left for the next start");
+    }
+    let offset = chats.updates.offset();
     if offset > 0 {
-        let confirm = bot.get_updates().offset(offset).limit(1).timeout(0).send();
+        let confirm = bot.get_updates().offset(offset as i32).limit(1).timeout(0).send();
         if let Err(e) = tokio::time::timeout(Duration::from_secs(5), confirm).await.unwrap_or(Ok(Vec::new())) {
             tracing::warn!("could not confirm the last updates: {e}");
         }
+    }
+    // Replies still owed stay in the outbox for the next start.
+    if !chats.senders.drain(DRAIN_LIMIT).await {
+        tracing::info!("replies still owed at shutdown are sent at the next start");
     }
     tracing::info!("Telegram adapter stopped");
     Ok(())
@@ -138,25 +172,93 @@ async fn connect(bot: &Bot, mut shutdown: Shutdown) -> Result<Option<teloxide::t
     }
 }
 
-/// Long polling until shutdown. Returns the offset that confirms every update
-/// received.
-async fn poll(bot: &Bot, chats: &Arc<Chats>, username: &str, mut shutdown: Shutdown) -> i32 {
-    let mut offset = 0;
+/// The updates received and not yet handled, and so the offset that
+/// confirms every update handled (and none other).
+#[derive(Default)]
+struct Updates {
+    state: Mutex<UpdatesState>,
+    progress: tokio::sync::Notify,
+}
+
+#[derive(Default)]
+struct UpdatesState {
+    /// Received, not yet handled.
+    in_flight: BTreeSet<i64>,
+    /// The highest update id received.
+    newest: Option<i64>,
+}
+
+impl Updates {
+    /// Takes an update in; `false` if it was received before.
+    fn receive(&self, id: i64) -> bool {
+        let mut s = lock(&self.state);
+        if s.newest.is_some_and(|n| id <= n) {
+            return false;
+        }
+        s.newest = Some(id);
+        s.in_flight.insert(id);
+        true
+    }
+
+    /// The update `id` is handled and its result stored.
+    fn done(&self, id: i64) {
+        lock(&self.state).in_flight.remove(&id);
+        self.progress.notify_waiters();
+    }
+
+    fn idle(&self) -> bool {
+        lock(&self.state).in_flight.is_empty()
+    }
+
+    /// The offset to confirm with: below the oldest update still in flight.
+    fn offset(&self) -> i64 {
+        let s = lock(&self.state);
+        match (s.in_flight.first(), s.newest) {
+            (Some(&oldest), _) => oldest,
+            (None, Some(newest)) => newest + 1,
+            (None, None) => 0,
+        }
+    }
+}
+
+/// Long polling until shutdown. An update is confirmed (by the offset of a
+/// later `getUpdates`) only once it is handled and its result stored; until
+/// then Telegram hands it out again, and it is recognised by its id.
+async fn poll(bot: &Bot, chats: &Arc<Chats>, username: &str, mut shutdown: Shutdown, backlog: watch::Sender<bool>) {
     let mut backoff = Backoff::default();
     while !*shutdown.borrow() {
+        // With updates in flight, Telegram answers at once with them again:
+        // wait for one to be handled (or a moment) before asking.
+        if !chats.updates.idle() {
+            let progress = chats.updates.progress.notified();
+            tokio::select! {
+                _ = progress => {}
+                _ = tokio::time::sleep(IN_FLIGHT_PAUSE) => {}
+                _ = shutdown.changed() => break,
+            }
+        }
+        let waiting = *backlog.borrow() && chats.updates.idle();
         let request = bot
             .get_updates()
-            .offset(offset)
-            .timeout(POLL_SECONDS)
+            .offset(chats.updates.offset() as i32)
+            .timeout(if waiting { POLL_SECONDS } else { 0 })
             .allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery])
             .send();
         let wait = tokio::select! {
             r = request => match r {
                 Ok(updates) => {
                     backoff = Backoff::default();
+                    let mut new = 0;
                     for update in updates {
-                        offset = offset.max(update.id.0 as i32 + 1);
-                        chats.dispatch(update, username);
+                        let id = i64::from(update.id.0);
+                        if chats.updates.receive(id) {
+                            new += 1;
+                            chats.dispatch(id, update, username);
+                        }
+                    }
+                    if new == 0 && chats.updates.idle() && !*backlog.borrow() {
+                        tracing::info!("the updates that came while the bot was away are handled");
+                        let _ = backlog.send(true);
                     }
                     continue;
                 }
@@ -174,7 +276,6 @@ async fn poll(bot: &Bot, chats: &Arc<Chats>, username: &str, mut shutdown: Shutd
             _ = shutdown.changed() => break,
         }
     }
-    offset
 }
 
 /// Exponential backoff: 1 s doubling to 30 s.
@@ -317,21 +418,41 @@ pub fn core_text(text: &str, bot_username: &str) -> Option<String> {
     Some(out)
 }
 
+/// The byte index in `text` of the UTF-16 offset `units`, as Telegram counts
+/// entity offsets; `None` past the end or inside a character.
+fn byte_index(text: &str, units: usize) -> Option<usize> {
+    let mut seen = 0;
+    for (i, c) in text.char_indices() {
+        if seen == units {
+            return Some(i);
+        }
+        if seen > units {
+            return None;
+        }
+        seen += c.len_utf16();
+    }
+    (seen == units).then_some(text.len())
+}
+
 /// Mentions of users without a username arrive as text mentions (a name
-/// with the user attached): they become `@ID` like typed mentions.
+/// with the user attached): they become `@ID` like typed mentions. Entities
+/// come from the client and are not trusted: one whose offsets do not fall
+/// on characters of the text, or that overlaps an earlier one, is ignored.
 fn with_text_mentions(msg: &Message, text: &str) -> String {
-    let Some(entities) = msg.parse_entities() else { return text.to_string() };
+    let Some(entities) = msg.entities() else { return text.to_string() };
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for e in entities {
-        if let MessageEntityKind::TextMention { user } = e.kind()
-            && e.start() >= last
-        {
-            out.push_str(&text[last..e.start()]);
-            out.push('@');
-            out.push_str(&player_id(user));
-            last = e.end();
+        let MessageEntityKind::TextMention { user } = &e.kind else { continue };
+        let Some(end_units) = e.offset.checked_add(e.length) else { continue };
+        let (Some(start), Some(end)) = (byte_index(text, e.offset), byte_index(text, end_units)) else { continue };
+        if start < last || end < start {
+            continue;
         }
+        out.push_str(&text[last..start]);
+        out.push('@');
+        out.push_str(&player_id(user));
+        last = end;
     }
     out.push_str(&text[last..]);
     out
@@ -586,22 +707,28 @@ impl Pace {
 
 // ---- the chats ----
 
-enum Job {
-    /// A message (or a pressed button) to answer.
-    Handle(Incoming),
-    /// A notice to post.
-    Post(Reply),
+/// An update to handle: its id, and the message for the core.
+struct Job {
+    update: i64,
+    msg: Incoming,
 }
 
 /// The chats' workers and what they share.
 struct Chats {
     bot: Bot,
-    core: Arc<Core>,
+    relay: Arc<Relay>,
     keyboards: Mutex<Keyboards>,
     /// Names of users without a username, for mentions of them.
     names: Mutex<HashMap<String, String>>,
-    queues: Mutex<HashMap<i64, mpsc::UnboundedSender<Job>>>,
-    workers: Mutex<JoinSet<()>>,
+    /// The updates in flight.
+    updates: Updates,
+    /// Each chat's updates, handled in order.
+    handlers: Arc<Lanes<Job>>,
+    /// Each chat's owed replies, sent in order at the chat's pace.
+    senders: Arc<Lanes<Delivery>>,
+    /// Each chat's pace.
+    paces: Mutex<HashMap<i64, Pace>>,
+    shutdown: Shutdown,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -609,14 +736,17 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Chats {
-    fn new(bot: Bot, core: Arc<Core>) -> Chats {
+    fn new(bot: Bot, relay: Arc<Relay>, shutdown: Shutdown) -> Chats {
         Chats {
             bot,
-            core,
+            relay,
             keyboards: Mutex::new(Keyboards::new(KEYBOARD_MEMORY)),
             names: Mutex::default(),
-            queues: Mutex::default(),
-            workers: Mutex::new(JoinSet::new()),
+            updates: Updates::default(),
+            handlers: Arc::new(Lanes::new(WORKER_IDLE)),
+            senders: Arc::new(Lanes::new(WORKER_IDLE)),
+            paces: Mutex::default(),
+            shutdown,
         }
     }
 
@@ -626,30 +756,51 @@ impl Chats {
         }
     }
 
-    /// Routes an update to its chat's worker.
-    fn dispatch(self: &Arc<Self>, update: Update, username: &str) {
+    /// Routes an update to its chat's handler. An update that is none of the
+    /// bot's business, or cannot be read, is done at once. Reading it never
+    /// takes the adapter down: a panic is caught and the update skipped.
+    fn dispatch(self: &Arc<Self>, id: i64, update: Update, username: &str) {
+        let read = std::panic::catch_unwind(AssertUnwindSafe(|| self.read(id, update, username)));
+        match read {
+            Ok(Some((chat, msg))) => {
+                let chats = self.clone();
+                self.handlers.push(chat.0, Job { update: id, msg }, move |job| {
+                    let chats = chats.clone();
+                    async move { chats.handle(job).await }
+                });
+            }
+            Ok(None) => self.updates.done(id),
+            Err(_) => {
+                tracing::warn!(update = id, "an update that could not be read was skipped");
+                self.updates.done(id);
+            }
+        }
+    }
+
+    /// The chat and the message an update brings, if any.
+    fn read(self: &Arc<Self>, id: i64, update: Update, username: &str) -> Option<(ChatId, Incoming)> {
         match update.kind {
             UpdateKind::Message(msg) => {
                 if let Some(from) = &msg.from {
                     self.remember(from);
                 }
-                if let Some(incoming) = incoming(&msg, username) {
-                    tracing::debug!(chat = msg.chat.id.0, "message");
-                    self.enqueue(msg.chat.id, Job::Handle(incoming));
-                }
+                let incoming = incoming(&msg, username)?;
+                tracing::debug!(chat = msg.chat.id.0, "message");
+                Some((msg.chat.id, incoming))
             }
             UpdateKind::CallbackQuery(query) => self.pressed(query),
             UpdateKind::Error(value) => {
-                tracing::warn!(update = update.id.0, "an update that could not be read");
+                tracing::warn!(update = id, "an update that could not be read");
                 tracing::debug!("unread update: {value}");
+                None
             }
-            _ => {}
+            _ => None,
         }
     }
 
     /// A pressed button: answered at once (the client shows a spinner until
     /// then), and its command run in the chat as its presser.
-    fn pressed(self: &Arc<Self>, query: CallbackQuery) {
+    fn pressed(self: &Arc<Self>, query: CallbackQuery) -> Option<(ChatId, Incoming)> {
         self.remember(&query.from);
         let command = query.data.as_deref().and_then(|d| lock(&self.keyboards).command_for(d));
         let chat = query.message.as_ref().map(|m| m.chat().id);
@@ -669,7 +820,7 @@ impl Chats {
         });
         let (Some(command), Some(chat)) = (command, chat) else {
             tracing::info!("ignored a button press with unknown data");
-            return;
+            return None;
         };
         let msg = Incoming {
             platform: PLATFORM.into(),
@@ -681,80 +832,75 @@ impl Chats {
             // Private chats have positive ids, groups negative ones.
             private: chat.0 > 0,
         };
-        self.enqueue(chat, Job::Handle(msg));
+        Some((chat, msg))
     }
 
-    /// Queues a job for a chat, starting its worker if it has none.
-    fn enqueue(self: &Arc<Self>, chat: ChatId, job: Job) {
-        let mut queues = lock(&self.queues);
-        let job = match queues.get(&chat.0) {
-            Some(tx) => match tx.send(job) {
-                Ok(()) => return,
-                Err(mpsc::error::SendError(job)) => job, // the worker just went idle
-            },
-            None => job,
-        };
-        let (tx, rx) = mpsc::unbounded_channel();
-        let _ = tx.send(job);
-        queues.insert(chat.0, tx);
-        let mut workers = lock(&self.workers);
-        while workers.try_join_next().is_some() {}
-        workers.spawn(self.clone().worker(chat, rx));
-    }
-
-    /// Answers one chat's jobs in order, at the chat's pace.
-    async fn worker(self: Arc<Self>, chat: ChatId, mut rx: mpsc::UnboundedReceiver<Job>) {
-        // Private chats have positive ids, groups negative ones.
-        let mut pace = Pace::new(chat.0 < 0);
+    /// Handles one update and stores what it owes; until that is stored it
+    /// is tried again (and stays unconfirmed). Then its replies go out.
+    async fn handle(self: &Arc<Self>, job: Job) {
+        let mut backoff = Backoff::default();
         loop {
-            let job = match tokio::time::timeout(WORKER_IDLE, rx.recv()).await {
-                Ok(Some(job)) => job,
-                Ok(None) => break,
-                Err(_) => {
-                    rx.close();
-                    while let Ok(job) = rx.try_recv() {
-                        self.work(chat, job, &mut pace).await;
-                    }
-                    let mut queues = lock(&self.queues);
-                    if queues.get(&chat.0).is_some_and(|tx| tx.is_closed()) {
-                        queues.remove(&chat.0);
-                    }
+            match self.relay.handle(job.msg.clone(), None).await {
+                Ok(owed) => {
+                    owed.into_iter().for_each(|d| self.deliver(d));
                     break;
                 }
-            };
-            self.work(chat, job, &mut pace).await;
-        }
-    }
-
-    async fn work(self: &Arc<Self>, chat: ChatId, job: Job, pace: &mut Pace) {
-        let replies = match job {
-            Job::Handle(msg) => adapter::handle(&self.core, msg).await,
-            Job::Post(reply) => vec![reply],
-        };
-        for reply in replies {
-            self.send(chat, &reply, pace).await;
-        }
-        // Answers for other chats (a sealed bid's auction, announced in its match's chat).
-        for (channel, reply) in self.core.take_notices(PLATFORM) {
-            match channel.channel.parse::<i64>() {
-                Ok(id) => self.enqueue(ChatId(id), Job::Post(reply)),
-                Err(_) => tracing::warn!(channel = %channel.channel, "a notice for a chat that is no chat id"),
+                Err(e) => {
+                    let wait = backoff.next();
+                    tracing::warn!(
+                        update = job.update,
+                        "could not keep the answer to an update ({e}); trying again in {}s",
+                        wait.as_secs()
+                    );
+                    let mut shutdown = self.shutdown.clone();
+                    if *shutdown.borrow() {
+                        // Left unconfirmed: it comes again at the next start.
+                        return;
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = shutdown.changed() => return,
+                    }
+                }
             }
         }
+        self.updates.done(job.update);
     }
 
-    /// Sends one reply as its messages, at the chat's pace.
-    async fn send(&self, chat: ChatId, reply: &Reply, pace: &mut Pace) {
+    /// Queues an owed reply on its chat's sender.
+    fn deliver(self: &Arc<Self>, owed: Delivery) {
+        let Ok(chat) = owed.channel.parse::<i64>() else {
+            tracing::warn!(channel = %owed.channel, "a reply for a chat that is no chat id is dropped");
+            let relay = self.relay.clone();
+            tokio::spawn(async move { relay.delivered(owed.seq).await });
+            return;
+        };
+        let chats = self.clone();
+        self.senders.push(chat, owed, move |owed| {
+            let chats = chats.clone();
+            async move { chats.send(ChatId(chat), owed).await }
+        });
+    }
+
+    /// Sends one owed reply as its messages, at the chat's pace, noting each
+    /// part the platform accepts; the reply leaves the outbox when all are.
+    async fn send(&self, chat: ChatId, owed: Delivery) {
+        let reply = &owed.reply;
         let text = {
             let names = lock(&self.names);
             render(&reply.text, |id| names.get(id).cloned())
         };
         let plan = plan(&text, reply.picture.is_some());
         let last = plan.len().saturating_sub(1);
-        for (i, out) in plan.into_iter().enumerate() {
+        let mut backoff = Backoff::default();
+        let mut i = owed.progress as usize;
+        while i < plan.len() {
+            let out = &plan[i];
             let markup = if i == last { lock(&self.keyboards).markup(&reply.buttons) } else { None };
-            tokio::time::sleep_until(pace.next_slot(Instant::now()).into()).await;
-            let result = match (&out, &reply.picture) {
+            let slot =
+                lock(&self.paces).entry(chat.0).or_insert_with(|| Pace::new(chat.0 < 0)).next_slot(Instant::now());
+            tokio::time::sleep_until(slot.into()).await;
+            let result = match (out, &reply.picture) {
                 (Out::Photo(caption), Some(picture)) => retrying("sendPhoto", || {
                     let file = InputFile::memory(picture.png.clone()).file_name(picture.name.clone());
                     let mut req = self.bot.send_photo(chat, file);
@@ -785,21 +931,37 @@ impl Chats {
                 .map(drop),
                 (Out::Photo(None), None) => Ok(()),
             };
-            pace.sent(Instant::now());
-            if let Err(e) = result {
-                tracing::warn!(chat = chat.0, "could not send a reply: {e}");
+            lock(&self.paces).entry(chat.0).or_insert_with(|| Pace::new(chat.0 < 0)).sent(Instant::now());
+            match result {
+                Ok(()) => {
+                    i += 1;
+                    if i < plan.len() {
+                        self.relay.progress(owed.seq, i as u32).await;
+                    }
+                }
+                // Telegram refused this message for good (the chat is gone, the
+                // bot was blocked, the text is malformed): sending it again
+                // cannot help.
+                Err(RequestError::Api(e)) => {
+                    tracing::warn!(chat = chat.0, "Telegram refused a reply, which is dropped: {e}");
+                    i += 1;
+                }
+                Err(e) => {
+                    // Telegram cannot be reached: the reply stays owed.
+                    let wait = backoff.next();
+                    tracing::warn!(chat = chat.0, "could not send a reply ({e}); trying again in {}s", wait.as_secs());
+                    let mut shutdown = self.shutdown.clone();
+                    if *shutdown.borrow() {
+                        return;
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = shutdown.changed() => return,
+                    }
+                }
             }
         }
-    }
-
-    /// Stops taking work and waits (a while) for the queues to empty.
-    async fn drain(&self) {
-        lock(&self.queues).clear();
-        let mut workers = std::mem::take(&mut *lock(&self.workers));
-        let all = async { while workers.join_next().await.is_some() {} };
-        if tokio::time::timeout(DRAIN_LIMIT, all).await.is_err() {
-            tracing::warn!("replies still queued at shutdown were dropped");
-        }
+        self.relay.delivered(owed.seq).await;
     }
 }
 

@@ -42,6 +42,10 @@ pub enum StoreError {
         /// Why encoding failed.
         reason: String,
     },
+    /// The chat message was handled already (its replies stored); a repeated
+    /// delivery changes nothing.
+    #[error("message {0} was handled already")]
+    AlreadyHandled(String),
     /// No active game has this id in this channel.
     #[error("there is no game `{}` in this channel", .0.id)]
     NoSuchGame(GameKey),

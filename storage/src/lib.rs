@@ -54,6 +54,9 @@
 //! | `archive_by_player` | `platform\0player\0` end time (8 bytes BE, ms) `channel\0id` | empty |
 //! | `ratings` | `platform\0player\0variant` | [`Rating`] |
 //! | `channels` | `platform\0channel` | [`ChannelSettings`] |
+//! | `handled` | `platform\0message id` | when it was handled (8 bytes BE, ms) |
+//! | `outbox` | `platform\0` sequence number (8 bytes BE) | a reply still owed: a JSON header, then the adapter's payload |
+//! | `cursors` | `platform\0name` | a reading position (Discord: the last message read in a channel) |
 //!
 //! Values are JSON in a versioned envelope, `{"v":2,"record":{...}}`. A
 //! record of an older version is upgraded when read (and written back in
@@ -78,6 +81,7 @@ mod bench;
 mod codec;
 mod error;
 mod keys;
+mod outbox;
 mod rating;
 mod record;
 mod store;
@@ -85,6 +89,7 @@ mod store;
 pub use bench::{BenchReport, bench};
 pub use error::{Result, StoreError};
 pub use keys::{ChannelKey, GAME_ID_ALPHABET, GAME_ID_LEN, GameId, GameKey};
+pub use outbox::{Completion, Owed};
 pub use rating::Rating;
 pub use record::{
     Challenge, ChannelSettings, ClashMatch, ClashRound, Colour, ColourChoice, GameRecord, GameResult, GameSettings,

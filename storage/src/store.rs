@@ -103,7 +103,7 @@ impl<T> OrAbort<T> for Result<T> {
     }
 }
 
-fn settled<T>(result: std::result::Result<T, TransactionError<StoreError>>) -> Result<T> {
+pub(crate) fn settled<T>(result: std::result::Result<T, TransactionError<StoreError>>) -> Result<T> {
     result.map_err(|e| match e {
         TransactionError::Abort(e) => e,
         TransactionError::Storage(e) => e.into(),
@@ -189,6 +189,16 @@ impl Store {
         self.db.flush()?;
         self.log.sync_data().map_err(sled::Error::Io)?;
         Ok(())
+    }
+
+    /// A tree of the database by name (opened on first use).
+    pub(crate) fn tree(&self, name: &str) -> Result<Tree> {
+        Ok(self.db.open_tree(name)?)
+    }
+
+    /// A number never handed out before by this database, rising.
+    pub(crate) fn next_id(&self) -> Result<u64> {
+        Ok(self.db.generate_id()?)
     }
 
     fn sync(&self) -> Result<()> {

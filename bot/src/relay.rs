@@ -1,0 +1,257 @@
+//! Between the platforms and the core: every message handled exactly once,
+//! every reply kept until its platform has it.
+//!
+//! An adapter gives each message to [`Relay::handle`]. A message handled
+//! before (its result stored) is skipped. Otherwise the core answers it, and
+//! the answer, with the notices for other channels it caused, is stored in
+//! the outbox in the same transaction that marks the message handled (see
+//! `kibitz_storage::Completion`). Only after that does the adapter confirm the
+//! message to its platform; and only after the platform has accepted a reply
+//! does the reply leave the outbox. A crash at any moment therefore loses
+//! nothing: an unconfirmed message comes again and is handled (the core
+//! recognises the changes it already made by the message id and answers
+//! with what they did), and owed replies are sent after the restart.
+//!
+//! A panic in the core is caught: the message is answered with an apology
+//! and counted as handled, so one bad message cannot stop an adapter.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use kibitz_storage::{Completion, Owed, StoreError, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use crate::core::{Button, Core, Incoming, Picture, Reply};
+
+/// A reply the bot owes a channel, as the outbox keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// Its number in the outbox.
+    pub seq: u64,
+    /// The channel to post it in.
+    pub channel: String,
+    /// The reply.
+    pub reply: Reply,
+    /// How many of its parts the platform has accepted already.
+    pub progress: u32,
+}
+
+/// The stored form of a reply: this header (JSON), then the picture's bytes.
+#[derive(Serialize, Deserialize)]
+struct Header {
+    text: String,
+    buttons: Vec<(String, String)>,
+    picture: Option<String>,
+}
+
+/// A reply as outbox bytes.
+pub fn encode(reply: &Reply) -> Vec<u8> {
+    let header = Header {
+        text: reply.text.clone(),
+        buttons: reply.buttons.iter().map(|b| (b.label.clone(), b.command.clone())).collect(),
+        picture: reply.picture.as_ref().map(|p| p.name.clone()),
+    };
+    let json = serde_json::to_vec(&header).unwrap_or_default();
+    let png = reply.picture.as_ref().map_or(&[][..], |p| &p.png[..]);
+    let mut out = Vec::with_capacity(4 + json.len() + png.len());
+    out.extend_from_slice(&(json.len() as u32).to_be_bytes());
+    out.extend_from_slice(&json);
+    out.extend_from_slice(png);
+    out
+}
+
+/// Outbox bytes back as a reply; `None` if they are damaged.
+pub fn decode(bytes: &[u8]) -> Option<Reply> {
+    let len = u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    let header: Header = serde_json::from_slice(bytes.get(4..4usize.checked_add(len)?)?).ok()?;
+    let png = &bytes[4 + len..];
+    Some(Reply {
+        text: header.text,
+        picture: header.picture.map(|name| Picture { name, png: png.to_vec() }),
+        buttons: header.buttons.into_iter().map(|(label, command)| Button { label, command }).collect(),
+    })
+}
+
+fn delivery(owed: Owed) -> Option<Delivery> {
+    let reply = decode(&owed.payload)?;
+    Some(Delivery { seq: owed.seq, channel: owed.channel, reply, progress: owed.progress })
+}
+
+/// Why a message's result could not be kept: it is to be handled again later
+/// (and not confirmed meanwhile).
+#[derive(Debug)]
+pub struct NotStored(pub String);
+
+impl std::fmt::Display for NotStored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The relay of one platform.
+pub struct Relay {
+    core: Arc<Core>,
+    platform: &'static str,
+}
+
+const SORRY: &str = "Sorry, something went wrong with that; nothing was changed.";
+
+impl Relay {
+    /// The relay of `platform` over `core`.
+    pub fn new(core: Arc<Core>, platform: &'static str) -> Relay {
+        Relay { core, platform }
+    }
+
+    /// The core.
+    pub fn core(&self) -> &Arc<Core> {
+        &self.core
+    }
+
+    /// Handles `msg` unless it was handled before, and stores what it owes
+    /// (with `cursor`, a reading position to record with it). Returns the
+    /// replies to send, in order; empty for a message handled before.
+    pub async fn handle(
+        self: &Arc<Self>,
+        msg: Incoming,
+        cursor: Option<(String, String)>,
+    ) -> Result<Vec<Delivery>, NotStored> {
+        let relay = self.clone();
+        tokio::task::spawn_blocking(move || relay.handle_blocking(&msg, cursor))
+            .await
+            .unwrap_or_else(|e| Err(NotStored(format!("the handling task failed: {e}"))))
+    }
+
+    /// [`Relay::handle`], on the calling thread.
+    pub fn handle_blocking(
+        &self,
+        msg: &Incoming,
+        cursor: Option<(String, String)>,
+    ) -> Result<Vec<Delivery>, NotStored> {
+        let store = self.core.store();
+        if let Some(id) = &msg.message_id {
+            match store.is_handled(self.platform, id) {
+                Ok(true) => return Ok(Vec::new()),
+                Ok(false) => {}
+                Err(e) => return Err(NotStored(e.to_string())),
+            }
+        }
+        let replies = match std::panic::catch_unwind(AssertUnwindSafe(|| self.core.handle_once(msg))) {
+            Ok(replies) => replies,
+            Err(_) => {
+                tracing::error!(channel = %msg.channel, "the core failed on a message; it is answered with an apology");
+                vec![Reply { text: SORRY.into(), ..Reply::default() }]
+            }
+        };
+        let mut owed: Vec<(String, Vec<u8>)> = replies.iter().map(|r| (msg.channel.clone(), encode(r))).collect();
+        owed.extend(self.core.take_notices(self.platform).into_iter().map(|(k, r)| (k.channel, encode(&r))));
+        let done = Completion {
+            platform: self.platform.to_string(),
+            message_id: msg.message_id.clone(),
+            cursor,
+            owed,
+            at: Timestamp::now(),
+        };
+        match store.complete(&done) {
+            Ok(entries) => Ok(entries.into_iter().filter_map(delivery).collect()),
+            Err(StoreError::AlreadyHandled(_)) => Ok(Vec::new()),
+            Err(e) => Err(NotStored(e.to_string())),
+        }
+    }
+
+    /// Runs the correspondence clocks at `now` and stores the notices they
+    /// give; returns them to send.
+    pub async fn tick(self: &Arc<Self>, now: Timestamp) -> Result<Vec<Delivery>, NotStored> {
+        let relay = self.clone();
+        let run = move || {
+            let notices = std::panic::catch_unwind(AssertUnwindSafe(|| relay.core.tick(now, relay.platform)))
+                .map_err(|_| NotStored("the clock failed".into()))?;
+            if notices.is_empty() {
+                return Ok(Vec::new());
+            }
+            let done = Completion {
+                platform: relay.platform.to_string(),
+                message_id: None,
+                cursor: None,
+                owed: notices.into_iter().map(|(k, r)| (k.channel, encode(&r))).collect(),
+                at: now,
+            };
+            relay.core.store().complete(&done).map_err(|e| NotStored(e.to_string()))
+        };
+        let stored = tokio::task::spawn_blocking(run)
+            .await
+            .unwrap_or_else(|e| Err(NotStored(format!("the clock task failed: {e}"))))?;
+        Ok(stored.into_iter().filter_map(delivery).collect())
+    }
+
+    /// Every reply still owed (from before a restart), oldest first.
+    pub fn owed(&self) -> Vec<Delivery> {
+        let entries = match self.core.store().owed(self.platform) {
+            Ok(entries) => entries,
+            Err(e) => {
+                tracing::error!("cannot read the replies owed: {e}");
+                return Vec::new();
+            }
+        };
+        let mut found = Vec::new();
+        for entry in entries {
+            match entry.map(|o| (o.seq, delivery(o))) {
+                Ok((_, Some(d))) => found.push(d),
+                Ok((seq, None)) => {
+                    tracing::warn!(seq, "an owed reply is damaged and is dropped");
+                    let _ = self.core.store().delivered(self.platform, seq);
+                }
+                Err(e) => tracing::warn!("an owed reply cannot be read: {e}"),
+            }
+        }
+        found
+    }
+
+    /// The platform accepted the whole reply `seq`.
+    pub async fn delivered(self: &Arc<Self>, seq: u64) {
+        let relay = self.clone();
+        let done = tokio::task::spawn_blocking(move || relay.core.store().delivered(relay.platform, seq)).await;
+        if let Ok(Err(e)) = done {
+            tracing::warn!(seq, "could not note a reply as sent (it may be sent again after a restart): {e}");
+        }
+    }
+
+    /// The platform accepted `parts` parts of reply `seq`.
+    pub async fn progress(self: &Arc<Self>, seq: u64, parts: u32) {
+        let relay = self.clone();
+        let done =
+            tokio::task::spawn_blocking(move || relay.core.store().set_progress(relay.platform, seq, parts)).await;
+        if let Ok(Err(e)) = done {
+            tracing::warn!(seq, "could not note a reply's progress: {e}");
+        }
+    }
+
+    /// Forgets handled-message marks older than a week (platforms deliver
+    /// again for a day at most).
+    pub fn forget_old(&self) {
+        let week = 7 * 86_400_000;
+        let before = Timestamp(Timestamp::now().0.saturating_sub(week));
+        if let Err(e) = self.core.store().forget_handled(self.platform, before) {
+            tracing::warn!("could not forget old handled messages: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_survive_the_outbox() {
+        let reply = Reply {
+            text: "<@alice> played e4. <@bob>, your move.".into(),
+            picture: Some(Picture { name: "board-k3x9-1.png".into(), png: vec![0x89, b'P', b'N', b'G', 0, 1] }),
+            buttons: vec![Button { label: "Resign".into(), command: "/resign".into() }],
+        };
+        assert_eq!(decode(&encode(&reply)), Some(reply));
+        let plain = Reply { text: "hello".into(), ..Reply::default() };
+        assert_eq!(decode(&encode(&plain)), Some(plain));
+        assert_eq!(decode(b"\0\0\0\x09{}"), None);
+        assert_eq!(decode(b""), None);
+        assert_eq!(decode(b"\xff\xff\xff\xff"), None);
+    }
+}

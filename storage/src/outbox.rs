@@ -1,0 +1,217 @@
+//! What the bot owes its platforms: which chat messages it has handled, the
+//! replies and notices it has still to send, and how far it has read each
+//! channel.
+//!
+//! A message is handled once: [`Store::complete`] records, in one
+//! transaction, that the message was handled, the replies it caused (the
+//! outbox) and the reading position it reached. Only then does an adapter
+//! confirm the message to its platform, so a crash at any moment either
+//! leaves the message unconfirmed (the platform delivers it again, and it
+//! is handled again: every change it made is recognised by its message id)
+//! or leaves its replies in the outbox, which is sent after the restart. An
+//! entry leaves the outbox when the platform has accepted it
+//! ([`Store::delivered`]); a reply of several parts (a text, then a photo)
+//! remembers how many were sent ([`Store::set_progress`]).
+//!
+//! The payload of an entry is opaque bytes: the store does not know what a
+//! reply looks like.
+
+use serde::{Deserialize, Serialize};
+use sled::Transactional;
+
+use crate::keys::{self, join, prefix};
+use crate::store::settled;
+use crate::{Result, Store, StoreError, Timestamp};
+
+/// One message the bot owes a channel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owed {
+    /// Its place in the platform's outbox: entries go out in this order.
+    pub seq: u64,
+    /// The channel (chat) to post it in.
+    pub channel: String,
+    /// The reply, as the adapter wrote it.
+    pub payload: Vec<u8>,
+    /// How many of its parts the platform has accepted already.
+    pub progress: u32,
+    /// When it was owed.
+    pub at: Timestamp,
+}
+
+/// What handling one message (or one clock tick) leaves behind.
+#[derive(Clone, Debug, Default)]
+pub struct Completion {
+    /// The platform.
+    pub platform: String,
+    /// The message handled, if it was one: it is marked handled.
+    pub message_id: Option<String>,
+    /// A reading position to record (`name`, `value`): Discord's last message
+    /// read in a channel.
+    pub cursor: Option<(String, String)>,
+    /// The replies owed, by channel, in the order they are to be sent.
+    pub owed: Vec<(String, Vec<u8>)>,
+    /// When.
+    pub at: Timestamp,
+}
+
+/// The stored header of an outbox entry; the payload follows it.
+#[derive(Serialize, Deserialize)]
+struct Header {
+    channel: String,
+    progress: u32,
+    at: u64,
+}
+
+fn encode_entry(channel: &str, progress: u32, at: Timestamp, payload: &[u8]) -> Result<Vec<u8>> {
+    let header = serde_json::to_vec(&Header { channel: channel.to_owned(), progress, at: at.0 })
+        .map_err(|e| StoreError::Encode { record: format!("a reply for {channel}"), reason: e.to_string() })?;
+    let mut out = Vec::with_capacity(4 + header.len() + payload.len());
+    out.extend_from_slice(&(header.len() as u32).to_be_bytes());
+    out.extend_from_slice(&header);
+    out.extend_from_slice(payload);
+    Ok(out)
+}
+
+fn decode_entry(seq: u64, raw: &[u8]) -> Result<Owed> {
+    let damaged = |reason: &str| StoreError::Corrupt { record: format!("owed reply {seq}"), reason: reason.into() };
+    let len = raw.get(..4).ok_or_else(|| damaged("too short"))?;
+    let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
+    let header = raw.get(4..4 + len).ok_or_else(|| damaged("header cut short"))?;
+    let header: Header = serde_json::from_slice(header).map_err(|e| damaged(&e.to_string()))?;
+    Ok(Owed {
+        seq,
+        channel: header.channel,
+        payload: raw[4 + len..].to_vec(),
+        progress: header.progress,
+        at: Timestamp(header.at),
+    })
+}
+
+fn outbox_key(platform: &str, seq: u64) -> Result<Vec<u8>> {
+    let mut key = prefix(&[("platform", platform)])?;
+    key.extend_from_slice(&seq.to_be_bytes());
+    Ok(key)
+}
+
+fn handled_key(platform: &str, message_id: &str) -> Result<Vec<u8>> {
+    join(&[("platform", platform), ("message id", message_id)])
+}
+
+fn cursor_key(platform: &str, name: &str) -> Result<Vec<u8>> {
+    join(&[("platform", platform), ("cursor", name)])
+}
+
+impl Store {
+    /// Whether the message `message_id` of `platform` was handled (its
+    /// [`Completion`] stored).
+    pub fn is_handled(&self, platform: &str, message_id: &str) -> Result<bool> {
+        Ok(self.tree("handled")?.contains_key(handled_key(platform, message_id)?)?)
+    }
+
+    /// Records what handling a message left: the message marked handled, the
+    /// cursor moved, the replies put in the outbox, all at once and durably.
+    /// Returns the entries as stored, in order.
+    ///
+    /// A message already marked handled is refused with
+    /// [`StoreError::AlreadyHandled`] and changes nothing.
+    pub fn complete(&self, done: &Completion) -> Result<Vec<Owed>> {
+        let handled = self.tree("handled")?;
+        let outbox = self.tree("outbox")?;
+        let cursors = self.tree("cursors")?;
+        let marker = done.message_id.as_deref().map(|m| handled_key(&done.platform, m)).transpose()?;
+        let cursor = match &done.cursor {
+            Some((name, value)) => Some((cursor_key(&done.platform, name)?, value.clone())),
+            None => None,
+        };
+        let mut entries = Vec::with_capacity(done.owed.len());
+        for (channel, payload) in &done.owed {
+            let seq = self.next_id()?;
+            let raw = encode_entry(channel, 0, done.at, payload)?;
+            entries.push((outbox_key(&done.platform, seq)?, raw, seq));
+        }
+        let result = (&handled, &outbox, &cursors).transaction(|(handled, outbox, cursors)| {
+            if let Some(marker) = &marker {
+                if handled.get(marker)?.is_some() {
+                    return Err(sled::transaction::ConflictableTransactionError::Abort(StoreError::AlreadyHandled(
+                        done.message_id.clone().unwrap_or_default(),
+                    )));
+                }
+                handled.insert(marker.as_slice(), &done.at.0.to_be_bytes())?;
+            }
+            if let Some((key, value)) = &cursor {
+                cursors.insert(key.as_slice(), value.as_bytes())?;
+            }
+            for (key, raw, _) in &entries {
+                outbox.insert(key.as_slice(), raw.as_slice())?;
+            }
+            Ok(())
+        });
+        settled(result)?;
+        self.flush()?;
+        Ok(entries
+            .into_iter()
+            .zip(&done.owed)
+            .map(|((_, _, seq), (channel, payload))| Owed {
+                seq,
+                channel: channel.clone(),
+                payload: payload.clone(),
+                progress: 0,
+                at: done.at,
+            })
+            .collect())
+    }
+
+    /// Every reply `platform` still owes, oldest first. Damaged entries are
+    /// reported beside the others.
+    pub fn owed(&self, platform: &str) -> Result<Vec<Result<Owed>>> {
+        let start = prefix(&[("platform", platform)])?;
+        let mut found = Vec::new();
+        for entry in self.tree("outbox")?.scan_prefix(&start) {
+            let (key, raw) = entry?;
+            let Some(seq) = key.get(start.len()..).and_then(|s| <[u8; 8]>::try_from(s).ok()) else { continue };
+            found.push(decode_entry(u64::from_be_bytes(seq), &raw));
+        }
+        Ok(found)
+    }
+
+    /// The platform accepted the whole entry `seq`: it leaves the outbox.
+    pub fn delivered(&self, platform: &str, seq: u64) -> Result<()> {
+        self.tree("outbox")?.remove(outbox_key(platform, seq)?)?;
+        self.flush()
+    }
+
+    /// The platform accepted the first `progress` parts of entry `seq`.
+    pub fn set_progress(&self, platform: &str, seq: u64, progress: u32) -> Result<()> {
+        let outbox = self.tree("outbox")?;
+        let key = outbox_key(platform, seq)?;
+        let Some(raw) = outbox.get(&key)? else { return Ok(()) };
+        let owed = decode_entry(seq, &raw)?;
+        outbox.insert(key, encode_entry(&owed.channel, progress, owed.at, &owed.payload)?)?;
+        self.flush()
+    }
+
+    /// The reading position `name` of `platform`, if one was recorded.
+    pub fn cursor(&self, platform: &str, name: &str) -> Result<Option<String>> {
+        Ok(self.tree("cursors")?.get(cursor_key(platform, name)?)?.map(|v| keys::text(&v)))
+    }
+
+    /// Forgets which messages of `platform` were handled before `before`
+    /// (platforms deliver again only for a day or so); returns how many.
+    pub fn forget_handled(&self, platform: &str, before: Timestamp) -> Result<usize> {
+        let handled = self.tree("handled")?;
+        let start = prefix(&[("platform", platform)])?;
+        let mut gone = 0;
+        for entry in handled.scan_prefix(&start) {
+            let (key, at) = entry?;
+            let at = <[u8; 8]>::try_from(at.as_ref()).map(u64::from_be_bytes).unwrap_or(0);
+            if at < before.0 {
+                handled.remove(key)?;
+                gone += 1;
+            }
+        }
+        if gone > 0 {
+            self.flush()?;
+        }
+        Ok(gone)
+    }
+}
