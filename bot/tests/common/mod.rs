@@ -1,0 +1,1 @@
+pub mod telegram_api;

@@ -1,0 +1,183 @@
+//! The `kibitz` binary killed (SIGKILL) at random moments while players send
+//! bursts of moves through a Bot API server that behaves like Telegram's
+//! (it hands out unconfirmed updates again, and never confirmed ones): no
+//! move is lost, none applied twice, every move announced.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::telegram_api::{self, user};
+use kibitz_rules::{Game, Variant};
+use kibitz_storage::{ChannelKey, Store};
+
+const TOKEN: &str = "424242:crash-test-token-ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const GROUPS: usize = 10;
+const KILLS: usize = 50;
+
+fn start_bot(config: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_kibitz"))
+        .args(["run", "--config"])
+        .arg(config)
+        .env("RUST_LOG", "warn")
+        .env_remove("KIBITZ_TELEGRAM_TOKEN")
+        .env_remove("KIBITZ_DISCORD_TOKEN")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("kibitz starts")
+}
+
+/// A chess game of `plies` moves in SAN that does not end, from `seed`.
+fn random_game(seed: u64, plies: usize) -> Vec<String> {
+    let chess = Variant::by_id("chess").unwrap();
+    for s in seed.. {
+        let mut rng = fastrand::Rng::with_seed(s);
+        let mut game = Game::new(chess);
+        let mut sans = Vec::new();
+        while sans.len() < plies && game.outcome().is_none() {
+            let moves = game.legal_moves();
+            let pick = rng.usize(..moves.len());
+            let m = moves[pick];
+            sans.push(game.play(m).unwrap().san);
+        }
+        if sans.len() == plies && game.outcome().is_none() {
+            return sans;
+        }
+    }
+    unreachable!()
+}
+
+fn terminate(child: &mut Child) {
+    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+}
+
+/// How many times each SAN was announced as played in these texts.
+fn announced(texts: &[String]) -> HashMap<String, usize> {
+    let mut seen = HashMap::new();
+    for t in texts {
+        let mut rest = t.as_str();
+        while let Some(i) = rest.find(" played ") {
+            rest = &rest[i + 8..];
+            let san: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
+            *seen.entry(san.trim_end_matches('.').to_string()).or_insert(0) += 1;
+        }
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_during_bursts_of_moves_loses_nothing() {
+    let (server, addr) = telegram_api::start(TOKEN).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db");
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[bot]\ndatabase = {:?}\npictures = {:?}\nboard_size = 120\nhint_time_ms = 20\n\n[telegram]\ntoken = {TOKEN:?}\napi_url = \"http://{addr}\"\n",
+            db.display().to_string(),
+            dir.path().join("out").display().to_string(),
+        ),
+    )
+    .unwrap();
+    let alice = user(11, "alice");
+    let bob = user(22, "bob");
+    let groups: Vec<i64> = (0..GROUPS as i64).map(|i| -1000 - i).collect();
+
+    let mut bot = start_bot(&config);
+    // Every group gets a game.
+    for &g in &groups {
+        server.say(g, bob.clone(), "hello");
+        server.say(g, alice.clone(), "/challenge @bob chess white");
+        server.say(g, bob.clone(), "/accept");
+    }
+    let started = server
+        .until(Duration::from_secs(60), |s| {
+            groups.iter().all(|&g| s.texts(g).iter().any(|t| t.contains("@alice moves first")))
+        })
+        .await;
+    assert!(started, "the games did not start: {:#?}", server.sent());
+
+    let games: Vec<Vec<String>> = (0..GROUPS).map(|i| random_game(1000 + i as u64 * 7919, 40)).collect();
+    let mut next = vec![0usize; GROUPS];
+    let mut rng = fastrand::Rng::with_seed(14);
+    let players = [alice.clone(), bob.clone()];
+    for round in 0..KILLS {
+        // A burst: three games get two moves each, a little apart.
+        for k in 0..3 {
+            let i = (round * 3 + k) % GROUPS;
+            for _ in 0..2 {
+                if next[i] < games[i].len() {
+                    let san = &games[i][next[i]];
+                    server.say(groups[i], players[next[i] % 2].clone(), san);
+                    next[i] += 1;
+                }
+                tokio::time::sleep(Duration::from_millis(rng.u64(20..150))).await;
+            }
+        }
+        // Killed at a random moment while the burst is being handled.
+        tokio::time::sleep(Duration::from_millis(rng.u64(0..1200))).await;
+        bot.kill().unwrap();
+        bot.wait().unwrap();
+        let starts = server.starts();
+        bot = start_bot(&config);
+        assert!(server.until(Duration::from_secs(20), |s| s.starts() > starts).await, "the bot did not come back");
+    }
+
+    // Everything settles: every update confirmed, every move announced.
+    let expected: usize = next.iter().sum();
+    let settled = server
+        .until(Duration::from_secs(240), |s| {
+            s.unconfirmed() == 0
+                && groups.iter().enumerate().all(|(i, &g)| {
+                    let seen = announced(&s.texts(g));
+                    games[i][..next[i]].iter().all(|san| seen.contains_key(san))
+                })
+        })
+        .await;
+    terminate(&mut bot);
+    let status = bot.wait().unwrap();
+    assert!(status.success(), "the bot ended with {status}");
+    assert!(settled, "not everything was answered: {} unconfirmed", server.unconfirmed());
+
+    let store = Store::open(&db).unwrap();
+    let mut lost = 0;
+    let mut doubled = 0;
+    let mut sent_twice = 0;
+    for (i, &g) in groups.iter().enumerate() {
+        let channel = ChannelKey::new("telegram", g.to_string());
+        let (_, record) = store.games_in_channel(&channel).unwrap().into_iter().next().expect("the game");
+        let record = record.unwrap();
+        let mut replay = Game::new(Variant::by_id("chess").unwrap());
+        let stored: Vec<String> = record
+            .moves
+            .iter()
+            .map(|m| {
+                let mv = replay.legal_moves().into_iter().find(|x| replay.position().canonical(x) == m.text).unwrap();
+                replay.play(mv).unwrap().san
+            })
+            .collect();
+        let sent = &games[i][..next[i]];
+        lost += sent.len().saturating_sub(stored.len());
+        doubled += stored.len().saturating_sub(sent.len());
+        assert_eq!(stored, sent, "group {g}: the moves stored are not the moves sent, in order");
+        let seen = announced(&server.texts(g));
+        let mut counts: HashMap<&String, usize> = HashMap::new();
+        sent.iter().for_each(|s| *counts.entry(s).or_insert(0) += 1);
+        for (san, n) in counts {
+            let got = seen.get(san).copied().unwrap_or(0);
+            assert!(got >= n, "group {g}: {san} announced {got} times for {n} moves");
+            sent_twice += got - n;
+        }
+    }
+    println!(
+        "{KILLS} SIGKILLs, {expected} moves in {GROUPS} games: {lost} lost, {doubled} applied twice, \
+         {sent_twice} announcements sent twice"
+    );
+    assert_eq!((lost, doubled), (0, 0));
+    assert_eq!(store.owed("telegram").unwrap().len(), 0, "replies still owed after a clean stop");
+}
