@@ -10,4 +10,5 @@ pub mod config;
 pub mod console;
 pub mod core;
 pub mod discord;
+pub mod secrets;
 pub mod telegram;
