@@ -13,6 +13,13 @@ use crate::secrets;
 /// The environment variables that hold tokens: Discord's, Telegram's.
 pub const TOKEN_VARS: [&str; 2] = ["KIBITZ_DISCORD_TOKEN", "KIBITZ_TELEGRAM_TOKEN"];
 
+/// The `user:password` of a URL such as `http://user:password@host:port/`.
+fn credentials_in(url: &str) -> Option<&str> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next()?;
+    authority.rsplit_once('@').map(|(credentials, _)| credentials).filter(|c| !c.is_empty())
+}
+
 /// A TOML error as `line N: what is wrong`. toml's own rendering quotes the
 /// line, and its message may quote a value: on a line that holds a token
 /// only the gist of the message is kept (the words before any quotation).
@@ -111,6 +118,12 @@ impl Config {
             if let Some(token) = &platform.token {
                 secrets::register(token);
             }
+            // A proxy's or server's `user:password@` is a secret too.
+            for url in [&platform.proxy, &platform.api_url].into_iter().flatten() {
+                if let Some(credentials) = credentials_in(url) {
+                    secrets::register(credentials);
+                }
+            }
         }
         config.validate()?;
         Ok(config)
@@ -187,6 +200,13 @@ mod tests {
         assert!(toml::from_str::<Config>("[bot]\nnmae = \"x\"").is_err());
         let e = Config::parse("[bot]\nname = \"k\"\nnmae = \"x\"").unwrap_err();
         assert!(e.starts_with("line 3: unknown field `nmae`, expected one of `name`, "), "{e}");
+    }
+
+    #[test]
+    fn credentials_are_found_in_urls() {
+        assert_eq!(credentials_in("http://user:hunter22@proxy:8080/x"), Some("user:hunter22"));
+        assert_eq!(credentials_in("http://proxy:8080/a@b"), None);
+        assert_eq!(credentials_in("proxy:8080"), None);
     }
 
     #[test]

@@ -200,7 +200,7 @@ mod tests {
     #[test]
     fn the_writer_redacts_whole_lines() {
         register("writer-secret-1234");
-        let make = Redacting(|| Vec::new());
+        let make = Redacting(Vec::<u8>::new);
         let mut w = make.make_writer();
         w.write_all(b"one writer-sec").unwrap();
         w.flush().unwrap();
