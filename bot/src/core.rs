@@ -28,7 +28,7 @@ use crate::command::{self, ChallengeSpec, ColourWish, Command, ParseError};
 mod bounds;
 mod clash;
 
-pub use bounds::{CAPTION_LIMIT, EXCERPT, REPLY_LIMIT, cut, excerpt, units};
+pub use bounds::{CAPTION_LIMIT, CUT_NOTE, EXCERPT, REPLY_LIMIT, cut, excerpt, units};
 use bounds::{listing, quoting};
 
 /// Someone who writes to the bot.

@@ -413,13 +413,10 @@ fn parts(reply: &Reply) -> Vec<Part> {
     vec![Part { content, picture: reply.picture.as_ref().map(|p| p.png.clone()), buttons: reply.buttons.clone() }]
 }
 
-/// The note that ends a text cut at Discord's limit.
-const CUT_NOTE: &str = "… (cut short: too long for one message)";
-
 /// Text within `limit` (counted in UTF-16 units, never fewer than Discord's
 /// characters): as it is, or cut at a line end with a note.
 fn cut_text(text: &str, limit: usize) -> String {
-    crate::core::cut(text, limit, CUT_NOTE)
+    crate::core::cut(text, limit, crate::core::CUT_NOTE)
 }
 
 /// Only users may be pinged: the core echoes what players type, and
@@ -833,7 +830,7 @@ fn replay(record: &GameRecord) -> Option<Game> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{CoreConfig, Picture};
+    use crate::core::{CUT_NOTE, CoreConfig, Picture};
 
     #[test]
     fn mentions_become_the_cores() {

@@ -477,9 +477,6 @@ pub fn render(text: &str, name_of: impl Fn(&str) -> Option<String>) -> Rendered 
     out
 }
 
-/// The note that ends a text cut at Telegram's limit.
-const CUT_NOTE: &str = "… (cut short: too long for one message)";
-
 /// A text within `limit` UTF-16 units: as it is if it fits, else cut at a
 /// line break (or a space) with a note at the end. Links in what is kept
 /// stay; one cut through is dropped. The core keeps its replies within the
@@ -488,7 +485,7 @@ pub fn cut(r: &Rendered, limit: usize) -> Rendered {
     if utf16_len(&r.text) <= limit {
         return r.clone();
     }
-    let room = limit.saturating_sub(utf16_len(CUT_NOTE) + 1);
+    let room = limit.saturating_sub(utf16_len(crate::core::CUT_NOTE) + 1);
     // The longest prefix within the room, in bytes.
     let mut units = 0;
     let mut fit = 0;
@@ -503,9 +500,9 @@ pub fn cut(r: &Rendered, limit: usize) -> Rendered {
     let at = head.rfind('\n').or_else(|| head.rfind(' ')).filter(|&c| c > fit / 2).unwrap_or(fit);
     let kept = piece_of(r, head[..at].trim_end(), 0);
     if kept.text.is_empty() {
-        return Rendered { text: CUT_NOTE.chars().take(limit).collect(), links: Vec::new() };
+        return Rendered { text: crate::core::CUT_NOTE.chars().take(limit).collect(), links: Vec::new() };
     }
-    Rendered { text: format!("{}\n{CUT_NOTE}", kept.text), links: kept.links }
+    Rendered { text: format!("{}\n{}", kept.text, crate::core::CUT_NOTE), links: kept.links }
 }
 
 fn piece_of(r: &Rendered, text: &str, base: usize) -> Rendered {
@@ -800,6 +797,7 @@ impl Chats {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::CUT_NOTE;
 
     #[test]
     fn mentions_are_written_out() {
