@@ -8,6 +8,8 @@
 
 use std::fmt;
 
+use crate::core::excerpt;
+
 /// Which colour the challenger wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColourWish {
@@ -187,11 +189,22 @@ fn problem(command: &'static str, problem: impl Into<String>) -> ParseError {
     ParseError::Usage { command, usage: usage(command), problem: problem.into() }
 }
 
+/// The longest user id a mention may name, in bytes: Telegram usernames
+/// have at most 32 characters and Discord ids are 20 digits at most, so
+/// anything longer names nobody.
+pub const ID_LIMIT: usize = 64;
+
 /// A mention (`@name`, or a platform's mention already turned into one),
 /// as the user it names.
 fn mention(word: &str) -> Option<String> {
     let name = word.strip_prefix('@')?;
-    (!name.is_empty()).then(|| name.to_string())
+    (!name.is_empty() && name.len() <= ID_LIMIT).then(|| name.to_string())
+}
+
+/// Why `word` names no user.
+fn not_a_user(command: &'static str, word: &str) -> ParseError {
+    let what = if word.starts_with('@') { "is not a user" } else { "is not a @mention" };
+    problem(command, format!("'{}' {what}", excerpt(word)))
 }
 
 /// Reads a message. `bot_name` is stripped from `/command@bot_name`.
@@ -220,7 +233,7 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
     let user = |command: &'static str| -> Result<Option<String>, ParseError> {
         match one(command)? {
             None => Ok(None),
-            Some(a) => mention(&a).map(Some).ok_or_else(|| problem(command, format!("'{a}' is not a @mention"))),
+            Some(a) => mention(&a).map(Some).ok_or_else(|| not_a_user(command, &a)),
         }
     };
     match word.as_str() {
@@ -298,6 +311,8 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
             if spec.opponent.replace(user).is_some() {
                 return Err(problem("challenge", "One opponent at a time"));
             }
+        } else if a.starts_with('@') {
+            return Err(not_a_user("challenge", a));
         } else if let Some(c) = match lower.as_str() {
             "white" => Some(ColourWish::White),
             "black" => Some(ColourWish::Black),
@@ -325,7 +340,7 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
         } else if spec.variant.is_none() {
             spec.variant = Some(lower);
         } else {
-            return Err(problem("challenge", format!("I don't understand '{a}'")));
+            return Err(problem("challenge", format!("I don't understand '{}'", excerpt(a))));
         }
         i += 1;
     }
@@ -393,5 +408,19 @@ mod tests {
         assert!(parse("/challenge days 0", "k").is_err());
         assert!(parse("/challenge hints maybe", "k").is_err());
         assert!(parse("/challenge chess olympic", "k").is_err());
+    }
+
+    #[test]
+    fn overlong_names_are_no_users_and_are_quoted_short() {
+        let long = "x".repeat(100_000);
+        for text in [format!("/challenge @{long}"), format!("/stats @{long}"), format!("/accept @{long}")] {
+            let Err(e) = parse(&text, "k") else { panic!("{} was read", &text[..20]) };
+            let said = e.to_string();
+            assert!(said.contains("is not a user") && said.len() < 200, "{said}");
+        }
+        let longest = format!("@{}", "y".repeat(ID_LIMIT));
+        assert_eq!(parse(&format!("/stats {longest}"), "k"), Ok(Command::Stats(Some(longest[1..].to_string()))));
+        let said = parse(&format!("/challenge chess {long}"), "k").unwrap_err().to_string();
+        assert!(said.starts_with("I don't understand 'xxx") && said.len() < 200, "{said}");
     }
 }

@@ -8,6 +8,37 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::core::CoreConfig;
+use crate::secrets;
+
+/// The environment variables that hold tokens: Discord's, Telegram's.
+pub const TOKEN_VARS: [&str; 2] = ["KIBITZ_DISCORD_TOKEN", "KIBITZ_TELEGRAM_TOKEN"];
+
+/// The `user:password` of a URL such as `http://user:password@host:port/`.
+fn credentials_in(url: &str) -> Option<&str> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next()?;
+    authority.rsplit_once('@').map(|(credentials, _)| credentials).filter(|c| !c.is_empty())
+}
+
+/// A TOML error as `line N: what is wrong`. toml's own rendering quotes the
+/// line, and its message may quote a value: on a line that holds a token
+/// only the gist of the message is kept (the words before any quotation).
+fn describe(text: &str, e: &toml::de::Error) -> String {
+    let line = e.span().and_then(|span| text.get(..span.start)).map(|before| before.matches('\n').count() + 1);
+    let source = line.and_then(|n| text.lines().nth(n - 1)).unwrap_or("");
+    let message = e.message().lines().next().unwrap_or("").trim();
+    let where_ = line.map_or_else(|| "somewhere".to_string(), |n| format!("line {n}"));
+    if line.is_some() && secrets::tokens_in(source).is_empty() && !source.contains("token") {
+        return format!("{where_}: {message}");
+    }
+    let gist = message.split([',', ':', '`', '"', '\'']).next().unwrap_or("").trim();
+    let gist = if !gist.is_empty() && gist.chars().all(|c| c.is_ascii_alphabetic() || c == ' ') {
+        format!(" ({gist})")
+    } else {
+        String::new()
+    };
+    format!("{where_}: the token's setting cannot be read{gist}. A token is written in double quotes: token = \"...\"")
+}
 
 /// The whole configuration file.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -66,19 +97,49 @@ pub struct PlatformConfig {
 
 impl Config {
     /// Reads a file, then applies `KIBITZ_DISCORD_TOKEN` and `KIBITZ_TELEGRAM_TOKEN`.
+    ///
+    /// Every token, from the file (even one that cannot be read as TOML) and
+    /// from the environment, is registered with [`secrets`] first, and an
+    /// error in the file says which line and what is wrong without quoting
+    /// the file.
     pub fn load(path: &Path) -> Result<Config, String> {
+        for var in TOKEN_VARS {
+            if let Ok(token) = std::env::var(var) {
+                secrets::register(&token);
+            }
+        }
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let mut config: Config = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        for token in secrets::tokens_in(&text) {
+            secrets::register(&token);
+        }
+        let mut config = Config::parse(&text).map_err(|e| format!("{}, {e}", path.display()))?;
         config.apply_env();
+        for platform in [&config.discord, &config.telegram] {
+            if let Some(token) = &platform.token {
+                secrets::register(token);
+            }
+            // A proxy's or server's `user:password@` is a secret too.
+            for url in [&platform.proxy, &platform.api_url].into_iter().flatten() {
+                if let Some(credentials) = credentials_in(url) {
+                    secrets::register(credentials);
+                }
+            }
+        }
         config.validate()?;
         Ok(config)
     }
 
+    /// Reads a configuration file's text. An error names the line and what is
+    /// wrong there; it never quotes the file, and says nothing of the value
+    /// on a line that holds a token.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        toml::from_str(text).map_err(|e| describe(text, &e))
+    }
+
     /// Environment variables override tokens from the file.
     pub fn apply_env(&mut self) {
-        for (var, platform) in
-            [("KIBITZ_DISCORD_TOKEN", &mut self.discord), ("KIBITZ_TELEGRAM_TOKEN", &mut self.telegram)]
-        {
+        let [discord, telegram] = TOKEN_VARS;
+        for (var, platform) in [(discord, &mut self.discord), (telegram, &mut self.telegram)] {
             if let Ok(token) = std::env::var(var)
                 && !token.trim().is_empty()
             {
@@ -137,5 +198,35 @@ mod tests {
     #[test]
     fn unknown_keys_are_errors() {
         assert!(toml::from_str::<Config>("[bot]\nnmae = \"x\"").is_err());
+        let e = Config::parse("[bot]\nname = \"k\"\nnmae = \"x\"").unwrap_err();
+        assert!(e.starts_with("line 3: unknown field `nmae`, expected one of `name`, "), "{e}");
+    }
+
+    #[test]
+    fn credentials_are_found_in_urls() {
+        assert_eq!(credentials_in("http://user:hunter22@proxy:8080/x"), Some("user:hunter22"));
+        assert_eq!(credentials_in("http://proxy:8080/a@b"), None);
+        assert_eq!(credentials_in("proxy:8080"), None);
+    }
+
+    #[test]
+    fn errors_on_a_token_line_never_show_the_value() {
+        let token = "123456:AAHsecret_secret_secret_secret_42";
+        for (text, line, gist) in [
+            (format!("[telegram]\ntoken = \"{token}\nproxy = 1\n"), 2, "invalid basic string"),
+            (format!("[telegram]\ntoken = {token}\n"), 2, "invalid time"),
+            ("[telegram]\ntoken = 123456789012\n".to_string(), 2, "invalid type"),
+            (format!("[telegram]\ntoken = \"{token}\" extra\n"), 2, "unexpected key or value"),
+            (format!("telegram = {{ token = \"{token}\", x = 1 }}\n"), 1, "unknown field"),
+        ] {
+            let e = Config::parse(&text).unwrap_err();
+            assert!(e.starts_with(&format!("line {line}: the token's setting cannot be read")), "{e}");
+            assert!(e.contains(&format!("({gist})")), "{e}");
+            assert!(!e.contains("123456") && !e.contains("secret"), "{e}");
+        }
+        // An unknown key beside the token names the key, not the token.
+        let e = Config::parse(&format!("[telegram]\ntoken = \"{token}\"\ntokn = 5\n")).unwrap_err();
+        assert!(e.starts_with("line 3: unknown field `tokn`"), "{e}");
+        assert!(!e.contains("secret"), "{e}");
     }
 }

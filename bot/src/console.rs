@@ -27,6 +27,9 @@ pub struct Console {
     pictures: usize,
 }
 
+/// The answer to a line that is not UTF-8 text.
+pub const UNREADABLE: &str = "I could not read that line: it is not UTF-8 text. Nothing was done; go on.";
+
 /// The platform name the console uses in the store.
 pub const PLATFORM: &str = "console";
 
@@ -46,9 +49,19 @@ impl Console {
             write!(output, "> ")?;
             output.flush()?;
         }
-        for line in input.lines() {
-            let line = line?;
-            for l in self.line(&line) {
+        let mut input = input;
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            if input.read_until(b'\n', &mut bytes)? == 0 {
+                break;
+            }
+            // A line that is not text is refused; the session goes on.
+            let answer = match std::str::from_utf8(&bytes) {
+                Ok(line) => self.line(line),
+                Err(_) => vec![UNREADABLE.to_string()],
+            };
+            for l in answer {
                 writeln!(output, "{l}")?;
             }
             if interactive {

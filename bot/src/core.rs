@@ -25,7 +25,11 @@ use kibitz_storage::{
 
 use crate::command::{self, ChallengeSpec, ColourWish, Command, ParseError};
 
+mod bounds;
 mod clash;
+
+pub use bounds::{CAPTION_LIMIT, CUT_NOTE, EXCERPT, REPLY_LIMIT, cut, excerpt, units};
+use bounds::{listing, quoting};
 
 /// Someone who writes to the bot.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -220,7 +224,7 @@ impl Core {
         let Ok(mut notices) = self.notices.lock() else { return Vec::new() };
         let (mine, others): (Vec<_>, Vec<_>) = notices.drain(..).partition(|(k, _)| k.platform == platform);
         *notices = others;
-        mine
+        bounded_notices(mine)
     }
 
     fn notify(&self, channel: ChannelKey, reply: Reply) {
@@ -247,14 +251,16 @@ impl Core {
 
     /// Answers one message. Never panics on any input; a message that is
     /// neither a command nor a move of the sender's game gets no answer.
+    /// Every reply fits one message: its text is within [`REPLY_LIMIT`]
+    /// units, or [`CAPTION_LIMIT`] with a picture.
     pub fn handle(&self, msg: &Incoming) -> Vec<Reply> {
         self.remember(&msg.platform, &msg.sender);
         let answer = match command::parse(&msg.text, &self.config.bot_name) {
-            Err(ParseError::NotACommand) => return self.bare_move(msg),
-            Err(e) => return vec![Reply::text(e.to_string())],
-            Ok(cmd) => self.run(msg, cmd),
+            Err(ParseError::NotACommand) => self.bare_move(msg),
+            Err(e) => vec![Reply::text(e.to_string())],
+            Ok(cmd) => self.run(msg, cmd).unwrap_or_else(|Refusal(text)| vec![Reply::text(text)]),
         };
-        answer.unwrap_or_else(|Refusal(text)| vec![Reply::text(text)])
+        answer.into_iter().flat_map(bounds::bounded).collect()
     }
 
     /// Answers a message that may have been handled before without its
@@ -393,7 +399,7 @@ impl Core {
                 }
             }
         }
-        notices
+        bounded_notices(notices)
     }
 
     fn remember(&self, platform: &str, user: &User) {
@@ -453,7 +459,7 @@ impl Core {
     fn variant(&self, id: &str) -> Result<&'static Variant, Refusal> {
         Variant::by_id(id).ok_or_else(|| {
             let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
-            Refusal(format!("I don't play '{id}'. I play {}.", ids.join(", ")))
+            Refusal(format!("I don't play '{}'. I play {}.", excerpt(id), ids.join(", ")))
         })
     }
 
@@ -474,7 +480,7 @@ impl Core {
     fn find_game(&self, msg: &Incoming, id: Option<&str>) -> Result<Loaded, Refusal> {
         let channel = Self::channel(msg);
         if let Some(id) = id {
-            let gid = GameId::parse(id).map_err(|_| Refusal(format!("'{id}' is not a game id.")))?;
+            let gid = GameId::parse(id).map_err(|_| Refusal(format!("'{}' is not a game id.", excerpt(id))))?;
             let key = channel.game(gid);
             let record = match self.store.game(&key) {
                 Err(StoreError::GameOver(_)) => self.store.archived_game(&key)?,
@@ -599,7 +605,7 @@ impl Core {
                 }]);
             }
         }
-        refuse(format!("I know no piece called '{name}'. Try /rules VARIANT to see the pieces."))
+        refuse(format!("I know no piece called '{}'. Try /rules VARIANT to see the pieces.", excerpt(&name)))
     }
 
     fn challenge(&self, msg: &Incoming, spec: ChallengeSpec) -> Answer {
@@ -1002,7 +1008,7 @@ impl Core {
         let mut game = loaded.game.clone();
         let played = match game.play_text(text) {
             Ok(p) => p,
-            Err(e) => return refuse(format!("{e}.")),
+            Err(e) => return refuse(quoting(&format!("{e}."), text)),
         };
         let record = MoveRecord {
             text: played.canonical.clone(),
@@ -1118,13 +1124,17 @@ impl Core {
                     None => groups.push((head, vec![san])),
                 }
             }
-            let mut text = format!("{} legal moves:", legal.len());
-            for (head, list) in groups {
-                let _ = write!(text, "\n{head}: {}", list.join(" "));
-            }
-            return Ok(vec![Reply::text(text)]);
+            let heading = format!("{} legal moves:", legal.len());
+            let lines: Vec<String> = groups.iter().map(|(head, list)| format!("{head}: {}", list.join(" "))).collect();
+            // Too many for one message: the first groups, and how to ask for the rest.
+            let more = |n: usize| {
+                let left: usize = groups[groups.len() - n..].iter().map(|(_, list)| list.len()).sum();
+                format!("… ({left} more; /moves e2 for one piece)")
+            };
+            return Ok(vec![Reply::text(listing(&heading, &lines, REPLY_LIMIT, more))]);
         };
-        let sq = Square::parse(square).ok_or_else(|| Refusal(format!("'{square}' is not a square (try e2).")))?;
+        let sq =
+            Square::parse(square).ok_or_else(|| Refusal(format!("'{}' is not a square (try e2).", excerpt(square))))?;
         if !pos.pieces_of(pos.turn()).has(sq) {
             return refuse(format!("No piece of the side to move stands on {sq}."));
         }
@@ -1351,19 +1361,18 @@ impl Core {
         if list.is_empty() {
             return Ok(vec![Reply::text("You have no games running. /challenge @friend to start one.")]);
         }
-        let mut text = String::from("Your games:");
+        let mut lines = Vec::new();
         for (key, record) in list {
-            match record.ok().and_then(|r| self.load(r).ok()) {
+            lines.push(match record.ok().and_then(|r| self.load(r).ok()) {
                 Some(l) => {
                     let here = if key.channel.channel == msg.channel { "here" } else { "elsewhere" };
-                    let _ = write!(text, "\n{} ({here}): {}", key.id.as_str(), game_line(&l));
+                    format!("{} ({here}): {}", key.id.as_str(), game_line(&l))
                 }
-                None => {
-                    let _ = write!(text, "\n{}: cannot be read", key.id.as_str());
-                }
-            }
+                None => format!("{}: cannot be read", key.id.as_str()),
+            });
         }
-        Ok(vec![Reply::text(text)])
+        let more = |n: usize| format!("… ({n} more; /board GAME shows one)");
+        Ok(vec![Reply::text(listing("Your games:", &lines, REPLY_LIMIT, more))])
     }
 
     fn pgn(&self, msg: &Incoming, id: Option<&str>) -> Answer {
@@ -1389,7 +1398,9 @@ impl Core {
         let hint_plies: Vec<(usize, &str)> = r.hints.iter().map(|&p| (p as usize, "hint")).collect();
         // The comment follows the move the hint was asked for.
         let comments: Vec<(usize, &str)> = hint_plies.into_iter().filter(|(p, _)| *p < r.moves.len()).collect();
-        Ok(vec![Reply::text(loaded.game.pgn(&tags, &comments))])
+        let pgn = loaded.game.pgn(&tags, &comments);
+        let note = "… (the game is too long for one message; /fen gives the position)";
+        Ok(vec![Reply::text(bounds::cut(&pgn, REPLY_LIMIT, note))])
     }
 
     fn fen(&self, msg: &Incoming, id: Option<&str>) -> Answer {
@@ -1439,6 +1450,11 @@ pub fn clash_between_rounds(record: &GameRecord) -> bool {
             use kibitz_rules::army::Phase;
             matches!(m.phase, Phase::Army { .. } | Phase::Bidding | Phase::Raising { .. })
         })
+}
+
+/// Notices within the bounds of one message each (see [`bounds::bounded`]).
+fn bounded_notices(notices: Vec<(ChannelKey, Reply)>) -> Vec<(ChannelKey, Reply)> {
+    notices.into_iter().flat_map(|(k, r)| bounds::bounded(r).into_iter().map(move |r| (k.clone(), r))).collect()
 }
 
 fn other_player(r: &GameRecord, me: &str) -> String {

@@ -394,7 +394,7 @@ fn rate_limited(e: &serenity::Error) -> bool {
 
 // ---- messages out ----
 
-/// One Discord message: a reply, or a piece of a long one.
+/// One Discord message: a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Part {
     content: String,
@@ -402,56 +402,21 @@ struct Part {
     buttons: Vec<Button>,
 }
 
-/// A reply as Discord messages: the text in pieces of at most 2000
-/// characters, the picture and buttons with the last.
+/// A reply as a Discord message, one at most: the text (cut to 2000
+/// characters with a note, which the core's bound makes a safety net only),
+/// the picture and the buttons.
 fn parts(reply: &Reply) -> Vec<Part> {
-    let mut pieces: Vec<Part> = split_text(&reply.text, MAX_CONTENT)
-        .into_iter()
-        .map(|content| Part { content, picture: None, buttons: Vec::new() })
-        .collect();
-    if pieces.is_empty() {
-        if reply.picture.is_none() && reply.buttons.is_empty() {
-            return pieces;
-        }
-        pieces.push(Part { content: String::new(), picture: None, buttons: Vec::new() });
+    let content = cut_text(reply.text.trim_end(), MAX_CONTENT);
+    if content.is_empty() && reply.picture.is_none() && reply.buttons.is_empty() {
+        return Vec::new();
     }
-    if let Some(last) = pieces.last_mut() {
-        last.picture = reply.picture.as_ref().map(|p| p.png.clone());
-        last.buttons = reply.buttons.clone();
-    }
-    pieces
+    vec![Part { content, picture: reply.picture.as_ref().map(|p| p.png.clone()), buttons: reply.buttons.clone() }]
 }
 
-/// Splits text into pieces of at most `limit` characters, at line ends where
-/// it can.
-fn split_text(text: &str, limit: usize) -> Vec<String> {
-    let mut pieces = Vec::new();
-    let mut current = String::new();
-    let mut count = 0;
-    for line in text.split_inclusive('\n') {
-        let n = line.chars().count();
-        if count + n > limit && !current.is_empty() {
-            pieces.push(std::mem::take(&mut current));
-            count = 0;
-        }
-        if n > limit {
-            for c in line.chars() {
-                if count == limit {
-                    pieces.push(std::mem::take(&mut current));
-                    count = 0;
-                }
-                current.push(c);
-                count += 1;
-            }
-        } else {
-            current.push_str(line);
-            count += n;
-        }
-    }
-    if !current.is_empty() {
-        pieces.push(current);
-    }
-    pieces.into_iter().map(|p| p.trim_end().to_string()).filter(|p| !p.is_empty()).collect()
+/// Text within `limit` (counted in UTF-16 units, never fewer than Discord's
+/// characters): as it is, or cut at a line end with a note.
+fn cut_text(text: &str, limit: usize) -> String {
+    crate::core::cut(text, limit, crate::core::CUT_NOTE)
 }
 
 /// Only users may be pinged: the core echoes what players type, and
@@ -865,7 +830,7 @@ fn replay(record: &GameRecord) -> Option<Game> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{CoreConfig, Picture};
+    use crate::core::{CUT_NOTE, CoreConfig, Picture};
 
     #[test]
     fn mentions_become_the_cores() {
@@ -971,31 +936,30 @@ mod tests {
     }
 
     #[test]
-    fn long_text_is_split_at_lines() {
-        assert_eq!(split_text("short", 2000), vec!["short"]);
-        assert!(split_text("", 2000).is_empty());
+    fn long_text_is_cut_at_a_line_with_a_note() {
+        assert_eq!(cut_text("short", 2000), "short");
+        assert_eq!(cut_text("", 2000), "");
         let text = (0..300).map(|i| format!("line {i:03}")).collect::<Vec<_>>().join("\n");
-        let pieces = split_text(&text, 2000);
-        assert!(pieces.len() > 1);
-        assert!(pieces.iter().all(|p| p.chars().count() <= 2000));
-        assert_eq!(pieces.join("\n"), text);
-        let long = "é".repeat(4500);
-        let pieces = split_text(&long, 2000);
-        assert_eq!(pieces.iter().map(|p| p.chars().count()).collect::<Vec<_>>(), vec![2000, 2000, 500]);
+        let cut = cut_text(&text, 2000);
+        assert!(cut.chars().count() <= 2000);
+        assert!(cut.starts_with("line 000\nline 001\n") && cut.ends_with(&format!("\n{CUT_NOTE}")), "{cut}");
+        let kept = cut.lines().filter(|l| l.starts_with("line")).count();
+        assert!(kept > 150, "{kept}");
+        assert!(cut_text(&"é".repeat(4500), 2000).chars().count() <= 2000);
     }
 
     #[test]
-    fn a_reply_becomes_parts_with_picture_and_buttons_last() {
+    fn a_reply_is_one_message_with_its_picture_and_buttons() {
         let reply = Reply {
             text: "x".repeat(2500),
             picture: Some(Picture { name: "board-a-0.png".into(), png: vec![1, 2, 3] }),
             buttons: vec![Button { label: "Resign".into(), command: "/resign".into() }],
         };
         let p = parts(&reply);
-        assert_eq!(p.len(), 2);
-        assert!(p[0].picture.is_none() && p[0].buttons.is_empty());
-        assert_eq!(p[1].picture.as_deref(), Some(&[1u8, 2, 3][..]));
-        assert_eq!(p[1].buttons.len(), 1);
+        assert_eq!(p.len(), 1);
+        assert!(p[0].content.chars().count() <= MAX_CONTENT && p[0].content.ends_with(CUT_NOTE));
+        assert_eq!(p[0].picture.as_deref(), Some(&[1u8, 2, 3][..]));
+        assert_eq!(p[0].buttons.len(), 1);
         assert!(parts(&Reply::default()).is_empty());
         let only_picture = Reply { picture: reply.picture.clone(), ..Reply::default() };
         assert_eq!(parts(&only_picture).len(), 1);

@@ -11,4 +11,5 @@ pub mod console;
 pub mod core;
 pub mod discord;
 pub mod relay;
+pub mod secrets;
 pub mod telegram;

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
-use kibitz_bot::adapter;
 use kibitz_bot::config::Config;
 use kibitz_bot::core::{Core, CoreConfig};
+use kibitz_bot::{adapter, secrets};
 use kibitz_render::{BoardOptions, Caption, Renderer};
 use kibitz_rules::{Game, Position, Square, Variant, divide, perft, search};
 
@@ -231,7 +231,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
-            eprintln!("kibitz: {msg}");
+            // No token in any output: errors pass through the same redaction as the log.
+            eprintln!("kibitz: {}", secrets::redact(&msg));
             ExitCode::FAILURE
         }
     }
@@ -249,10 +250,12 @@ fn run(path: &Path) -> Result<(), String> {
         eprintln!("No Discord or Telegram token is configured: opening the console.");
         return console(&config.bot.database, &config.bot.pictures, config.core());
     }
+    // Every log line passes through the redaction of the tokens `Config::load` registered.
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,serenity=warn".into()),
         )
+        .with_writer(secrets::Redacting(std::io::stdout))
         .init();
     let store = kibitz_storage::Store::open(&config.bot.database)
         .map_err(|e| format!("cannot open the database {}: {e}", config.bot.database.display()))?;

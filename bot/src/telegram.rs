@@ -598,36 +598,32 @@ pub fn render(text: &str, name_of: impl Fn(&str) -> Option<String>) -> Rendered 
     out
 }
 
-/// Splits a text into pieces of at most `limit` UTF-16 units, at a line break
-/// if there is one, else at a space; links are carried over (one cut through
-/// is dropped).
-pub fn split(r: &Rendered, limit: usize) -> Vec<Rendered> {
-    let mut pieces = Vec::new();
-    let mut rest = r.text.as_str();
-    let mut base = 0; // UTF-16 offset of `rest` in the whole text
-    while utf16_len(rest) > limit {
-        // The longest prefix within the limit, in bytes.
-        let mut units = 0;
-        let mut fit = 0;
-        for (i, c) in rest.char_indices() {
-            if units + c.len_utf16() > limit {
-                break;
-            }
-            units += c.len_utf16();
-            fit = i + c.len_utf8();
+/// A text within `limit` UTF-16 units: as it is if it fits, else cut at a
+/// line break (or a space) with a note at the end. Links in what is kept
+/// stay; one cut through is dropped. The core keeps its replies within the
+/// limits already: this is the safety net, never a second message.
+pub fn cut(r: &Rendered, limit: usize) -> Rendered {
+    if utf16_len(&r.text) <= limit {
+        return r.clone();
+    }
+    let room = limit.saturating_sub(utf16_len(crate::core::CUT_NOTE) + 1);
+    // The longest prefix within the room, in bytes.
+    let mut units = 0;
+    let mut fit = 0;
+    for (i, c) in r.text.char_indices() {
+        if units + c.len_utf16() > room {
+            break;
         }
-        let head = &rest[..fit];
-        let cut = head.rfind('\n').or_else(|| head.rfind(' ')).filter(|&c| c > 0).unwrap_or(fit);
-        let piece = &rest[..cut];
-        pieces.push(piece_of(r, piece, base));
-        let skip = if cut < rest.len() && rest[cut..].starts_with(['\n', ' ']) { cut + 1 } else { cut };
-        base += utf16_len(&rest[..skip]);
-        rest = &rest[skip..];
+        units += c.len_utf16();
+        fit = i + c.len_utf8();
     }
-    if !rest.is_empty() || pieces.is_empty() {
-        pieces.push(piece_of(r, rest, base));
+    let head = &r.text[..fit];
+    let at = head.rfind('\n').or_else(|| head.rfind(' ')).filter(|&c| c > fit / 2).unwrap_or(fit);
+    let kept = piece_of(r, head[..at].trim_end(), 0);
+    if kept.text.is_empty() {
+        return Rendered { text: crate::core::CUT_NOTE.chars().take(limit).collect(), links: Vec::new() };
     }
-    pieces
+    Rendered { text: format!("{}\n{}", kept.text, crate::core::CUT_NOTE), links: kept.links }
 }
 
 fn piece_of(r: &Rendered, text: &str, base: usize) -> Rendered {
@@ -649,20 +645,15 @@ pub enum Out {
     Photo(Option<Rendered>),
 }
 
-/// The messages a reply becomes: the text as the photo's caption when it fits
-/// in one, else the text first (in as many messages as it takes) and the
-/// photo after it. The keyboard goes on the last one.
+/// The message a reply becomes, one at most: the photo with the text as its
+/// caption, or the text alone, cut to Telegram's limit (see [`cut`]). The
+/// keyboard goes on it.
 pub fn plan(text: &Rendered, picture: bool) -> Vec<Out> {
     let empty = text.text.trim().is_empty();
-    if picture && (empty || utf16_len(&text.text) <= CAPTION_LIMIT) {
-        return vec![Out::Photo((!empty).then(|| text.clone()))];
-    }
-    let mut out: Vec<Out> =
-        if empty { Vec::new() } else { split(text, MESSAGE_LIMIT).into_iter().map(Out::Text).collect() };
     if picture {
-        out.push(Out::Photo(None));
+        return vec![Out::Photo((!empty).then(|| cut(text, CAPTION_LIMIT)))];
     }
-    out
+    if empty { Vec::new() } else { vec![Out::Text(cut(text, MESSAGE_LIMIT))] }
 }
 
 /// The pace Telegram asks for in one chat: a message a second, and in
@@ -968,6 +959,7 @@ impl Chats {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::CUT_NOTE;
 
     #[test]
     fn mentions_are_written_out() {
@@ -1026,29 +1018,29 @@ mod tests {
     }
 
     #[test]
-    fn long_texts_are_split_where_they_can_be() {
-        let r = Rendered { text: "aaa bbb\nccc ddd".into(), links: vec![(12, 3, 7)] };
-        let parts = split(&r, 10);
-        let texts: Vec<&str> = parts.iter().map(|p| p.text.as_str()).collect();
-        assert_eq!(texts, ["aaa bbb", "ccc ddd"]);
-        assert_eq!(parts[1].links, vec![(4, 3, 7)]);
-        let parts = split(&Rendered { text: "x".repeat(25), links: vec![] }, 10);
-        assert_eq!(parts.iter().map(|p| p.text.len()).collect::<Vec<_>>(), [10, 10, 5]);
-        assert_eq!(split(&Rendered::default(), 10).len(), 1);
+    fn long_texts_are_cut_with_a_note() {
+        let r =
+            Rendered { text: format!("aaa bbb\n{}", "ccc ddd eee ".repeat(10)), links: vec![(0, 3, 5), (12, 3, 7)] };
+        assert_eq!(cut(&r, 1000), r);
+        let c = cut(&r, CUT_NOTE.encode_utf16().count() + 9);
+        assert_eq!(c.text, format!("aaa bbb\n{CUT_NOTE}"));
+        assert_eq!(c.links, vec![(0, 3, 5)], "a link in what is left out goes");
+        let c = cut(&Rendered { text: "😀".repeat(5000), links: vec![] }, MESSAGE_LIMIT);
+        assert!(utf16_len(&c.text) <= MESSAGE_LIMIT && c.text.ends_with(CUT_NOTE));
+        assert_eq!(cut(&Rendered { text: "x".repeat(25), links: vec![] }, 10).text.chars().count(), 10);
     }
 
     #[test]
-    fn captions_fit_or_the_text_goes_first() {
+    fn a_reply_is_one_message_at_most() {
         let short = Rendered { text: "@alice played e4.".into(), links: vec![] };
         assert_eq!(plan(&short, true), vec![Out::Photo(Some(short.clone()))]);
         assert_eq!(plan(&short, false), vec![Out::Text(short.clone())]);
         let long = Rendered { text: "word ".repeat(300), links: vec![] };
         let p = plan(&long, true);
-        assert_eq!(p.len(), 2);
-        assert!(matches!(&p[0], Out::Text(t) if t.text.len() <= MESSAGE_LIMIT));
-        assert_eq!(p[1], Out::Photo(None));
+        assert!(matches!(&p[..], [Out::Photo(Some(t))] if utf16_len(&t.text) <= CAPTION_LIMIT), "{p:?}");
         let huge = Rendered { text: "line\n".repeat(2000), links: vec![] };
-        assert_eq!(plan(&huge, false).len(), 3);
+        let p = plan(&huge, false);
+        assert!(matches!(&p[..], [Out::Text(t)] if utf16_len(&t.text) <= MESSAGE_LIMIT && t.text.ends_with(CUT_NOTE)));
         assert_eq!(plan(&Rendered::default(), true), vec![Out::Photo(None)]);
         assert!(plan(&Rendered::default(), false).is_empty());
     }

@@ -78,3 +78,29 @@ fn bad_input_is_refused_clearly() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a FEN"));
 }
+
+#[test]
+fn the_console_refuses_an_unreadable_line_and_goes_on() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let (db, out) = (dir.path().join("db"), dir.path().join("out"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kibitz"))
+        .args(["console", "--db", db.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kibitz runs");
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(b"alice: /variants\nalice: /piece kn\xffight\r\nbob: /challenge @alice\n").unwrap();
+    drop(input);
+    let done = child.wait_with_output().unwrap();
+    let text = stdout(&done);
+    let lines: Vec<&str> = text.lines().collect();
+    let games = lines.iter().position(|l| l.starts_with("kibitz: Games I play:")).expect(&text);
+    let refused = lines.iter().position(|l| l.contains("not UTF-8 text")).expect(&text);
+    let challenge = lines.iter().position(|l| l.contains("@bob challenges @alice")).expect(&text);
+    assert!(games < refused && refused < challenge, "{text}");
+    assert_eq!(lines.iter().filter(|l| l.contains("not UTF-8")).count(), 1, "{text}");
+}

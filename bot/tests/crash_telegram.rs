@@ -7,7 +7,7 @@ mod common;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::Duration;
 
 use common::telegram_api::{self, user};
@@ -18,17 +18,37 @@ const TOKEN: &str = "424242:crash-test-token-ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const GROUPS: usize = 10;
 const KILLS: usize = 50;
 
-fn start_bot(config: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_kibitz"))
+/// The bot's process; killed if the test ends early.
+struct Bot(Child);
+
+impl Drop for Bot {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_bot(config: &Path) -> Bot {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(config.with_file_name("bot.log"))
+        .expect("a log file");
+    let child = Command::new(env!("CARGO_BIN_EXE_kibitz"))
         .args(["run", "--config"])
         .arg(config)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", "info")
         .env_remove("KIBITZ_TELEGRAM_TOKEN")
         .env_remove("KIBITZ_DISCORD_TOKEN")
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
+        .stdout(log.try_clone().expect("a log file"))
+        .stderr(log)
         .spawn()
-        .expect("kibitz starts")
+        .expect("kibitz starts");
+    Bot(child)
+}
+
+fn log_of(config: &Path) -> String {
+    std::fs::read_to_string(config.with_file_name("bot.log")).unwrap_or_default()
 }
 
 /// A chess game of `plies` moves in SAN that does not end, from `seed`.
@@ -100,10 +120,10 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
             groups.iter().all(|&g| s.texts(g).iter().any(|t| t.contains("@alice moves first")))
         })
         .await;
-    assert!(started, "the games did not start: {:#?}", server.sent());
+    assert!(started, "the games did not start: {:#?}\nbot: {:?}\n{}", server.sent(), bot.0.try_wait(), log_of(&config));
 
     let games: Vec<Vec<String>> = (0..GROUPS).map(|i| random_game(1000 + i as u64 * 7919, 40)).collect();
-    let mut next = vec![0usize; GROUPS];
+    let mut next = [0usize; GROUPS];
     let mut rng = fastrand::Rng::with_seed(14);
     let players = [alice.clone(), bob.clone()];
     for round in 0..KILLS {
@@ -121,8 +141,8 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
         }
         // Killed at a random moment while the burst is being handled.
         tokio::time::sleep(Duration::from_millis(rng.u64(0..1200))).await;
-        bot.kill().unwrap();
-        bot.wait().unwrap();
+        bot.0.kill().unwrap();
+        bot.0.wait().unwrap();
         let starts = server.starts();
         bot = start_bot(&config);
         assert!(server.until(Duration::from_secs(20), |s| s.starts() > starts).await, "the bot did not come back");
@@ -139,15 +159,16 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
                 })
         })
         .await;
-    terminate(&mut bot);
-    let status = bot.wait().unwrap();
+    terminate(&mut bot.0);
+    let status = bot.0.wait().unwrap();
     assert!(status.success(), "the bot ended with {status}");
-    assert!(settled, "not everything was answered: {} unconfirmed", server.unconfirmed());
+    assert!(settled, "not everything was answered: {} unconfirmed\n{}", server.unconfirmed(), log_of(&config));
 
     let store = Store::open(&db).unwrap();
     let mut lost = 0;
     let mut doubled = 0;
     let mut sent_twice = 0;
+    let mut recaps = 0;
     for (i, &g) in groups.iter().enumerate() {
         let channel = ChannelKey::new("telegram", g.to_string());
         let (_, record) = store.games_in_channel(&channel).unwrap().into_iter().next().expect("the game");
@@ -165,7 +186,9 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
         lost += sent.len().saturating_sub(stored.len());
         doubled += stored.len().saturating_sub(sent.len());
         assert_eq!(stored, sent, "group {g}: the moves stored are not the moves sent, in order");
-        let seen = announced(&server.texts(g));
+        let texts = server.texts(g);
+        recaps += texts.iter().filter(|t| t.starts_with("Game ") && t.contains(" played ")).count();
+        let seen = announced(&texts);
         let mut counts: HashMap<&String, usize> = HashMap::new();
         sent.iter().for_each(|s| *counts.entry(s).or_insert(0) += 1);
         for (san, n) in counts {
@@ -176,7 +199,7 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
     }
     println!(
         "{KILLS} SIGKILLs, {expected} moves in {GROUPS} games: {lost} lost, {doubled} applied twice, \
-         {sent_twice} announcements sent twice"
+         {sent_twice} announcements sent twice, {recaps} moves announced after a restart from the stored game"
     );
     assert_eq!((lost, doubled), (0, 0));
     assert_eq!(store.owed("telegram").unwrap().len(), 0, "replies still owed after a clean stop");

@@ -414,3 +414,27 @@ async fn a_refused_token_is_an_error() {
     assert!(error.contains("getMe"), "{error}");
     assert!(!error.contains("wrong"), "the token leaked into: {error}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_100_kb_message_gets_one_short_answer() {
+    let (fake, addr) = start_fake().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (stop, shutdown) = adapter::shutdown_channel();
+    let run =
+        tokio::spawn(telegram::run(test_core(dir.path()), TOKEN.to_string(), Some(format!("http://{addr}")), shutdown));
+    fake.wait_for(0, "setMyCommands", |c| c.method == "setMyCommands").await;
+
+    let m = fake.mark();
+    fake.say(GROUP, alice(), &format!("/piece {}", "lorem ipsum ".repeat(100 * 1024 / 12)));
+    // The chat's answers go in order: once /variants is answered, all of /piece's have gone.
+    fake.say(GROUP, alice(), "/variants");
+    fake.wait_for(m, "the answer to /variants", |c| c.text().starts_with("Games I play:")).await;
+    let sent: Vec<Call> = fake.calls()[m..].iter().filter(|c| c.method.starts_with("send")).cloned().collect();
+    assert_eq!(sent.len(), 2, "one message each: {:#?}", fake.summary());
+    assert!(sent[0].text().starts_with("I know no piece called 'lorem ipsum"), "{:?}", sent[0].text());
+    assert!(sent[0].text().len() < 200, "{:?}", sent[0].text());
+
+    stop.send(true).unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(10), run).await.expect("run stops on shutdown");
+    assert_eq!(ended.unwrap(), Ok(()));
+}

@@ -22,8 +22,9 @@ use kibitz_rules::army::{
 use kibitz_rules::{CLASH, Color, EndReason, Game, Position, Square};
 use kibitz_storage::{ClashRound, GameEnd, GameRecord, MoveRecord, SealedBid, StoreError, Timestamp};
 
+use super::bounds::quoting;
 use super::{
-    Answer, Core, Incoming, Loaded, Picture, Refusal, Reply, applied, colour_of, mention, outcome_of, refuse,
+    Answer, Core, Incoming, Loaded, Picture, Refusal, Reply, applied, colour_of, excerpt, mention, outcome_of, refuse,
     result_words,
 };
 use kibitz_render::{BoardOptions, Caption};
@@ -93,6 +94,11 @@ fn seen(record: &GameRecord, msg: &Incoming) -> bool {
 
 fn army_refusal(e: ArmyError) -> Refusal {
     Refusal(e.to_string())
+}
+
+/// A refusal that quotes what the player typed, as an excerpt.
+fn quoted_refusal(e: ArmyError, input: &str) -> Refusal {
+    Refusal(quoting(&e.to_string(), input))
 }
 
 fn color_name(c: Color) -> &'static str {
@@ -400,9 +406,11 @@ impl Core {
 
     pub(super) fn buy(&self, msg: &Incoming, piece: &str, square: Option<&str>) -> Answer {
         let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
-        let kind = PieceKind::parse(piece).map_err(army_refusal)?;
+        let kind = PieceKind::parse(piece).map_err(|e| quoted_refusal(e, piece))?;
         let square = match square {
-            Some(s) => Some(Square::parse(s).ok_or_else(|| Refusal(format!("'{s}' is not a square (try b1).")))?),
+            Some(s) => {
+                Some(Square::parse(s).ok_or_else(|| Refusal(format!("'{}' is not a square (try b1).", excerpt(s))))?)
+            }
             None => None,
         };
         let at = m.buy(color, kind, square).map_err(army_refusal)?;
@@ -421,7 +429,7 @@ impl Core {
 
     pub(super) fn sell(&self, msg: &Incoming, what: &str) -> Answer {
         let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
-        let what = PieceRef::parse(what).map_err(army_refusal)?;
+        let what = PieceRef::parse(what).map_err(|e| quoted_refusal(e, what))?;
         let before = m.army(color).pieces.clone();
         let refund = m.sell(color, what).map_err(army_refusal)?;
         if self.save_match(msg, &loaded, &m, |_| {})?.is_none() {
@@ -443,8 +451,9 @@ impl Core {
 
     pub(super) fn place(&self, msg: &Incoming, piece: &str, square: &str) -> Answer {
         let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
-        let what = PieceRef::parse(piece).map_err(army_refusal)?;
-        let to = Square::parse(square).ok_or_else(|| Refusal(format!("'{square}' is not a square (try b1).")))?;
+        let what = PieceRef::parse(piece).map_err(|e| quoted_refusal(e, piece))?;
+        let to =
+            Square::parse(square).ok_or_else(|| Refusal(format!("'{}' is not a square (try b1).", excerpt(square))))?;
         let before = m.army(color).pieces.clone();
         m.place(color, what, to).map_err(army_refusal)?;
         let moved = gone(&before, &m.army(color).pieces);
@@ -534,11 +543,11 @@ impl Core {
         if let Some(id) = game {
             all.retain(|(l, _)| l.record.key.id.as_str().eq_ignore_ascii_case(id));
             if all.is_empty() {
-                return refuse(format!("You have no match '{id}'."));
+                return refuse(format!("You have no match '{}'.", excerpt(id)));
             }
         }
         let bidding: Vec<usize> = (0..all.len()).filter(|&i| all[i].1.phase == Phase::Bidding).collect();
-        let quarters = parse_bid(amount).map_err(army_refusal)?;
+        let quarters = parse_bid(amount).map_err(|e| quoted_refusal(e, amount))?;
         let i = match bidding[..] {
             [i] => i,
             // The match says why it takes no bid now.

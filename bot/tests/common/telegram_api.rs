@@ -189,14 +189,18 @@ async fn api(
     request: Request,
 ) -> (StatusCode, Json<Value>) {
     if bot != format!("bot{}", server.token) {
-        return (StatusCode::UNAUTHORIZED, Json(json!({"ok": false, "error_code": 401, "description": "Unauthorized"})));
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(json!({"ok": false, "error_code": 401, "description": "Unauthorized"})),
+        );
     }
     let body = body_of(request).await;
     let result = match method.to_ascii_lowercase().as_str() {
         "getme" => {
             *server.starts.lock().unwrap() += 1;
             json!({"id": 999, "is_bot": true, "first_name": "Kibitz", "username": "KibitzBot",
-                "can_join_groups": true, "can_read_all_group_messages": true, "supports_inline_queries": false})
+                "can_join_groups": true, "can_read_all_group_messages": true, "supports_inline_queries": false,
+                "has_main_web_app": false})
         }
         "getupdates" => server.updates(&body).await,
         "sendmessage" => server.answer_send("sendMessage", &body),
