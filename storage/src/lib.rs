@@ -90,4 +90,4 @@ pub use record::{
     Challenge, ChannelSettings, ClashMatch, ClashRound, Colour, ColourChoice, GameRecord, GameResult, GameSettings,
     MoveRecord, NewGame, Offer, OfferKind, Outcome, RatingChange, SealedBid, Timestamp,
 };
-pub use store::{GameEnd, GameListing, Store};
+pub use store::{ChannelMove, GameEnd, GameListing, Migration, Store, UserRecord};
