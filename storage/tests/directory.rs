@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use common::{START, game, store};
 use kibitz_storage::{
-    Challenge, ChannelKey, ClashMatch, ColourChoice, GameEnd, GameId, GameSettings, NewGame, Offer, OfferKind,
-    Outcome, SealedBid, Store, Timestamp,
+    Challenge, ChannelKey, ClashMatch, ColourChoice, GameEnd, GameId, GameSettings, NewGame, Offer, OfferKind, Outcome,
+    SealedBid, Store, Timestamp,
 };
 
 const TG: &str = "telegram";
