@@ -1322,13 +1322,16 @@ impl Core {
             Some(Outcome::Draw) => "1/2-1/2",
             Some(Outcome::Aborted) | None => "*",
         };
+        // Players by the names they go by, not their platform ids.
+        let (white, black) =
+            (self.name(&r.key.channel.platform, &r.white), self.name(&r.key.channel.platform, &r.black));
         let tags = [
             ("Result", result),
             ("Event", "Kibitz game"),
             ("Site", site.as_str()),
             ("Date", date.as_str()),
-            ("White", r.white.as_str()),
-            ("Black", r.black.as_str()),
+            ("White", white.as_str()),
+            ("Black", black.as_str()),
         ];
         let hint_plies: Vec<(usize, &str)> = r.hints.iter().map(|&p| (p as usize, "hint")).collect();
         // The comment follows the move the hint was asked for.

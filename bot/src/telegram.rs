@@ -747,7 +747,8 @@ impl Chats {
     fn resolved(&self, mut msg: Incoming) -> Job {
         let store = self.core.store();
         let (text, unknown) = resolve_mentions(&msg.text, |name| store.user_by_username(PLATFORM, name).ok().flatten());
-        if !unknown.is_empty() && msg.text.trim_start().starts_with('/') {
+        let command = !matches!(command::parse(&msg.text, ""), Err(command::ParseError::NotACommand));
+        if !unknown.is_empty() && command {
             return Job::Post(Reply { text: unknown_users(&unknown), ..Reply::default() });
         }
         msg.text = text;

@@ -299,3 +299,16 @@ fn legacy_username_records_move_to_the_id_once() {
     let r = tg_say(&core, CHAT, &tg(22, "Bob", Some("bobby")), "/resign", 15);
     assert!(text(&r).contains("wins (resignation)"), "{r:?}");
 }
+
+#[test]
+fn on_the_console_nobody_speaks_as_the_bot() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut console = kibitz_bot::console::Console::new(core(dir.path()), out.path());
+    let said = console.line("kibitz: /challenge @alice");
+    assert_eq!(said, ["kibitz is my name here; speak as someone else."]);
+    assert_eq!(console.line("/as KIBITZ"), ["KIBITZ is my name here; speak as someone else."]);
+    assert!(console.line("alice: /stats").iter().any(|l| l.contains("@alice")));
+    let started = console.line("alice: /challenge @kibitz chess black level 1").join("\n");
+    assert!(started.contains("@kibitz (White) vs @alice (Black)"), "{started}");
+}
