@@ -550,7 +550,8 @@ impl Core {
             );
         }
         if spec.level.is_some() && !spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {
-            return refuse("A level is for games against me: /challenge @kibitz level 5.");
+            let me = mention(&self.bot_id(&msg.platform));
+            return refuse(format!("A level is for games against me: /challenge {me} level 5."));
         }
         if self.store.player_game_in_channel(&channel, me)?.is_some() {
             return refuse("You are already playing here. Finish that game first (/board shows it).");
