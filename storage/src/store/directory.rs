@@ -200,15 +200,22 @@ impl Store {
     /// username the directory knows. Writes only when something changed (or
     /// the last sighting is a day old).
     pub fn note_name(&self, platform: &str, id: &str, name: &str, at: Timestamp) -> Result<()> {
-        let old = self.user(platform, id).ok().flatten();
-        if old.as_ref().is_some_and(|o| o.name == name && at.0.saturating_sub(o.seen.0) < SEEN_EVERY) {
-            return Ok(());
+        let users = self.tree("users")?;
+        let key = join(&[("platform", platform), ("user id", id)])?;
+        loop {
+            let raw = users.get(&key)?;
+            let old = raw.as_ref().and_then(|r| codec::decode::<UserRecord>(String::new, r).ok());
+            if old.as_ref().is_some_and(|o| o.name == name && at.0.saturating_sub(o.seen.0) < SEEN_EVERY) {
+                return Ok(());
+            }
+            let username = old.and_then(|o| o.username);
+            let record = UserRecord { name: name.to_owned(), username, seen: at };
+            let value = encode(|| describe_user(platform, id), &record)?;
+            // A username noted meanwhile (by the adapter) is kept: read again.
+            if users.compare_and_swap(&key, raw, Some(value))?.is_ok() {
+                return self.sync();
+            }
         }
-        let username = old.and_then(|o| o.username);
-        let record = UserRecord { name: name.to_owned(), username, seen: at };
-        let value = encode(|| describe_user(platform, id), &record)?;
-        self.tree("users")?.insert(join(&[("platform", platform), ("user id", id)])?, value)?;
-        self.sync()
     }
 
     /// [`Store::migrate_username`], unless `username` was migrated (or found
