@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use kibitz_storage::Timestamp;
 
-use crate::core::{Core, Incoming, Reply, User};
+use crate::core::{Core, Incoming, LOCAL_BOT_ID, Reply, User};
 
 /// The console's state: who speaks, where, and where pictures go.
 pub struct Console {
@@ -36,6 +36,8 @@ pub const PLATFORM: &str = "console";
 impl Console {
     /// A console over a core, writing pictures to `out`.
     pub fn new(core: Core, out: &Path) -> Console {
+        // The console's bot has a fixed id, which no speaker may take.
+        core.set_bot_id(PLATFORM, LOCAL_BOT_ID);
         Console { core, out: out.to_path_buf(), speaker: None, channel: "local".into(), private: false, pictures: 0 }
     }
 
@@ -83,6 +85,9 @@ impl Console {
             if !valid_name(name) {
                 return vec!["A name is letters, digits, '-' and '_' (up to 32).".into()];
             }
+            if is_the_bot(name) {
+                return vec![format!("{name} is my name here; speak as someone else.")];
+            }
             self.speaker = Some(name.to_string());
             return vec![format!("(now speaking as {name})")];
         }
@@ -111,6 +116,9 @@ impl Console {
                 None => return vec!["Who is speaking? Write `NAME: MESSAGE`, or /as NAME first.".into()],
             },
         };
+        if is_the_bot(&speaker) {
+            return vec![format!("{speaker} is my name here; speak as someone else.")];
+        }
         let channel = if self.private { format!("dm-{speaker}") } else { self.channel.clone() };
         let msg = Incoming {
             platform: PLATFORM.into(),
@@ -153,6 +161,11 @@ impl Console {
         }
         lines
     }
+}
+
+/// Whether a speaker's name is the bot's id on the console (letter case ignored).
+fn is_the_bot(name: &str) -> bool {
+    name.eq_ignore_ascii_case(LOCAL_BOT_ID)
 }
 
 fn valid_name(name: &str) -> bool {

@@ -180,6 +180,10 @@ fn colour_of(c: Color) -> Colour {
     }
 }
 
+/// The bot's user id on a platform whose adapter does not give one (the
+/// console, tests): see [`Core::set_bot_id`].
+pub const LOCAL_BOT_ID: &str = "kibitz";
+
 /// The chat core.
 pub struct Core {
     store: Store,
@@ -187,8 +191,8 @@ pub struct Core {
     renderer: &'static Renderer,
     /// Names seen, by platform and id, for captions.
     names: Mutex<HashMap<(String, String), String>>,
-    /// Other ids the bot goes by (its Telegram username, its Discord user id).
-    aliases: Mutex<Vec<String>>,
+    /// The bot's own user id on each platform, as its adapter said.
+    bot_ids: Mutex<HashMap<String, String>>,
     /// Answers for other channels than the message's, until an adapter posts them.
     notices: Mutex<Vec<(ChannelKey, Reply)>>,
 }
@@ -211,7 +215,7 @@ impl Core {
             config,
             renderer: Renderer::shared(),
             names: Mutex::default(),
-            aliases: Mutex::default(),
+            bot_ids: Mutex::default(),
             notices: Mutex::default(),
         }
     }
@@ -233,15 +237,21 @@ impl Core {
         }
     }
 
-    /// Makes `id` another name of the bot: a challenge to it is a game
-    /// against the bot. Adapters call this with the bot's own id on their
-    /// platform once they know it.
-    pub fn add_bot_alias(&self, id: &str) {
-        if let Ok(mut aliases) = self.aliases.lock()
-            && !aliases.iter().any(|a| a.eq_ignore_ascii_case(id))
-        {
-            aliases.push(id.to_string());
+    /// Tells the core the bot's own user id on `platform`: a challenge to
+    /// that id is a game against the bot, and a player of that id is the
+    /// bot. Adapters call this with the id the platform gave the bot (its
+    /// Telegram user id, its Discord snowflake) once they know it. A
+    /// platform whose adapter says nothing (the console, tests) knows the
+    /// bot as [`LOCAL_BOT_ID`].
+    pub fn set_bot_id(&self, platform: &str, id: &str) {
+        if let Ok(mut ids) = self.bot_ids.lock() {
+            ids.insert(platform.to_string(), id.to_string());
         }
+    }
+
+    /// The bot's user id on `platform`.
+    pub fn bot_id(&self, platform: &str) -> String {
+        self.bot_ids.lock().ok().and_then(|ids| ids.get(platform).cloned()).unwrap_or_else(|| LOCAL_BOT_ID.to_string())
     }
 
     /// The store.
@@ -254,7 +264,7 @@ impl Core {
     /// Every reply fits one message: its text is within [`REPLY_LIMIT`]
     /// units, or [`CAPTION_LIMIT`] with a picture.
     pub fn handle(&self, msg: &Incoming) -> Vec<Reply> {
-        self.remember(&msg.platform, &msg.sender);
+        self.remember(&msg.platform, &msg.sender, msg.at);
         let answer = match command::parse(&msg.text, &self.config.bot_name) {
             Err(ParseError::NotACommand) => self.bare_move(msg),
             Err(e) => vec![Reply::text(e.to_string())],
@@ -323,7 +333,7 @@ impl Core {
             text.push('.');
             if !clash::between_rounds(&loaded) && loaded.game.outcome().is_none() {
                 let next = r.player(colour_of(loaded.game.position().turn())).to_string();
-                if !self.is_bot(&next) {
+                if !self.is_bot(&msg.platform, &next) {
                     let _ = write!(text, " {}, your move.", mention(&next));
                 }
             }
@@ -402,13 +412,23 @@ impl Core {
         bounded_notices(notices)
     }
 
-    fn remember(&self, platform: &str, user: &User) {
+    fn remember(&self, platform: &str, user: &User, at: Timestamp) {
         if let Ok(mut names) = self.names.lock() {
             names.insert((platform.to_string(), user.id.clone()), user.name.clone());
         }
+        // In the directory too, for captions after a restart; a failure
+        // to write it costs a caption its name, nothing else.
+        if let Err(e) = self.store.note_name(platform, &user.id, &user.name, at) {
+            tracing::warn!("could not note the name of {} on {platform}: {e}", user.id);
+        }
     }
 
+    /// The name to show for player `id`: from the directory, else as seen
+    /// since the start, else the id.
     fn name(&self, platform: &str, id: &str) -> String {
+        if let Ok(Some(user)) = self.store.user(platform, id) {
+            return user.name;
+        }
         self.names
             .lock()
             .ok()
@@ -616,8 +636,9 @@ impl Core {
                 "You cannot challenge yourself. Challenge a friend, or leave out the name for an open challenge.",
             );
         }
-        if spec.level.is_some() && !spec.opponent.as_deref().is_some_and(|o| self.is_bot(o)) {
-            return refuse("A level is for games against me: /challenge @kibitz level 5.");
+        if spec.level.is_some() && !spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {
+            let me = mention(&self.bot_id(&msg.platform));
+            return refuse(format!("A level is for games against me: /challenge {me} level 5."));
         }
         if self.store.player_game_in_channel(&channel, me)?.is_some() {
             return refuse("You are already playing here. Finish that game first (/board shows it).");
@@ -641,14 +662,14 @@ impl Core {
             bot_level: None,
         };
         let clash = v.id == kibitz_rules::CLASH.id;
-        if spec.opponent.as_deref().is_some_and(|o| self.is_bot(o)) {
+        if spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {
             let settings = GameSettings {
                 rated: false,
                 days_per_move: None,
                 bot_level: Some(spec.level.unwrap_or(5)),
                 ..settings
             };
-            let bot = spec.opponent.clone().unwrap_or_else(|| self.config.bot_name.clone());
+            let bot = spec.opponent.clone().unwrap_or_else(|| self.bot_id(&msg.platform));
             return self.play_the_bot(msg, v, colour, settings, bot);
         }
         let challenge = Challenge {
@@ -691,7 +712,11 @@ impl Core {
                 format!("/accept @{me}"),
             ),
             None => (
-                format!("{} opens a challenge: {what} ({side}{extras}). Anyone may /accept @{me}.", mention(me)),
+                format!(
+                    "{} opens a challenge: {what} ({side}{extras}). Anyone may /accept {}.",
+                    mention(me),
+                    mention(me)
+                ),
                 format!("/accept @{me}"),
             ),
         };
@@ -724,18 +749,19 @@ impl Core {
             ([], []) => refuse("There is no challenge for you here. Start one with /challenge @friend."),
             (list, _) if !list.is_empty() => refuse(format!(
                 "Several players challenge you; name one: {}.",
-                list.iter().map(|c| format!("@{}", c.challenger)).collect::<Vec<_>>().join(", ")
+                list.iter().map(|c| mention(&c.challenger)).collect::<Vec<_>>().join(", ")
             )),
             (_, list) => refuse(format!(
                 "Several challenges are open; name one: {}.",
-                list.iter().map(|c| format!("@{}", c.challenger)).collect::<Vec<_>>().join(", ")
+                list.iter().map(|c| mention(&c.challenger)).collect::<Vec<_>>().join(", ")
             )),
         }
     }
 
-    fn is_bot(&self, id: &str) -> bool {
-        id.eq_ignore_ascii_case(&self.config.bot_name)
-            || self.aliases.lock().is_ok_and(|a| a.iter().any(|x| x.eq_ignore_ascii_case(id)))
+    /// Whether player `id` on `platform` is the bot: by its user id, never
+    /// by a name (which a human could take).
+    fn is_bot(&self, platform: &str, id: &str) -> bool {
+        id == self.bot_id(platform)
     }
 
     /// A game against the bot starts at once; if the bot has White, it moves.
@@ -795,9 +821,9 @@ impl Core {
     fn bot_color(&self, r: &GameRecord) -> Option<Color> {
         if r.settings.bot_level.is_none() {
             None
-        } else if self.is_bot(&r.white) {
+        } else if self.is_bot(&r.key.channel.platform, &r.white) {
             Some(Color::White)
-        } else if self.is_bot(&r.black) {
+        } else if self.is_bot(&r.key.channel.platform, &r.black) {
             Some(Color::Black)
         } else {
             None
@@ -1077,7 +1103,7 @@ impl Core {
             if after.game.position().is_check() {
                 text.push_str(" Check!");
             }
-            if !self.is_bot(&next_player) {
+            if !self.is_bot(&after.record.key.channel.platform, &next_player) {
                 let _ = write!(text, " {}, your move.", mention(&next_player));
             }
         }
@@ -1249,7 +1275,7 @@ impl Core {
     fn draw(&self, msg: &Incoming) -> Answer {
         let loaded = self.own_game(msg)?;
         self.player_colour(msg, &loaded)?;
-        if self.is_bot(&other_player(&loaded.record, &msg.sender.id)) {
+        if self.is_bot(&msg.platform, &other_player(&loaded.record, &msg.sender.id)) {
             return refuse("I play on: I do not agree to draws. You may /resign, or ask for a /takeback.");
         }
         clash::check_draw(&loaded)?;
@@ -1288,7 +1314,7 @@ impl Core {
         self.player_colour(msg, &loaded)?;
         clash::check_round(&loaded)?;
         let r = &loaded.record;
-        let against_bot = self.is_bot(&other_player(r, &msg.sender.id));
+        let against_bot = self.is_bot(&msg.platform, &other_player(r, &msg.sender.id));
         let accepted = match r.offer(OfferKind::Takeback { plies: 0 }) {
             Some(Offer { kind: OfferKind::Takeback { plies }, by, .. }) if *by != msg.sender.id => {
                 Some(*plies as usize)
@@ -1387,13 +1413,16 @@ impl Core {
             Some(Outcome::Draw) => "1/2-1/2",
             Some(Outcome::Aborted) | None => "*",
         };
+        // Players by the names they go by, not their platform ids.
+        let (white, black) =
+            (self.name(&r.key.channel.platform, &r.white), self.name(&r.key.channel.platform, &r.black));
         let tags = [
             ("Result", result),
             ("Event", "Kibitz game"),
             ("Site", site.as_str()),
             ("Date", date.as_str()),
-            ("White", r.white.as_str()),
-            ("Black", r.black.as_str()),
+            ("White", white.as_str()),
+            ("Black", black.as_str()),
         ];
         let hint_plies: Vec<(usize, &str)> = r.hints.iter().map(|&p| (p as usize, "hint")).collect();
         // The comment follows the move the hint was asked for.

@@ -171,7 +171,7 @@ impl EventHandler for Handler {
         tracing::info!("discord: ready as {} ({})", ready.user.name, ready.user.id);
         self.me.store(ready.user.id.get(), Ordering::Relaxed);
         // `/challenge @Kibitz` names the bot by its user id: a game against it.
-        self.core.add_bot_alias(&ready.user.id.get().to_string());
+        self.core.set_bot_id(PLATFORM, &ready.user.id.get().to_string());
         // Once per run: a reconnect brings another READY, the commands stay.
         if self.registered.swap(true, Ordering::SeqCst) {
             return;

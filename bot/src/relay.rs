@@ -158,6 +158,27 @@ impl Relay {
         }
     }
 
+    /// Stores `reply` as the answer to `msg`, which the core does not see (an
+    /// adapter's own refusal), unless `msg` was handled before.
+    pub async fn answer(self: &Arc<Self>, msg: Incoming, reply: Reply) -> Result<Vec<Delivery>, NotStored> {
+        let relay = self.clone();
+        let run = move || {
+            let done = Completion {
+                platform: relay.platform.to_string(),
+                message_id: msg.message_id.clone(),
+                cursor: None,
+                owed: vec![(msg.channel.clone(), encode(&reply))],
+                at: Timestamp::now(),
+            };
+            match relay.core.store().complete(&done) {
+                Ok(entries) => Ok(entries.into_iter().filter_map(delivery).collect()),
+                Err(StoreError::AlreadyHandled(_)) => Ok(Vec::new()),
+                Err(e) => Err(NotStored(e.to_string())),
+            }
+        };
+        tokio::task::spawn_blocking(run).await.unwrap_or_else(|e| Err(NotStored(format!("the task failed: {e}"))))
+    }
+
     /// Runs the correspondence clocks at `now` and stores the notices they
     /// give; returns them to send.
     pub async fn tick(self: &Arc<Self>, now: Timestamp) -> Result<Vec<Delivery>, NotStored> {

@@ -1,8 +1,15 @@
 //! The Telegram adapter: the Bot API through long polling (`getUpdates`).
 //!
-//! It only translates. A text message becomes an [`Incoming`] for the core
-//! (the sender is their lower-cased username, so `/challenge @bob` names the
-//! same player Bob's own messages do); a reply becomes a message, or a photo
+//! It only translates. A text message becomes an [`Incoming`] for the core.
+//! Players are their numeric Telegram user ids, which never change hands;
+//! usernames are only names. Every user seen (a sender, a button's presser,
+//! a replied-to author, a user picked from the @-menu) is noted in the
+//! store's user directory, so that a typed `@bob` reaches the core as the
+//! `@ID` of whoever holds that username now; a name the directory does not
+//! know is answered here and never reaches the core. Records that older
+//! versions keyed by username move to the id when its holder is first seen.
+//! A group that becomes a supergroup takes its games to the new chat id.
+//! A reply becomes a message, or a photo
 //! with the text as its caption, with the buttons as an inline keyboard whose
 //! callback data is the button's command. A pressed button runs that command
 //! as its presser, in the chat of the message it sits under.
@@ -36,7 +43,7 @@ use tokio::sync::watch;
 
 use crate::adapter::{Lanes, Shutdown};
 use crate::command::{self, Command};
-use crate::core::{Button, Core, Incoming, User};
+use crate::core::{Button, Core, Incoming, Reply, User};
 use crate::relay::{Delivery, Relay};
 
 /// The platform name the adapter uses in the store.
@@ -77,10 +84,9 @@ pub async fn run(core: Arc<Core>, token: String, api_url: Option<String>, shutdo
     let Some(me) = connect(&bot, shutdown.clone()).await? else { return Ok(()) };
     let username = me.user.username.clone().unwrap_or_default();
     tracing::info!(bot = %username, "connected to Telegram");
-    // `/challenge @ThisBot` is a game against the bot.
-    if !username.is_empty() {
-        core.add_bot_alias(&username.to_lowercase());
-    }
+    // The bot is its user id; `/challenge @ThisBot` reads as that id.
+    core.set_bot_id(PLATFORM, &player_id(&me.user));
+    note_user(&core, &me.user);
 
     if let Err(e) = retrying("deleteWebhook", || bot.delete_webhook().send()).await {
         tracing::warn!("could not remove a webhook, polling may fail: {e}");
@@ -364,18 +370,91 @@ fn describe(name: &str, usage: &str) -> String {
 
 // ---- incoming ----
 
-/// The player id of a Telegram user: the username in lower case (Telegram
-/// usernames ignore case), else the numeric id.
+/// The player id of a Telegram user: their numeric user id, which is
+/// theirs for good (a username can be dropped and taken by someone else).
 pub fn player_id(user: &teloxide::types::User) -> String {
-    match &user.username {
-        Some(name) if !name.is_empty() => name.to_lowercase(),
-        _ => user.id.0.to_string(),
+    user.id.0.to_string()
+}
+
+/// A Telegram user's display name: first and last name.
+fn display_name(user: &teloxide::types::User) -> String {
+    match user.last_name.as_deref().filter(|l| !l.is_empty()) {
+        Some(last) => format!("{} {last}", user.first_name),
+        None => user.first_name.clone(),
     }
 }
 
 fn player(user: &teloxide::types::User) -> User {
-    let name = user.username.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| user.first_name.clone());
-    User { id: player_id(user), name }
+    User { id: player_id(user), name: display_name(user) }
+}
+
+/// Notes a user in the store's directory: their names now, and the move of
+/// records their username keyed before ids did.
+fn note_user(core: &Core, user: &teloxide::types::User) {
+    let id = player_id(user);
+    let username = user.username.as_deref().filter(|u| !u.is_empty());
+    match core.store().see_user(PLATFORM, &id, &display_name(user), username, Timestamp::now()) {
+        Ok(moved) if !moved.is_empty() => {
+            tracing::info!(user = %id, ?moved, "records kept under a username now belong to the user's id")
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!(user = %id, "could not note a user in the directory: {e}"),
+    }
+}
+
+/// Reads each typed `@username` of `text` (lower-cased by [`core_text`]) as
+/// the `@ID` that `id_of` gives for it. Returns the text, and the usernames
+/// `id_of` does not know (left as they were). An `@` followed by digits is
+/// an id already (Telegram usernames start with a letter).
+pub fn resolve_mentions(text: &str, id_of: impl Fn(&str) -> Option<String>) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len());
+    let mut unknown = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let start = rest.find(|c: char| !c.is_whitespace()).unwrap_or(rest.len());
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let word = &rest[..end];
+        rest = &rest[end..];
+        let Some(body) = word.strip_prefix('@') else {
+            out.push_str(word);
+            continue;
+        };
+        let name_end = body.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(body.len());
+        let (name, tail) = body.split_at(name_end);
+        if name.is_empty() || name.chars().all(|c| c.is_ascii_digit()) {
+            out.push_str(word);
+            continue;
+        }
+        match id_of(name) {
+            Some(id) => {
+                out.push('@');
+                out.push_str(&id);
+                out.push_str(tail);
+            }
+            None => {
+                if !unknown.iter().any(|u| u == name) {
+                    unknown.push(name.to_string());
+                }
+                out.push_str(word);
+            }
+        }
+    }
+    (out, unknown)
+}
+
+/// The answer to a command that names users the directory does not know.
+fn unknown_users(names: &[String]) -> String {
+    let names: Vec<String> = names.iter().map(|n| format!("@{n}")).collect();
+    let list = match names.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    };
+    format!(
+        "I don't know {list} yet: ask them to write something here, or pick them from the @-menu. Nothing was changed."
+    )
 }
 
 /// The text of a message as the core reads it, or `None` when it is a command
@@ -572,9 +651,19 @@ fn utf16_len(s: &str) -> usize {
     s.encode_utf16().count()
 }
 
-/// Writes `<@ID>` as `@ID`; a numeric id (a user without a username) as the
-/// name `name_of` knows for it, linked to the user.
-pub fn render(text: &str, name_of: impl Fn(&str) -> Option<String>) -> Rendered {
+/// How a user is mentioned in a reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shown {
+    /// By their username, `@bob` (Telegram links it).
+    Username(String),
+    /// By name, linked to the user (a user without a username).
+    Name(String),
+}
+
+/// Writes `<@ID>` for a numeric id as `@username` when `shown` knows one,
+/// else as the user's name (or the id) linked to them; a `<@name>` that is
+/// no id (a record older than ids) as `@name`.
+pub fn render(text: &str, shown: impl Fn(&str) -> Option<Shown>) -> Rendered {
     let mut out = Rendered::default();
     let mut rest = text;
     while let Some(i) = rest.find("<@") {
@@ -582,8 +671,15 @@ pub fn render(text: &str, name_of: impl Fn(&str) -> Option<String>) -> Rendered 
         out.text.push_str(&rest[..i]);
         let id = &rest[i + 2..i + j];
         match id.parse::<u64>() {
+            Ok(_) if let Some(Shown::Username(username)) = shown(id) => {
+                out.text.push('@');
+                out.text.push_str(&username);
+            }
             Ok(n) => {
-                let name = name_of(id).unwrap_or_else(|| id.to_string());
+                let name = match shown(id) {
+                    Some(Shown::Name(name)) if !name.is_empty() => name,
+                    _ => id.to_string(),
+                };
                 out.links.push((utf16_len(&out.text), utf16_len(&name), n));
                 out.text.push_str(&name);
             }
@@ -698,10 +794,12 @@ impl Pace {
 
 // ---- the chats ----
 
-/// An update to handle: its id, and the message for the core.
+/// An update to handle: its id, and the message for the core, or the
+/// answer the adapter gives it itself (a name it cannot read).
 struct Job {
     update: i64,
     msg: Incoming,
+    answer: Option<Reply>,
 }
 
 /// The chats' workers and what they share.
@@ -709,8 +807,6 @@ struct Chats {
     bot: Bot,
     relay: Arc<Relay>,
     keyboards: Mutex<Keyboards>,
-    /// Names of users without a username, for mentions of them.
-    names: Mutex<HashMap<String, String>>,
     /// The updates in flight.
     updates: Updates,
     /// Each chat's updates, handled in order.
@@ -732,7 +828,6 @@ impl Chats {
             bot,
             relay,
             keyboards: Mutex::new(Keyboards::new(KEYBOARD_MEMORY)),
-            names: Mutex::default(),
             updates: Updates::default(),
             handlers: Arc::new(Lanes::new(WORKER_IDLE)),
             senders: Arc::new(Lanes::new(WORKER_IDLE)),
@@ -742,9 +837,54 @@ impl Chats {
     }
 
     fn remember(&self, user: &teloxide::types::User) {
-        if user.username.as_deref().is_none_or(str::is_empty) {
-            lock(&self.names).insert(user.id.0.to_string(), user.first_name.clone());
+        note_user(self.relay.core(), user);
+    }
+
+    /// What a message tells besides its text: the users in it (its sender,
+    /// the author it replies to, users picked from the @-menu), and a group
+    /// that became a supergroup under a new chat id.
+    fn seen(&self, msg: &Message) {
+        let replied = msg.reply_to_message().and_then(|r| r.from.as_ref());
+        for user in msg.from.iter().chain(replied).chain(msg.mentioned_users()) {
+            if !user.is_bot {
+                self.remember(user);
+            }
         }
+        let moved = match (msg.migrate_to_chat_id(), msg.migrate_from_chat_id()) {
+            (Some(to), _) => Some((msg.chat.id, *to)),
+            (None, Some(from)) => Some((*from, msg.chat.id)),
+            (None, None) => None,
+        };
+        if let Some((from, to)) = moved {
+            let old = kibitz_storage::ChannelKey::new(PLATFORM, from.0.to_string());
+            match self.relay.core().store().move_channel(&old, &to.0.to_string()) {
+                Ok(moved) => tracing::info!(from = from.0, to = to.0, ?moved, "the group moved to a new chat id"),
+                Err(e) => tracing::error!(from = from.0, to = to.0, "could not move a group's games: {e}"),
+            }
+        }
+    }
+
+    /// The job for a message: the core's, with typed `@usernames` read as
+    /// the ids of their holders; a command naming a username nobody here
+    /// has used is answered at once, and changes nothing.
+    fn resolved(&self, mut msg: Incoming) -> (Incoming, Option<Reply>) {
+        let store = self.relay.core().store();
+        let (text, unknown) = resolve_mentions(&msg.text, |name| store.user_by_username(PLATFORM, name).ok().flatten());
+        let command = !matches!(command::parse(&msg.text, ""), Err(command::ParseError::NotACommand));
+        if !unknown.is_empty() && command {
+            return (msg, Some(Reply { text: unknown_users(&unknown), ..Reply::default() }));
+        }
+        msg.text = text;
+        (msg, None)
+    }
+
+    /// How `<@ID>` shows: the holder's username, else their name, linked.
+    fn shown(&self, id: &str) -> Option<Shown> {
+        let user = self.relay.core().store().user(PLATFORM, id).ok().flatten()?;
+        Some(match user.username {
+            Some(username) => Shown::Username(username),
+            None => Shown::Name(user.name),
+        })
     }
 
     /// Routes an update to its chat's handler. An update that is none of the
@@ -753,9 +893,9 @@ impl Chats {
     fn dispatch(self: &Arc<Self>, id: i64, update: Update, username: &str) {
         let read = std::panic::catch_unwind(AssertUnwindSafe(|| self.read(id, update, username)));
         match read {
-            Ok(Some((chat, msg))) => {
+            Ok(Some((chat, (msg, answer)))) => {
                 let chats = self.clone();
-                self.handlers.push(chat.0, Job { update: id, msg }, move |job| {
+                self.handlers.push(chat.0, Job { update: id, msg, answer }, move |job| {
                     let chats = chats.clone();
                     async move { chats.handle(job).await }
                 });
@@ -769,15 +909,13 @@ impl Chats {
     }
 
     /// The chat and the message an update brings, if any.
-    fn read(self: &Arc<Self>, id: i64, update: Update, username: &str) -> Option<(ChatId, Incoming)> {
+    fn read(self: &Arc<Self>, id: i64, update: Update, username: &str) -> Option<(ChatId, (Incoming, Option<Reply>))> {
         match update.kind {
             UpdateKind::Message(msg) => {
-                if let Some(from) = &msg.from {
-                    self.remember(from);
-                }
+                self.seen(&msg);
                 let incoming = incoming(&msg, username)?;
                 tracing::debug!(chat = msg.chat.id.0, "message");
-                Some((msg.chat.id, incoming))
+                Some((msg.chat.id, self.resolved(incoming)))
             }
             UpdateKind::CallbackQuery(query) => self.pressed(query),
             UpdateKind::Error(value) => {
@@ -791,7 +929,7 @@ impl Chats {
 
     /// A pressed button: answered at once (the client shows a spinner until
     /// then), and its command run in the chat as its presser.
-    fn pressed(self: &Arc<Self>, query: CallbackQuery) -> Option<(ChatId, Incoming)> {
+    fn pressed(self: &Arc<Self>, query: CallbackQuery) -> Option<(ChatId, (Incoming, Option<Reply>))> {
         self.remember(&query.from);
         let command = query.data.as_deref().and_then(|d| lock(&self.keyboards).command_for(d));
         let chat = query.message.as_ref().map(|m| m.chat().id);
@@ -823,7 +961,7 @@ impl Chats {
             // Private chats have positive ids, groups negative ones.
             private: chat.0 > 0,
         };
-        Some((chat, msg))
+        Some((chat, (msg, None)))
     }
 
     /// Handles one update and stores what it owes; until that is stored it
@@ -831,7 +969,11 @@ impl Chats {
     async fn handle(self: &Arc<Self>, job: Job) {
         let mut backoff = Backoff::default();
         loop {
-            match self.relay.handle(job.msg.clone(), None).await {
+            let handled = match &job.answer {
+                Some(answer) => self.relay.answer(job.msg.clone(), answer.clone()).await,
+                None => self.relay.handle(job.msg.clone(), None).await,
+            };
+            match handled {
                 Ok(owed) => {
                     owed.into_iter().for_each(|d| self.deliver(d));
                     break;
@@ -877,10 +1019,7 @@ impl Chats {
     /// part the platform accepts; the reply leaves the outbox when all are.
     async fn send(&self, chat: ChatId, owed: Delivery) {
         let reply = &owed.reply;
-        let text = {
-            let names = lock(&self.names);
-            render(&reply.text, |id| names.get(id).cloned())
-        };
+        let text = render(&reply.text, |id| self.shown(id));
         let plan = plan(&text, reply.picture.is_some());
         let last = plan.len().saturating_sub(1);
         let mut backoff = Backoff::default();
@@ -963,12 +1102,19 @@ mod tests {
 
     #[test]
     fn mentions_are_written_out() {
-        let names = |id: &str| (id == "42").then(|| "Zoë".to_string());
+        let names = |id: &str| match id {
+            "42" => Some(Shown::Name("Zoë".to_string())),
+            "7" => Some(Shown::Username("Bob_T".to_string())),
+            _ => None,
+        };
         let r = render("<@alice> challenges <@bob>.", names);
         assert_eq!(r, Rendered { text: "@alice challenges @bob.".into(), links: vec![] });
         let r = render("Hi <@42>, <@43>!", names);
         assert_eq!(r.text, "Hi Zoë, 43!");
         assert_eq!(r.links, vec![(3, 3, 42), (8, 2, 43)]);
+        // A user with a username is mentioned by it, unlinked (Telegram links it).
+        let r = render("<@7> vs <@42>", names);
+        assert_eq!(r, Rendered { text: "@Bob_T vs Zoë".into(), links: vec![(10, 3, 42)] });
         assert_eq!(render("a <@unclosed", names).text, "a <@unclosed");
         // Offsets count UTF-16 units, as Telegram does.
         let r = render("😀 <@42>", names);
@@ -1007,7 +1153,7 @@ mod tests {
         let msg = message(alice.clone(), "/challenge Zoë Ann chess", entities);
         let got = incoming(&msg, "KibitzBot").unwrap();
         assert_eq!(got.text, "/challenge @42 chess");
-        assert_eq!(got.sender, User { id: "alice".into(), name: "Alice".into() });
+        assert_eq!(got.sender, User { id: "11".into(), name: "Alice".into() });
         assert_eq!((got.platform.as_str(), got.channel.as_str()), ("telegram", "-5"));
         assert_eq!(got.message_id.as_deref(), Some("-5:5"));
         assert_eq!(got.at, Timestamp(1_700_000_000_000));
@@ -1097,18 +1243,37 @@ mod tests {
     }
 
     #[test]
-    fn users_are_their_lower_case_usernames() {
-        let user = |username: Option<&str>| teloxide::types::User {
+    fn users_are_their_ids_and_names_only_show() {
+        let user = |username: Option<&str>, last: Option<&str>| teloxide::types::User {
             id: UserId(7),
             is_bot: false,
             first_name: "Alice".into(),
-            last_name: None,
+            last_name: last.map(str::to_string),
             username: username.map(str::to_string),
             language_code: None,
             is_premium: false,
             added_to_attachment_menu: false,
         };
-        assert_eq!(player(&user(Some("AliceW"))), User { id: "alicew".into(), name: "AliceW".into() });
-        assert_eq!(player(&user(None)), User { id: "7".into(), name: "Alice".into() });
+        assert_eq!(player(&user(Some("AliceW"), None)), User { id: "7".into(), name: "Alice".into() });
+        assert_eq!(player(&user(None, Some("W"))), User { id: "7".into(), name: "Alice W".into() });
+    }
+
+    #[test]
+    fn typed_usernames_become_the_ids_of_their_holders() {
+        let ids = |name: &str| match name {
+            "bob_t" => Some("22".to_string()),
+            "kibitzbot" => Some("999".to_string()),
+            _ => None,
+        };
+        let (text, unknown) = resolve_mentions("/challenge @bob_t chess  white", ids);
+        assert_eq!((text.as_str(), unknown.len()), ("/challenge @22 chess  white", 0));
+        let (text, unknown) = resolve_mentions("/challenge @kibitzbot, level 2", ids);
+        assert_eq!((text.as_str(), unknown.len()), ("/challenge @999, level 2", 0));
+        // Ids stay ids, moves with `@` are no mentions, unknown names are listed once.
+        let (text, unknown) = resolve_mentions("/stats @42 P@c3 @carol @carol @", ids);
+        assert_eq!(text, "/stats @42 P@c3 @carol @carol @");
+        assert_eq!(unknown, ["carol"]);
+        assert!(unknown_users(&unknown).starts_with("I don't know @carol yet"));
+        assert!(unknown_users(&["a".into(), "b".into(), "c".into()]).starts_with("I don't know @a, @b or @c yet"));
     }
 }

@@ -150,7 +150,7 @@ fn the_bot_answers_to_its_platform_name() {
     let dir = tempfile::tempdir().unwrap();
     let core = core(dir.path());
     // A Discord bot is mentioned by its user id, a Telegram bot by its username.
-    core.add_bot_alias("4242");
+    core.set_bot_id("test", "4242");
     let r = say(&core, "alice", "/challenge @4242 chess black level 1", 0, None);
     assert!(r[0].text.contains("<@4242> (White) vs <@alice> (Black)"), "{r:?}");
     assert!(r[0].text.contains("<@4242> played"), "the bot moves first: {r:?}");

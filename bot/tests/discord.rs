@@ -470,7 +470,7 @@ async fn a_whole_game_on_a_fake_discord() {
     let config = CoreConfig { hint_time: Duration::from_millis(50), board_size: 160, ..CoreConfig::default() };
     let core = Arc::new(Core::new(Store::open(dir.path()).unwrap(), config));
     let (stop, shutdown) = adapter::shutdown_channel();
-    let bot = tokio::spawn(discord::run(core, TOKEN.into(), Some(fake.url()), shutdown));
+    let bot = tokio::spawn(discord::run(core.clone(), TOKEN.into(), Some(fake.url()), shutdown));
     let players = Players { events, next: AtomicU64::new(9_000) };
 
     // Connected: identified with the intents it needs, commands registered.
@@ -492,6 +492,8 @@ async fn a_whole_game_on_a_fake_discord() {
     let in_guild = format!("/api/v10/applications/{APP}/guilds/{GUILD}/commands");
     let (_, guild) = fake.wait(0, "the guild commands", |r| r.method == "PUT" && r.path == in_guild).await;
     assert_eq!(guild.json, commands.json);
+    // The bot is known by its user id, not by its name.
+    assert_eq!(core.bot_id("discord"), APP);
 
     // Alice challenges Bob by slash command, naming him with a user option.
     let mark = fake.len();

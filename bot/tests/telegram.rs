@@ -298,16 +298,18 @@ async fn a_whole_game_through_the_bot_api() {
     assert!(listed.iter().any(|c| c["command"] == "move" && c["description"].as_str().unwrap().contains("MOVE")));
     assert!(fake.calls().iter().any(|c| c.method == "getMe"));
 
-    // A challenge by command, with a mention typed in another case.
+    // A challenge by command, with a mention typed in another case, once
+    // the bot has seen Bob.
+    fake.say(GROUP, bob(), "Hi all");
     let m = fake.mark();
     fake.say(GROUP, alice(), "/challenge @Bob chess white hints on");
     let challenge = fake.wait_for(m, "the challenge", |c| c.method == "sendMessage").await;
     assert_eq!(challenge.chat(), GROUP);
     assert_eq!(
         challenge.text(),
-        "@alice challenges @bob to Chess (playing White, hints on). @bob: /accept or /decline."
+        "@Alice challenges @bob to Chess (playing White, hints on). @bob: /accept or /decline."
     );
-    assert_eq!(challenge.buttons(), pairs(&[("Accept", "/accept @alice"), ("Decline", "/decline @alice")]));
+    assert_eq!(challenge.buttons(), pairs(&[("Accept", "/accept @11"), ("Decline", "/decline @11")]));
     let challenge_message = fake.sent_message(&challenge);
 
     // Forged callback data is answered but not run.
@@ -319,14 +321,14 @@ async fn a_whole_game_through_the_bot_api() {
 
     // Accepted by pressing the button.
     let m = fake.mark();
-    let pressed = fake.press(bob(), &challenge_message, "/accept @alice");
+    let pressed = fake.press(bob(), &challenge_message, "/accept @11");
     let answer = fake.wait_for(m, "the press's answer", |c| c.method == "answerCallbackQuery").await;
     assert_eq!(answer.body["callback_query_id"], json!(pressed));
     assert!(answer.body["text"].is_null());
     let game = fake.wait_for(m, "the first board", |c| c.method == "sendPhoto").await;
     assert_eq!(game.chat(), GROUP);
     assert_png(&game);
-    assert!(game.text().ends_with(": @alice (White) vs @bob (Black), Chess. @alice moves first."), "{game:?}");
+    assert!(game.text().ends_with(": @Alice (White) vs @bob (Black), Chess. @Alice moves first."), "{game:?}");
     let game_buttons = pairs(&[("Resign", "/resign"), ("Offer draw", "/draw"), ("Hint", "/hint")]);
     assert_eq!(game.buttons(), game_buttons);
 
@@ -334,20 +336,20 @@ async fn a_whole_game_through_the_bot_api() {
     let m = fake.mark();
     fake.say(GROUP, alice(), "/move e4");
     let played = fake.wait_for(m, "e4", |c| c.method == "sendPhoto").await;
-    assert_eq!(played.text(), "@alice played e4 (e2e4). @bob, your move.");
+    assert_eq!(played.text(), "@Alice played e4 (e2e4). @bob, your move.");
     assert_png(&played);
     assert_eq!(played.buttons(), game_buttons);
 
     let m = fake.mark();
     fake.say(GROUP, bob(), "e5");
     let played = fake.wait_for(m, "e5", |c| c.method == "sendPhoto").await;
-    assert_eq!(played.text(), "@bob played e5 (e7e5). @alice, your move.");
+    assert_eq!(played.text(), "@bob played e5 (e7e5). @Alice, your move.");
 
     let m = fake.mark();
     fake.say(GROUP, alice(), "/move@OtherBot Nc3");
     fake.say(GROUP, alice(), "/move@KibitzBot Nf3");
     let played = fake.wait_for(m, "Nf3", |c| c.method == "sendPhoto").await;
-    assert_eq!(played.text(), "@alice played Nf3 (g1f3). @bob, your move.");
+    assert_eq!(played.text(), "@Alice played Nf3 (g1f3). @bob, your move.");
     assert!(fake.calls()[m..].iter().all(|c| !c.text().contains("Nc3")), "a command for another bot was answered");
 
     // An illegal move is refused with the closest legal ones.
@@ -370,7 +372,7 @@ async fn a_whole_game_through_the_bot_api() {
     let m = fake.mark();
     fake.say(GROUP, bob(), "/resign");
     let result = fake.wait_for(m, "the result", |c| c.method == "sendMessage").await;
-    assert!(result.text().contains("1-0: @alice wins (resignation)."), "{result:?}");
+    assert!(result.text().contains("1-0: @Alice wins (resignation)."), "{result:?}");
     let attempts = fake.calls()[m..].iter().filter(|c| c.method == "sendMessage").count();
     assert_eq!(attempts, 2, "the refused message is sent again");
 
@@ -413,6 +415,116 @@ async fn a_refused_token_is_an_error() {
     let error = ended.unwrap_err();
     assert!(error.contains("getMe"), "{error}");
     assert!(!error.contains("wrong"), "the token leaked into: {error}");
+}
+
+fn user(id: i64, first_name: &str, username: Option<&str>) -> Value {
+    let mut u = json!({"id": id, "is_bot": false, "first_name": first_name});
+    if let Some(name) = username {
+        u["username"] = json!(name);
+    }
+    u
+}
+
+/// Players are their Telegram ids: typed names are read through the user
+/// directory, a username that changes hands hands over nothing, records
+/// kept under a username by older versions move to its holder, a group
+/// that becomes a supergroup keeps its games, and a human named like the
+/// bot is not the bot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_are_their_ids_through_the_bot_api() {
+    let _ = tracing_subscriber::fmt().with_test_writer().with_env_filter("kibitz_bot=debug").try_init();
+    const OLD_GROUP: i64 = -501;
+    const SUPERGROUP: i64 = -100_502;
+    const CLUB: i64 = -100_503;
+    let dir = tempfile::tempdir().unwrap();
+    // A game kept as the old adapter kept it: players by lower-cased username.
+    {
+        let old = test_core(dir.path());
+        let say = |who: &str, text: &str| {
+            old.handle(&kibitz_bot::core::Incoming {
+                platform: "telegram".into(),
+                channel: OLD_GROUP.to_string(),
+                sender: kibitz_bot::core::User { id: who.into(), name: who.into() },
+                text: text.into(),
+                message_id: None,
+                at: kibitz_storage::Timestamp::now(),
+                private: false,
+            })
+        };
+        say("erin", "/challenge @dave white");
+        say("dave", "/accept");
+        assert!(say("erin", "e4")[0].text.contains("<@erin> played e4"));
+    }
+    let (fake, addr) = start_fake().await;
+    let (stop, shutdown) = adapter::shutdown_channel();
+    let core = test_core(dir.path());
+    let run = tokio::spawn(telegram::run(core.clone(), TOKEN.to_string(), Some(format!("http://{addr}")), shutdown));
+    fake.wait_for(0, "setMyCommands", |c| c.method == "setMyCommands").await;
+    let old_group = json!({"id": OLD_GROUP, "type": "group", "title": "Old club"});
+    let say_in_group = |from: Value, text: &str| {
+        let message_id = fake.next_message.fetch_add(1, Ordering::SeqCst) + 1;
+        fake.push(json!({"message": {
+            "message_id": message_id, "date": now_secs(), "chat": old_group, "from": from, "text": text,
+        }}));
+    };
+    let dave = || user(44, "Dave", Some("Dave"));
+
+    // Nobody here is called @ghost: answered, and nothing changes.
+    let m = fake.mark();
+    fake.say(CLUB, alice(), "/challenge @Ghost chess");
+    let unknown = fake.wait_for(m, "the unknown name", |c| c.method == "sendMessage").await;
+    assert!(unknown.text().starts_with("I don't know @ghost yet: ask them to write something here"), "{unknown:?}");
+    let club = kibitz_storage::ChannelKey::new("telegram", CLUB.to_string());
+    assert!(core.store().challenges(&club).unwrap().is_empty());
+
+    // Dave's first message: the game kept under "dave" is his id's.
+    let m = fake.mark();
+    say_in_group(dave(), "/board");
+    let board = fake.wait_for(m, "Dave's board", |c| c.method == "sendPhoto").await;
+    assert!(board.text().contains("Black to move"), "{board:?}");
+    let m = fake.mark();
+    say_in_group(dave(), "e5");
+    let played = fake.wait_for(m, "e5", |c| c.method == "sendPhoto").await;
+    assert_eq!(played.text(), "@Dave played e5 (e7e5). @erin, your move.");
+
+    // Dave takes another username; user 9999 takes "Dave" and cannot resign his game.
+    say_in_group(user(44, "Dave", Some("dave_new")), "back soon");
+    let m = fake.mark();
+    say_in_group(user(9999, "Mallory", Some("Dave")), "/resign");
+    let refused = fake.wait_for(m, "the impostor's refusal", |c| c.method == "sendMessage").await;
+    assert!(refused.text().starts_with("You have no game here"), "{refused:?}");
+    let old = kibitz_storage::ChannelKey::new("telegram", OLD_GROUP.to_string());
+    assert!(core.store().player_game_in_channel(&old, "44").unwrap().is_some_and(|g| g.result.is_none()));
+
+    // The group becomes a supergroup: its game goes along.
+    let message_id = fake.next_message.fetch_add(1, Ordering::SeqCst) + 1;
+    fake.push(json!({"message": {"message_id": message_id, "date": now_secs(), "chat": old_group,
+        "from": alice(), "migrate_to_chat_id": SUPERGROUP}}));
+    let m = fake.mark();
+    fake.say(SUPERGROUP, user(44, "Dave", Some("dave_new")), "/resign");
+    let result = fake.wait_for(m, "the resignation", |c| c.method == "sendMessage").await;
+    assert_eq!(result.chat(), SUPERGROUP);
+    assert!(result.text().contains("1-0: @erin wins (resignation)."), "{result:?}");
+    assert!(core.store().games_in_channel(&old).unwrap().is_empty());
+
+    // A human whose username is the bot's configured name is not the bot.
+    fake.say(CLUB, user(5555, "Not a bot", Some("kibitz")), "hello");
+    let m = fake.mark();
+    fake.say(CLUB, alice(), "/challenge @kibitz level 2");
+    let refused = fake.wait_for(m, "the level's refusal", |c| c.method == "sendMessage").await;
+    assert_eq!(refused.text(), "A level is for games against me: /challenge @KibitzBot level 5.");
+    // The bot is its id, named by its username.
+    let m = fake.mark();
+    fake.say(CLUB, alice(), "/challenge @KibitzBot chess black level 1");
+    let game = fake.wait_for(m, "the game against the bot", |c| c.method == "sendPhoto").await;
+    assert!(game.text().contains("@KibitzBot (White) vs @Alice (Black)"), "{game:?}");
+    assert!(game.text().contains("@KibitzBot played"), "{game:?}");
+    let against = core.store().player_game_in_channel(&club, "11").unwrap().unwrap();
+    assert_eq!(against.white, "999");
+
+    stop.send(true).unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(10), run).await.expect("run stops on shutdown");
+    assert_eq!(ended.unwrap(), Ok(()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,5 +1,6 @@
 //! Durable storage of Kibitz games, challenges, offers, Clash matches, the
-//! archive of finished games, ratings and channel settings, in [sled].
+//! archive of finished games, ratings, channel settings and the users seen,
+//! in [sled].
 //!
 //! The store knows nothing of chat platforms or of the rules: a platform is
 //! a name (`"discord"`), players and channels are the platform's ids, moves
@@ -57,6 +58,9 @@
 //! | `handled` | `platform\0message id` | when it was handled (8 bytes BE, ms) |
 //! | `outbox` | `platform\0` sequence number (8 bytes BE) | a reply still owed: a JSON header, then the adapter's payload |
 //! | `cursors` | `platform\0name` | a reading position (Discord: the last message read in a channel) |
+//! | `users` | `platform\0user id` | [`UserRecord`]: display name, username, last seen |
+//! | `usernames` | `platform\0lower-cased username` | the id of the user who holds it now |
+//! | `legacy_usernames` | `platform\0lower-cased username` | the id its old records moved to |
 //!
 //! Values are JSON in a versioned envelope, `{"v":2,"record":{...}}`. A
 //! record of an older version is upgraded when read (and written back in
@@ -70,6 +74,13 @@
 //! retried delivery is recognised. Changes that touch several trees
 //! (accepting a challenge, finishing a game with its ratings) are sled
 //! transactions. Each change ends with a flush (an fsync) before it returns.
+//!
+//! Players are the platforms' immutable user ids; usernames are names in
+//! the directory ([`Store::see_user`], [`Store::user_by_username`]).
+//! Records that older versions kept under a username move to the user's id
+//! the first time the directory sees that username
+//! ([`Store::migrate_username`]), and a channel's records move to its new id
+//! with [`Store::move_channel`].
 //!
 //! Ratings are Glicko-2, computed by the `skillratings` crate, per platform,
 //! player and variant. [`bench()`] measures the speed targets (a durable move
@@ -95,4 +106,4 @@ pub use record::{
     Challenge, ChannelSettings, ClashMatch, ClashRound, Colour, ColourChoice, GameRecord, GameResult, GameSettings,
     MoveRecord, NewGame, Offer, OfferKind, Outcome, RatingChange, SealedBid, Timestamp,
 };
-pub use store::{GameEnd, GameListing, Store};
+pub use store::{ChannelMove, GameEnd, GameListing, Migration, Store, UserRecord};

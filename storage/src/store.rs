@@ -17,6 +17,10 @@ use crate::{
     MoveRecord, NewGame, Offer, OfferKind, Outcome, Rating, RatingChange, Result, SealedBid, StoreError, Timestamp,
 };
 
+mod directory;
+
+pub use directory::{ChannelMove, Migration, UserRecord};
+
 /// Games found by a listing: each with its key, and the game or the error that
 /// keeps it from being read (the other games are unaffected).
 pub type GameListing = Vec<(GameKey, Result<GameRecord>)>;
