@@ -279,16 +279,22 @@ impl Core {
     /// did and the game as it stands ([`Core::recap`]); any other message as
     /// [`Core::handle`] answers it.
     pub fn handle_once(&self, msg: &Incoming) -> Vec<Reply> {
+        if msg.message_id.is_some()
+            && let Some(recap) = self.recap(msg)
+        {
+            return recap;
+        }
         REPLAYED.with(|r| r.set(false));
         let replies = self.handle(msg);
         let replayed = REPLAYED.with(|r| r.replace(false));
-        if replayed && replies.is_empty() { self.recap(msg) } else { replies }
+        if replayed && replies.is_empty() { self.recap(msg).unwrap_or_default() } else { replies }
     }
 
     /// What the message `msg` did, found in the game it changed: the moves
-    /// it (and the bot after it) played, and the game as it stands.
-    pub fn recap(&self, msg: &Incoming) -> Vec<Reply> {
-        let Some(id) = msg.message_id.as_deref() else { return Vec::new() };
+    /// it (and the bot after it) played, and the game as it stands. `None`
+    /// when no game here records a change by it.
+    pub fn recap(&self, msg: &Incoming) -> Option<Vec<Reply>> {
+        let id = msg.message_id.as_deref()?;
         let channel = Self::channel(msg);
         let ours = |m: &str| m == id || m.strip_prefix(id).is_some_and(|rest| rest.starts_with(':'));
         let mut records: Vec<GameRecord> =
@@ -296,10 +302,8 @@ impl Core {
         if let Ok(done) = self.store.archived_games_of(&msg.platform, &msg.sender.id, 5) {
             records.extend(done.into_iter().filter(|(k, _)| k.channel == channel).filter_map(|(_, g)| g.ok()));
         }
-        let Some(record) = records.into_iter().find(|g| g.applied_messages.iter().any(|m| ours(m))) else {
-            return Vec::new();
-        };
-        let Ok(loaded) = self.load(record) else { return Vec::new() };
+        let record = records.into_iter().find(|g| g.applied_messages.iter().any(|m| ours(m)))?;
+        let Ok(loaded) = self.load(record) else { return Some(Vec::new()) };
         let mut said = Vec::new();
         if let Some(v) = Variant::by_id(&loaded.record.variant)
             && let Ok(start) = Position::from_fen(v, &loaded.record.start_fen)
@@ -342,7 +346,7 @@ impl Core {
             Some(Colour::Black) => Color::Black,
             _ => Color::White,
         };
-        vec![self.shown(&loaded, view, text)]
+        Some(vec![self.shown(&loaded, view, text)])
     }
 
     /// Runs the correspondence clocks of `platform`'s games at time `now`: a

@@ -268,6 +268,32 @@ async fn poll(bot: &Bot, chats: &Arc<Chats>, username: &str, mut shutdown: Shutd
                     }
                     continue;
                 }
+                Err(RequestError::InvalidJson { raw, .. }) => {
+                    // One update that cannot be read must not stop the others:
+                    // each is read on its own, and one that cannot be is done.
+                    let Some(salvaged) = salvage(&raw) else {
+                        let wait = backoff.next();
+                        tracing::warn!("getUpdates answered what is not a list of updates; trying again in {}s", wait.as_secs());
+                        tokio::select! {
+                            _ = tokio::time::sleep(wait) => {}
+                            _ = shutdown.changed() => break,
+                        }
+                        continue;
+                    };
+                    for (id, update) in salvaged {
+                        if !chats.updates.receive(id) {
+                            continue;
+                        }
+                        match update {
+                            Some(update) => chats.dispatch(id, update, username),
+                            None => {
+                                tracing::warn!(update = id, "an update that could not be read was skipped");
+                                chats.updates.done(id);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 Err(RequestError::RetryAfter(s)) => s.duration(),
                 Err(e) => {
                     let wait = backoff.next();
@@ -282,6 +308,20 @@ async fn poll(bot: &Bot, chats: &Arc<Chats>, username: &str, mut shutdown: Shutd
             _ = shutdown.changed() => break,
         }
     }
+}
+
+/// The updates of a `getUpdates` answer that could not be read as a whole,
+/// one by one: each id with its update, or `None` where it cannot be read.
+/// `None` for an answer that is no list of updates at all.
+fn salvage(raw: &str) -> Option<Vec<(i64, Option<Update>)>> {
+    let answer: serde_json::Value = serde_json::from_str(raw).ok()?;
+    let list = answer.get("result")?.as_array()?;
+    let mut found = Vec::with_capacity(list.len());
+    for item in list {
+        let Some(id) = item.get("update_id").and_then(serde_json::Value::as_i64) else { continue };
+        found.push((id, serde_json::from_str::<Update>(&item.to_string()).ok()));
+    }
+    Some(found)
 }
 
 /// Exponential backoff: 1 s doubling to 30 s.
@@ -1275,5 +1315,97 @@ mod tests {
         assert_eq!(unknown, ["carol"]);
         assert!(unknown_users(&unknown).starts_with("I don't know @carol yet"));
         assert!(unknown_users(&["a".into(), "b".into(), "c".into()]).starts_with("I don't know @a, @b or @c yet"));
+    }
+
+    #[test]
+    fn malformed_entities_are_ignored_not_fatal() {
+        let alice = serde_json::json!({"id": 11, "is_bot": false, "first_name": "Alice", "username": "Alice"});
+        // A bold entity that starts inside the emoji's surrogate pair.
+        let split = message(alice.clone(), "😀 hello", serde_json::json!([{"type": "bold", "offset": 1, "length": 2}]));
+        assert_eq!(incoming(&split, "KibitzBot").unwrap().text, "😀 hello");
+        // A text mention far longer than the text.
+        let zoe = serde_json::json!({"id": 42, "is_bot": false, "first_name": "Zoë"});
+        let long = serde_json::json!([{"type": "text_mention", "offset": 0, "length": 50, "user": zoe}]);
+        assert_eq!(incoming(&message(alice.clone(), "hi", long), "KibitzBot").unwrap().text, "hi");
+        // One inside a character, one overlapping another, one sound.
+        let odd = serde_json::json!([
+            {"type": "text_mention", "offset": 1, "length": 1, "user": zoe},
+            {"type": "text_mention", "offset": 3, "length": 3, "user": zoe},
+            {"type": "text_mention", "offset": 4, "length": 3, "user": zoe},
+        ]);
+        assert_eq!(incoming(&message(alice, "😀 Zoë!", odd), "KibitzBot").unwrap().text, "😀 @42!");
+        assert_eq!(byte_index("😀a", 1), None);
+        assert_eq!(byte_index("😀a", 2), Some(4));
+        assert_eq!(byte_index("😀a", 3), Some(5));
+        assert_eq!(byte_index("😀a", 4), None);
+    }
+
+    fn entity() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        let kind = prop_oneof![
+            Just("bold"),
+            Just("mention"),
+            Just("bot_command"),
+            Just("text_mention"),
+            Just("text_link"),
+            Just("custom_emoji"),
+            Just("pre")
+        ];
+        (kind, 0u32..80, 0u32..80).prop_map(|(kind, offset, length)| {
+            let mut e = serde_json::json!({"type": kind, "offset": offset, "length": length});
+            match kind {
+                "text_mention" => e["user"] = serde_json::json!({"id": 42, "is_bot": false, "first_name": "Zoë"}),
+                "text_link" => e["url"] = serde_json::json!("https://example.org/"),
+                "custom_emoji" => e["custom_emoji_id"] = serde_json::json!("5"),
+                "pre" => e["language"] = serde_json::json!("rust"),
+                _ => {}
+            }
+            e
+        })
+    }
+
+    proptest::proptest! {
+        /// Whatever text and entities a message carries, reading it never
+        /// panics, and whatever the user directory says, neither does
+        /// reading its mentions.
+        #[test]
+        fn any_message_is_read_without_panic(
+            text in "(\\PC|😀|👨‍👩‍👧|@[a-zA-Z_]{0,40}|/[a-z@]{0,20}| ){0,40}",
+            entities in proptest::collection::vec(entity(), 0..6),
+            username in proptest::option::of("[A-Za-z0-9_]{0,40}"),
+        ) {
+            let mut from = serde_json::json!({"id": 11, "is_bot": false, "first_name": "Alice"});
+            if let Some(name) = &username {
+                from["username"] = serde_json::json!(name);
+            }
+            let raw = serde_json::json!({
+                "message_id": 5, "date": 1_700_000_000, "chat": {"id": -5, "type": "group", "title": "club"},
+                "from": from, "text": text, "entities": entities,
+            });
+            if let Ok(msg) = serde_json::from_value::<Message>(raw) {
+                if let Some(msg) = incoming(&msg, "KibitzBot") {
+                    let _ = resolve_mentions(&msg.text, |name| (name.len() % 2 == 0).then(|| "7".to_string()));
+                }
+            }
+            let _ = core_text(&text, "KibitzBot");
+            let _ = render(&text, |_| None);
+        }
+    }
+
+    #[test]
+    fn an_answer_that_cannot_be_read_whole_is_read_update_by_update() {
+        let raw = r#"{"ok":true,"result":[
+            {"update_id":7,"message":{"message_id":1,"date":1700000000,"chat":{"id":-5,"type":"group","title":"c"},
+             "from":{"id":11,"is_bot":false,"first_name":"A"},"text":"e4"}},
+            {"update_id":8,"message":{"message_id":2,"date":"yesterday","chat":7}},
+            {"update_id":9,"weird":[1,2,3]},
+            {"no_id":true}
+        ]}"#;
+        let got = salvage(raw).unwrap();
+        let ids: Vec<i64> = got.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, [7, 8, 9]);
+        assert!(matches!(&got[0].1, Some(u) if matches!(u.kind, UpdateKind::Message(_))));
+        assert_eq!(salvage("<html>502</html>"), None);
+        assert_eq!(salvage(r#"{"ok":false}"#), None);
     }
 }
