@@ -76,6 +76,7 @@
 
 mod bench;
 mod codec;
+mod db;
 mod error;
 mod keys;
 mod rating;
