@@ -174,6 +174,15 @@ enum BenchTarget {
         #[arg(long, default_value_t = 10)]
         seconds: u64,
     },
+    /// The correspondence clock: one tick over many games of which none is due.
+    Tick {
+        /// Correspondence games stored (3 days a move, none due).
+        #[arg(long, default_value_t = 300)]
+        games: usize,
+        /// Games against the bot stored, waiting for the player.
+        #[arg(long, default_value_t = 100)]
+        bot_games: usize,
+    },
 }
 
 fn main() -> ExitCode {
@@ -226,6 +235,10 @@ fn main() -> ExitCode {
                 kibitz_bot::bench::run(d.path(), stored, games, 2, Duration::from_secs(seconds.clamp(1, 600)))
             })
             .map(|r| println!("{r}"))
+        }
+        Some(Command::Bench { what: BenchTarget::Tick { games, bot_games } }) => {
+            let dir = tempfile::tempdir().map_err(|e| e.to_string());
+            dir.and_then(|d| kibitz_bot::bench::tick(d.path(), games, bot_games)).map(|r| println!("{r}"))
         }
     };
     match result {

@@ -74,6 +74,7 @@
 
 #![warn(missing_docs)]
 
+mod backup;
 mod bench;
 mod codec;
 mod db;
@@ -83,6 +84,7 @@ mod rating;
 mod record;
 mod store;
 
+pub use backup::{BACKUP_ANSWER, BACKUP_REQUEST, BackupSummary, request_backup};
 pub use bench::{BenchReport, bench};
 pub use error::{Result, StoreError};
 pub use keys::{ChannelKey, GAME_ID_ALPHABET, GAME_ID_LEN, GameId, GameKey};

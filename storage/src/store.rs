@@ -44,18 +44,18 @@ pub struct GameEnd {
 /// there is room.
 #[derive(Clone)]
 pub struct Store {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
     durable: bool,
 }
 
-struct Shared {
+pub(crate) struct Shared {
     path: PathBuf,
     /// The open database; `None` while it is being (or could not be) opened again.
     ///
     /// Every use holds the read lock for its whole length, a change until it
     /// is on disk; the write lock is for reopening and for a backup, which
     /// thus sees one moment.
-    trees: RwLock<Option<Trees>>,
+    pub(crate) trees: RwLock<Option<Trees>>,
     /// A change was refused: the next use opens the database again and undoes it.
     broken: AtomicBool,
     /// The writes of refused changes, to undo.
