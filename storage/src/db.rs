@@ -248,3 +248,34 @@ impl Manifest {
         Ok(())
     }
 }
+
+/// The name of the reserve file in the database's directory.
+pub(crate) const RESERVE: &str = "kibitz-reserve";
+/// Its size: room for sled to open the database again on a full disk.
+const RESERVE_BYTES: usize = 2 << 20;
+
+/// Makes sure the reserve file is there: a full disk then still leaves the
+/// store room to open again and undo a refused change, once the reserve is
+/// given up ([`release_reserve`]). `false` if it could not be made (the disk
+/// is too full); a partial one is removed.
+pub(crate) fn ensure_reserve(dir: &Path) -> bool {
+    let path = dir.join(RESERVE);
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() == RESERVE_BYTES as u64) {
+        return true;
+    }
+    let made = File::create(&path).and_then(|mut f| {
+        use std::io::Write;
+        // Written out, not sparse, so that the blocks are really taken.
+        f.write_all(&vec![0u8; RESERVE_BYTES])?;
+        f.sync_all()
+    });
+    if made.is_err() {
+        let _ = std::fs::remove_file(&path);
+    }
+    made.is_ok()
+}
+
+/// Gives up the reserve file; `true` if there was one.
+pub(crate) fn release_reserve(dir: &Path) -> bool {
+    std::fs::remove_file(dir.join(RESERVE)).is_ok()
+}

@@ -9,7 +9,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionError, Transact
 use sled::{IVec, Tree};
 
 use crate::codec::{self, Record};
-use crate::db::{Journal, LAYOUT, LAYOUT_VERSION, Manifest, Trees, Written, be_u64};
+use crate::db::{Journal, LAYOUT, LAYOUT_VERSION, Manifest, Trees, Written, be_u64, ensure_reserve, release_reserve};
 use crate::keys::{self, join, prefix};
 use crate::rating::rate;
 use crate::{
@@ -63,6 +63,9 @@ pub(crate) struct Shared {
     manifest: Mutex<Manifest>,
     /// Test hook: the next sync fails as if the disk were full.
     fail_next_sync: AtomicBool,
+    /// The reserve file was given up to recover from a full disk; it is made
+    /// again after the next change that is on disk.
+    reserve_missing: AtomicBool,
 }
 
 impl Drop for Shared {
@@ -205,6 +208,7 @@ impl Store {
                 undo: Mutex::new(Vec::new()),
                 manifest: Mutex::new(manifest),
                 fail_next_sync: AtomicBool::new(false),
+                reserve_missing: AtomicBool::new(!ensure_reserve(path)),
             }),
             durable: true,
         };
@@ -283,6 +287,9 @@ impl Store {
             // The change is on disk; a manifest that falls behind only weakens the next open's check.
             let _ = manifest.advance(journal.seq());
         }
+        if self.shared.reserve_missing.load(Ordering::SeqCst) && ensure_reserve(&self.shared.path) {
+            self.shared.reserve_missing.store(false, Ordering::SeqCst);
+        }
         result
     }
 
@@ -307,11 +314,21 @@ impl Store {
         let writes = self.shared.undo.lock().map(|mut u| std::mem::take(&mut *u)).unwrap_or_default();
         // The old handles must go first: they hold sled's lock on the files.
         *trees = None;
-        let reopened = Trees::open(&self.shared.path).and_then(|fresh| {
-            undo(&fresh, &writes)?;
-            fresh.flush()?;
-            Ok(fresh)
-        });
+        let reopen = || {
+            Trees::open(&self.shared.path).and_then(|fresh| {
+                undo(&fresh, &writes)?;
+                fresh.flush()?;
+                Ok(fresh)
+            })
+        };
+        let reopened = match reopen() {
+            // The disk is full: the reserve makes room to open and undo.
+            Err(e) if e.is_storage_full() && release_reserve(&self.shared.path) => {
+                self.shared.reserve_missing.store(true, Ordering::SeqCst);
+                reopen()
+            }
+            other => other,
+        };
         match reopened {
             Ok(fresh) => {
                 *trees = Some(fresh);
