@@ -290,7 +290,7 @@ fn open_store(db: &Path, accept_damage: bool) -> Result<Store, String> {
     let store = match Store::open(db) {
         Ok(store) => store,
         Err(e @ StoreError::LostChanges { .. }) if !accept_damage => {
-            return Err(format!("the game store {} is damaged: {e}.\n{}", db.display(), way_forward(db)));
+            return Err(format!("cannot start on the store in {}: {e}.\n{}", db.display(), way_forward(db)));
         }
         Err(StoreError::LostChanges { .. }) => {
             let (store, loss) = Store::open_accepting_loss(db)
