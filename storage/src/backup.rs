@@ -264,10 +264,13 @@ fn write_durably(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// A tree of a backup: its name and its entries (key, value).
+type BackupTree<'a> = (&'a [u8], Vec<(&'a [u8], &'a [u8])>);
+
 struct Parsed<'a> {
     changes: u64,
     records: u64,
-    trees: Vec<(&'a [u8], Vec<(&'a [u8], &'a [u8])>)>,
+    trees: Vec<BackupTree<'a>>,
 }
 
 struct Reader<'a>(&'a [u8]);
