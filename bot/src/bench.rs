@@ -212,7 +212,8 @@ pub fn tick(dir: &Path, games: usize, bot_games: usize) -> Result<TickBench, Str
     let fen = pos.fen();
     for i in 0..games + bot_games {
         let bot = i >= games;
-        let channel = ChannelKey::new("bench", format!("tick-{}", i / 10));
+        // The bot plays one game per channel, as anyone.
+        let channel = ChannelKey::new("bench", if bot { format!("tick-bot-{i}") } else { format!("tick-{}", i / 10) });
         let settings = if bot {
             GameSettings { rated: false, bot_level: Some(3), ..GameSettings::default() }
         } else {
