@@ -148,8 +148,12 @@ impl Store {
         let _ = fs::remove_dir_all(&building);
         let mut moved_aside = None;
         if into.exists() && fs::read_dir(into).map_err(io_error)?.next().is_some() {
-            // Opening it proves that no running bot has it.
-            drop(Trees::open(into)?);
+            // Opening it proves that no running bot has it; a store too damaged to open is not in use either.
+            match Trees::open(into) {
+                Ok(old) => drop(old),
+                Err(e @ StoreError::InUse { .. }) => return Err(e),
+                Err(_) => {}
+            }
             let aside = into.with_file_name(format!("{name}.before-restore-{}", Timestamp::now().0));
             fs::rename(into, &aside).map_err(io_error)?;
             moved_aside = Some(aside);

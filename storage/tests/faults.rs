@@ -388,3 +388,20 @@ fn a_running_store_answers_a_backup_request() {
     Store::restore(&file, &into).unwrap();
     assert_eq!(Store::open(&into).unwrap().games_of("discord", "ann").unwrap().len(), 1);
 }
+
+#[test]
+fn a_damaged_store_is_replaced_by_its_backup_and_kept_aside() {
+    let (dir, path) = filled(200);
+    let file = dir.path().join("good.backup");
+    Store::open(&path).unwrap().backup(&file).unwrap();
+    let log = path.join("db");
+    let len = std::fs::metadata(&log).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&log).unwrap().set_len(len / 2).unwrap();
+    assert!(Store::open(&path).is_err());
+    let summary = Store::restore(&file, &path).unwrap();
+    let aside = summary.moved_aside.expect("the damaged store is kept");
+    assert!(aside.join("db").exists());
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.games_of("discord", "ann").unwrap().len(), 200);
+    assert_eq!(store.verify().unwrap().len(), 0);
+}
