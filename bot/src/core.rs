@@ -123,6 +123,10 @@ struct Refusal(String);
 
 impl From<StoreError> for Refusal {
     fn from(e: StoreError) -> Refusal {
+        if let StoreError::Database(_) = e {
+            // The player's text names no system detail; the host's log has it.
+            tracing::error!("the game store failed: {}", e.detail());
+        }
         // The store's messages are lower-case clauses; make them sentences.
         let text = e.to_string();
         let mut chars = text.chars();
