@@ -163,3 +163,101 @@ fn worker(core: &Core, games: &[usize], stop: &AtomicBool) -> Result<Vec<Duratio
     }
     Ok(latencies)
 }
+
+/// What [`tick`] measured.
+#[derive(Debug, Clone)]
+pub struct TickBench {
+    /// Correspondence games in the store, none of them due.
+    pub games: usize,
+    /// Games against the bot in the store, waiting for the player.
+    pub bot_games: usize,
+    /// Ticks timed.
+    pub ticks: usize,
+    /// Median time of one clock tick.
+    pub median: Duration,
+    /// 90th percentile of the same.
+    pub p90: Duration,
+}
+
+impl fmt::Display for TickBench {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "clock tick over {} correspondence games (none due) and {} games against the bot (waiting for the \
+             player): median {:.3} ms, p90 {:.3} ms over {} ticks",
+            self.games,
+            self.bot_games,
+            self.median.as_secs_f64() * 1e3,
+            self.p90.as_secs_f64() * 1e3,
+            self.ticks
+        )
+    }
+}
+
+/// Times [`Core::tick`] over a store in `dir` holding `games` correspondence
+/// games of 3 days a move, each with a few moves played an hour ago (none
+/// due), and `bot_games` games against the bot waiting for the player.
+pub fn tick(dir: &Path, games: usize, bot_games: usize) -> Result<TickBench, String> {
+    const TICKS: usize = 200;
+    let store = Store::open(dir).map_err(|e| e.to_string())?;
+    let chess = Variant::by_id("chess").ok_or("chess")?;
+    let hour_ago = Timestamp(Timestamp::now().0.saturating_sub(3_600_000));
+    let mut pos = Position::from_fen(chess, chess.start_fen).map_err(|e| e.to_string())?;
+    let mut moves = Vec::new();
+    for text in ["e2e4", "e7e5", "g1f3", "b8c6"] {
+        let m = pos.legal_moves().into_iter().find(|m| pos.canonical(m) == text).ok_or("a move of the bench")?;
+        pos.play_unchecked(m);
+        moves.push(text);
+    }
+    let fen = pos.fen();
+    for i in 0..games + bot_games {
+        let bot = i >= games;
+        // The bot plays one game per channel, as anyone.
+        let channel = ChannelKey::new("bench", if bot { format!("tick-bot-{i}") } else { format!("tick-{}", i / 10) });
+        let settings = if bot {
+            GameSettings { rated: false, bot_level: Some(3), ..GameSettings::default() }
+        } else {
+            GameSettings { days_per_move: Some(3), ..GameSettings::default() }
+        };
+        let (white, black) =
+            if bot { (format!("p{i}"), "kibitz".to_string()) } else { (format!("w{i}"), format!("b{i}")) };
+        let new = NewGame {
+            variant: "chess".into(),
+            white: white.clone(),
+            black: black.clone(),
+            settings,
+            start_fen: chess.start_fen.into(),
+            at: hour_ago,
+            clash: None,
+        };
+        let game = store.create_game(&channel, &new).map_err(|e| e.to_string())?;
+        store
+            .update_game(&game.key, game.version, None, |g| {
+                for (n, text) in moves.iter().enumerate() {
+                    let by = if n % 2 == 0 { white.clone() } else { black.clone() };
+                    g.moves.push(kibitz_storage::MoveRecord {
+                        text: (*text).into(),
+                        by,
+                        at: hour_ago,
+                        message_id: None,
+                    });
+                }
+                g.fen.clone_from(&fen);
+                g.updated_at = hour_ago;
+                Ok(())
+            })
+            .map_err(|e| e.to_string())?;
+    }
+    let core = Core::new(store, CoreConfig::default());
+    let mut times = Vec::with_capacity(TICKS);
+    for _ in 0..TICKS {
+        let t = Instant::now();
+        let notices = core.tick(Timestamp::now(), "bench");
+        times.push(t.elapsed());
+        if !notices.is_empty() {
+            return Err(format!("the tick found something to do: {notices:?}"));
+        }
+    }
+    times.sort();
+    Ok(TickBench { games, bot_games, ticks: TICKS, median: times[TICKS / 2], p90: times[TICKS * 9 / 10] })
+}

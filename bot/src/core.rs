@@ -127,6 +127,10 @@ struct Refusal(String);
 
 impl From<StoreError> for Refusal {
     fn from(e: StoreError) -> Refusal {
+        if let StoreError::Database(_) = e {
+            // The player's text names no system detail; the host's log has it.
+            tracing::error!("the game store failed: {}", e.detail());
+        }
         // The store's messages are lower-case clauses; make them sentences.
         let text = e.to_string();
         let mut chars = text.chars();
@@ -353,12 +357,18 @@ impl Core {
     /// player who has used three quarters of their days is reminded once; one
     /// who has used all of them loses on time. Returns the notices to post, by
     /// channel. Each adapter ticks its own platform, so no notice is lost.
+    ///
+    /// Only the games the store's clock index says are due are read
+    /// ([`Store::due_games`]), so a tick costs what is due, not every game.
     pub fn tick(&self, now: Timestamp, platform: &str) -> Vec<(ChannelKey, Reply)> {
         let mut notices = self.take_notices(platform);
-        let Ok(games) = self.store.active_games() else { return notices };
+        let Ok(games) = self.store.due_games(now) else { return notices };
         for (key, record) in games.into_iter().filter(|(k, _)| k.channel.platform == platform) {
             let Ok(record) = record else { continue };
-            if self.bot_color(&record).is_some() {
+            if let Some(bot) = self.bot_color(&record) {
+                if self.waits_for_player(&record, bot) {
+                    continue;
+                }
                 // A game against the bot that waits for it (the bot was
                 // stopped before it answered): it takes its turn now.
                 if let Some(reply) = self.bot_catches_up(now, record) {
@@ -819,6 +829,17 @@ impl Core {
         }
         let view = if me_white { Color::White } else { Color::Black };
         Ok(vec![self.shown(&loaded, view, text)])
+    }
+
+    /// Whether a game against the bot plainly waits for the player: a
+    /// board (not a Clash match) whose position has the player to move.
+    /// Read from the position alone, without replaying the game, so that
+    /// the clock tick passes over such games cheaply.
+    fn waits_for_player(&self, r: &GameRecord, bot: Color) -> bool {
+        r.clash.is_none()
+            && Variant::by_id(&r.variant)
+                .and_then(|v| Position::from_fen(v, &r.fen).ok())
+                .is_some_and(|p| p.turn() != bot)
     }
 
     /// The colour the bot plays in `r`, if it plays there.

@@ -12,6 +12,7 @@ use kibitz_bot::core::{Core, CoreConfig};
 use kibitz_bot::{adapter, secrets};
 use kibitz_render::{BoardOptions, Caption, Renderer};
 use kibitz_rules::{Game, Position, Square, Variant, divide, perft, search};
+use kibitz_storage::{Store, StoreError, request_backup};
 
 /// Kibitz: chess variants with friends, by chat.
 #[derive(Parser)]
@@ -31,12 +32,34 @@ enum Command {
         /// Where board pictures are written.
         #[arg(long, default_value = "./kibitz-out")]
         out: PathBuf,
+        /// Start even if the store is damaged or lost changes (what is left is kept as it is).
+        #[arg(long)]
+        accept_damage: bool,
     },
     /// Start the adapters a configuration file sets up.
     Run {
         /// The configuration file (see config.example.toml).
         #[arg(long)]
         config: PathBuf,
+        /// Start even if the store is damaged or lost changes (what is left is kept as it is).
+        #[arg(long)]
+        accept_damage: bool,
+    },
+    /// Write a backup of the store to FILE; works while the bot runs (the bot writes it).
+    Backup {
+        /// The database folder.
+        #[arg(long, default_value = "./kibitz-data")]
+        db: PathBuf,
+        /// The backup file to write.
+        file: PathBuf,
+    },
+    /// Bring a store back from a backup FILE (a store already there is moved aside, never deleted).
+    Restore {
+        /// The database folder to restore into; refused while a bot uses it.
+        #[arg(long, default_value = "./kibitz-data")]
+        db: PathBuf,
+        /// The backup file.
+        file: PathBuf,
     },
     /// Count the leaf nodes of the legal-move tree. The last line is the count.
     Perft {
@@ -174,14 +197,25 @@ enum BenchTarget {
         #[arg(long, default_value_t = 10)]
         seconds: u64,
     },
+    /// The correspondence clock: one tick over many games of which none is due.
+    Tick {
+        /// Correspondence games stored (3 days a move, none due).
+        #[arg(long, default_value_t = 300)]
+        games: usize,
+        /// Games against the bot stored, waiting for the player.
+        #[arg(long, default_value_t = 100)]
+        bot_games: usize,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => console(Path::new("./kibitz-data"), Path::new("./kibitz-out"), CoreConfig::default()),
-        Some(Command::Console { db, out }) => console(&db, &out, CoreConfig::default()),
-        Some(Command::Run { config }) => run(&config),
+        None => console(Path::new("./kibitz-data"), Path::new("./kibitz-out"), CoreConfig::default(), false),
+        Some(Command::Console { db, out, accept_damage }) => console(&db, &out, CoreConfig::default(), accept_damage),
+        Some(Command::Run { config, accept_damage }) => run(&config, accept_damage),
+        Some(Command::Backup { db, file }) => backup(&db, &file),
+        Some(Command::Restore { db, file }) => restore(&db, &file),
         Some(Command::Perft { variant, fen, divide: per_move, depth }) => {
             run_perft(&variant, fen.as_deref(), per_move, depth)
         }
@@ -227,6 +261,10 @@ fn main() -> ExitCode {
             })
             .map(|r| println!("{r}"))
         }
+        Some(Command::Bench { what: BenchTarget::Tick { games, bot_games } }) => {
+            let dir = tempfile::tempdir().map_err(|e| e.to_string());
+            dir.and_then(|d| kibitz_bot::bench::tick(d.path(), games, bot_games)).map(|r| println!("{r}"))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -238,17 +276,99 @@ fn main() -> ExitCode {
     }
 }
 
-fn console(db: &Path, out: &Path, config: CoreConfig) -> Result<(), String> {
-    let store =
-        kibitz_storage::Store::open(db).map_err(|e| format!("cannot open the database {}: {e}", db.display()))?;
+/// Opens the store for the bot, checked whole: a store that lost changes
+/// or has damaged records is refused with what is wrong and the ways
+/// forward, unless `accept_damage` (then the damage is printed and kept).
+/// A running store answers backup requests (`kibitz backup`) from a thread.
+fn open_store(db: &Path, accept_damage: bool) -> Result<Store, String> {
+    let way_forward = |db: &Path| {
+        format!(
+            "Nothing was started. Bring the store back from a backup with `kibitz restore --db {} BACKUP`, or start \
+             with what is left with --accept-damage.",
+            db.display()
+        )
+    };
+    let store = match Store::open(db) {
+        Ok(store) => store,
+        Err(e @ StoreError::LostChanges { .. }) if !accept_damage => {
+            return Err(format!("cannot start on the store in {}: {e}.\n{}", db.display(), way_forward(db)));
+        }
+        Err(StoreError::LostChanges { .. }) => {
+            let (store, loss) = Store::open_accepting_loss(db)
+                .map_err(|e| format!("cannot open the database {}: {}", db.display(), e.detail()))?;
+            if let Some(loss) = loss {
+                eprintln!("kibitz: starting with damage accepted: {loss}");
+            }
+            store
+        }
+        Err(e) => return Err(format!("cannot open the database {}: {}", db.display(), e.detail())),
+    };
+    let problems = store.verify().map_err(|e| format!("cannot check the database {}: {}", db.display(), e.detail()))?;
+    if !problems.is_empty() {
+        let mut text = format!("the game store {} is damaged: {} problem(s):", db.display(), problems.len());
+        for p in problems.iter().take(20) {
+            text.push_str("\n  ");
+            text.push_str(&p.to_string());
+        }
+        if problems.len() > 20 {
+            text.push_str(&format!("\n  ... and {} more", problems.len() - 20));
+        }
+        if !accept_damage {
+            return Err(format!("{text}\n{}", way_forward(db)));
+        }
+        eprintln!("kibitz: starting with damage accepted: {text}");
+    }
+    let serving = store.clone();
+    std::thread::spawn(move || {
+        loop {
+            if let Some(Err(e)) = serving.serve_backup_request() {
+                eprintln!("kibitz: a backup failed: {}", e.detail());
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    });
+    Ok(store)
+}
+
+fn console(db: &Path, out: &Path, config: CoreConfig, accept_damage: bool) -> Result<(), String> {
+    let store = open_store(db, accept_damage)?;
     kibitz_bot::console::run_stdio(Core::new(store, config), out).map_err(|e| e.to_string())
 }
 
-fn run(path: &Path) -> Result<(), String> {
+/// `kibitz backup`: a store no process has open is read here; a running
+/// bot's store is backed up by the bot, asked through a request file.
+fn backup(db: &Path, file: &Path) -> Result<(), String> {
+    if !db.join("db").exists() {
+        return Err(format!("there is no game store in {}", db.display()));
+    }
+    let summary = match Store::open(db) {
+        Ok(store) => store.backup(file).map_err(|e| e.detail())?.to_string(),
+        Err(StoreError::InUse { .. }) => request_backup(db, file, Duration::from_secs(60))?,
+        Err(e) => return Err(format!("cannot open the database {}: {}", db.display(), e.detail())),
+    };
+    println!("backup written: {summary}");
+    Ok(())
+}
+
+fn restore(db: &Path, file: &Path) -> Result<(), String> {
+    match Store::restore(file, db) {
+        Ok(summary) => {
+            println!("restored into {} from {summary}", db.display());
+            Ok(())
+        }
+        Err(StoreError::InUse { .. }) => Err(format!(
+            "refusing to restore: the store {} is in use (stop the bot first); nothing was changed",
+            db.display()
+        )),
+        Err(e) => Err(format!("cannot restore {}: {}", file.display(), e.detail())),
+    }
+}
+
+fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
     let config = Config::load(path)?;
     if config.configured().is_empty() {
         eprintln!("No Discord or Telegram token is configured: opening the console.");
-        return console(&config.bot.database, &config.bot.pictures, config.core());
+        return console(&config.bot.database, &config.bot.pictures, config.core(), accept_damage);
     }
     // Every log line passes through the redaction of the tokens `Config::load` registered.
     tracing_subscriber::fmt()
@@ -257,8 +377,7 @@ fn run(path: &Path) -> Result<(), String> {
         )
         .with_writer(secrets::Redacting(std::io::stdout))
         .init();
-    let store = kibitz_storage::Store::open(&config.bot.database)
-        .map_err(|e| format!("cannot open the database {}: {e}", config.bot.database.display()))?;
+    let store = open_store(&config.bot.database, accept_damage)?;
     let core = Arc::new(Core::new(store.clone(), config.core()));
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let result = runtime.block_on(async {

@@ -1382,10 +1382,10 @@ mod tests {
                 "message_id": 5, "date": 1_700_000_000, "chat": {"id": -5, "type": "group", "title": "club"},
                 "from": from, "text": text, "entities": entities,
             });
-            if let Ok(msg) = serde_json::from_value::<Message>(raw) {
-                if let Some(msg) = incoming(&msg, "KibitzBot") {
-                    let _ = resolve_mentions(&msg.text, |name| (name.len() % 2 == 0).then(|| "7".to_string()));
-                }
+            if let Ok(msg) = serde_json::from_value::<Message>(raw)
+                && let Some(msg) = incoming(&msg, "KibitzBot")
+            {
+                let _ = resolve_mentions(&msg.text, |name| (name.len() % 2 == 0).then(|| "7".to_string()));
             }
             let _ = core_text(&text, "KibitzBot");
             let _ = render(&text, |_| None);

@@ -79,6 +79,124 @@ fn bad_input_is_refused_clearly() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a FEN"));
 }
 
+/// A store with a few games in `dir/db`, written change by change.
+fn store_with_games(dir: &std::path::Path, games: usize) -> std::path::PathBuf {
+    use kibitz_storage::{ChannelKey, GameSettings, MoveRecord, NewGame, Store, Timestamp};
+    let path = dir.join("db");
+    let store = Store::open(&path).unwrap();
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    for i in 0..games {
+        let channel = ChannelKey::new("console", format!("c{i}"));
+        let new = NewGame {
+            variant: if i % 2 == 0 { "chess" } else { "olympic" }.into(),
+            white: "ann".into(),
+            black: "bob".into(),
+            settings: GameSettings::default(),
+            start_fen: start.into(),
+            at: Timestamp(1_000),
+            clash: None,
+        };
+        let g = store.create_game(&channel, &new).unwrap();
+        let mv = MoveRecord { text: "e2e4".into(), by: "ann".into(), at: Timestamp(2_000), message_id: None };
+        store.apply_move(&g.key, g.version, mv, "fen").unwrap();
+    }
+    path
+}
+
+fn console_on(db: &std::path::Path, extra: &[&str]) -> Output {
+    let out = db.with_file_name("pictures");
+    let mut args = vec!["console", "--db", db.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_kibitz"))
+        .args(&args)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("kibitz runs")
+}
+
+fn assert_refused_as_damaged(db: &std::path::Path) {
+    let out = console_on(db, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a damaged store was opened: {err}");
+    assert!(err.contains("is damaged") || err.contains("lost changes"), "{err}");
+    assert!(err.contains("kibitz restore"), "{err}");
+    assert!(err.contains("--accept-damage"), "{err}");
+    // Accepted: the bot starts with what is left, and says so.
+    let out = console_on(db, &["--accept-damage"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("damage accepted"), "{err}");
+}
+
+#[test]
+fn a_truncated_log_stops_the_bot_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store_with_games(dir.path(), 100);
+    let log = db.join("db");
+    let len = std::fs::metadata(&log).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&log).unwrap().set_len(len / 2).unwrap();
+    assert_refused_as_damaged(&db);
+}
+
+#[test]
+fn a_flipped_bit_stops_the_bot_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = store_with_games(dir.path(), 100);
+    let log = db.join("db");
+    let mut bytes = std::fs::read(&log).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x04;
+    std::fs::write(&log, bytes).unwrap();
+    assert_refused_as_damaged(&db);
+}
+
+#[test]
+fn backup_while_the_bot_runs_and_restore() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let db = store_with_games(dir.path(), 6);
+    let pictures = dir.path().join("pictures");
+    let mut bot = Command::new(env!("CARGO_BIN_EXE_kibitz"))
+        .args(["console", "--db", db.to_str().unwrap(), "--out", pictures.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = bot.stdin.take().unwrap();
+    let mut output = BufReader::new(bot.stdout.take().unwrap());
+    // Once it answers, it has the store open.
+    writeln!(input, "ann: /help").unwrap();
+    let mut line = String::new();
+    output.read_line(&mut line).unwrap();
+    assert!(line.contains("Kibitz"), "{line}");
+
+    let file = dir.path().join("kibitz.backup");
+    let out = kibitz(&["backup", "--db", db.to_str().unwrap(), file.to_str().unwrap()]);
+    assert!(stdout(&out).contains("backup written"));
+    // The running bot's store is not overwritten.
+    let out = kibitz(&["restore", "--db", db.to_str().unwrap(), file.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("in use"), "{}", String::from_utf8_lossy(&out.stderr));
+    drop(input);
+    assert!(bot.wait().unwrap().success());
+
+    let restored = dir.path().join("restored");
+    let out = kibitz(&["restore", "--db", restored.to_str().unwrap(), file.to_str().unwrap()]);
+    assert!(stdout(&out).contains("restored into"));
+    let before = kibitz_storage::Store::open(&db).unwrap();
+    let after = kibitz_storage::Store::open(&restored).unwrap();
+    let mut a = before.games_of("console", "ann").unwrap();
+    let mut b = after.games_of("console", "ann").unwrap();
+    assert_eq!(a.len(), 6);
+    a.sort_by(|x, y| x.0.cmp(&y.0));
+    b.sort_by(|x, y| x.0.cmp(&y.0));
+    let games = |l: Vec<(kibitz_storage::GameKey, Result<kibitz_storage::GameRecord, kibitz_storage::StoreError>)>| {
+        l.into_iter().map(|(_, g)| g.unwrap()).collect::<Vec<_>>()
+    };
+    assert_eq!(games(a), games(b));
+}
+
 #[test]
 fn the_console_refuses_an_unreadable_line_and_goes_on() {
     use std::io::Write;

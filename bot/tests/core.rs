@@ -180,3 +180,26 @@ fn a_bot_stopped_before_its_move_moves_on_the_clock_tick() {
     assert_eq!(moves_played(&core), 2);
     assert!(core.tick(Timestamp(2 * HOUR), "test").is_empty());
 }
+
+#[test]
+fn a_move_refused_by_a_full_disk_is_not_played_and_works_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    let fen = |core: &Core| say(core, "bob", "/fen", 2, None).iter().map(|r| r.text.clone()).collect::<String>();
+    let before = fen(&core);
+    assert!(before.contains("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w"), "{before}");
+    core.store().fail_next_sync();
+    let refused = say(&core, "alice", "e4", 1, Some("full-1"));
+    let text: String = refused.iter().map(|r| r.text.clone()).collect();
+    assert!(text.contains("storage is full; nothing was changed, try again later"), "{text}");
+    assert!(!text.contains("Os {") && !text.contains("code"), "{text}");
+    // The game is as stored: no e4, in /fen or in the store.
+    assert_eq!(fen(&core), before);
+    assert_eq!(moves_played(&core), 0);
+    // Room again: the same move is played.
+    let played = say(&core, "alice", "e4", 3, Some("full-2"));
+    assert!(played.iter().any(|r| r.text.contains("played")), "{played:?}");
+    assert_eq!(moves_played(&core), 1);
+    assert!(fen(&core).contains("4P3"), "{}", fen(&core));
+}

@@ -1,5 +1,7 @@
 //! The one error type of the store.
 
+use std::path::PathBuf;
+
 use crate::{GameId, GameKey};
 
 /// Everything that can go wrong in the store.
@@ -11,8 +13,39 @@ use crate::{GameId, GameKey};
 #[non_exhaustive]
 pub enum StoreError {
     /// sled could not read or write its files (disk full, permissions, a damaged database).
-    #[error("the game store could not read or write its files ({0}); please tell whoever hosts the bot")]
+    ///
+    /// The `Display` text is for the player and names no system detail (a
+    /// change refused this way was undone); [`StoreError::detail`] has the
+    /// whole error, for logs.
+    #[error("{}", database_words(.0))]
     Database(#[from] sled::Error),
+    /// Another process (a running bot) has the store open.
+    #[error("the game store {} is in use by another process (is the bot running?)", .path.display())]
+    InUse {
+        /// The store's directory.
+        path: PathBuf,
+    },
+    /// The store opened with fewer changes than its manifest records: the
+    /// end of its log was damaged or cut off, and the changes after `kept` are gone.
+    #[error(
+        "the game store lost changes after change {kept}: the manifest beside it records {expected} changes, \
+         so the last {} are gone (a damaged or truncated log)",
+        .expected - .kept
+    )]
+    LostChanges {
+        /// Changes the store still holds.
+        kept: u64,
+        /// Changes the manifest says were made.
+        expected: u64,
+    },
+    /// A backup file that cannot be read back.
+    #[error("{path} is not a readable Kibitz backup ({reason})")]
+    BadBackup {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A stored record could not be decoded: it is damaged. Only that record is affected.
     #[error("{record} is damaged and cannot be read ({reason}); nothing else is affected")]
     Corrupt {
@@ -141,6 +174,37 @@ pub enum StoreError {
     /// Every game id of the channel is taken (about 920,000 games).
     #[error("this channel has no free game id left")]
     NoFreeId,
+}
+
+impl StoreError {
+    /// The whole error, with the system's own words, for logs and for the
+    /// host (the `Display` text is for players).
+    pub fn detail(&self) -> String {
+        match self {
+            StoreError::Database(e) => format!("{}: {e}", database_words(e)),
+            other => other.to_string(),
+        }
+    }
+
+    /// Whether this is the disk being full.
+    pub fn is_storage_full(&self) -> bool {
+        matches!(self, StoreError::Database(sled::Error::Io(e)) if is_full(e))
+    }
+}
+
+fn is_full(e: &std::io::Error) -> bool {
+    // sled wraps the system's error in one of its own kind, with the original as text.
+    e.kind() == std::io::ErrorKind::StorageFull || e.raw_os_error() == Some(28) || e.to_string().contains("code: 28,")
+}
+
+fn database_words(e: &sled::Error) -> &'static str {
+    match e {
+        sled::Error::Io(e) if is_full(e) => "the bot's storage is full; nothing was changed, try again later",
+        sled::Error::Corruption { .. } => {
+            "the bot's game store is damaged; nothing was changed, please tell whoever hosts the bot"
+        }
+        _ => "the bot could not save that; nothing was changed",
+    }
 }
 
 /// The result type of the store.

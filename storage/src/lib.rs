@@ -61,6 +61,8 @@
 //! | `users` | `platform\0user id` | [`UserRecord`]: display name, username, last seen |
 //! | `usernames` | `platform\0lower-cased username` | the id of the user who holds it now |
 //! | `legacy_usernames` | `platform\0lower-cased username` | the id its old records moved to |
+//! | `due` | due time (8 bytes BE, ms) `platform\0channel\0id` | empty |
+//! | `meta` | `seq`; `layout` | the change counter (8 bytes BE); the layout version (4 bytes BE) |
 //!
 //! Values are JSON in a versioned envelope, `{"v":2,"record":{...}}`. A
 //! record of an older version is upgraded when read (and written back in
@@ -81,6 +83,40 @@
 //! the first time the directory sees that username
 //! ([`Store::migrate_username`]), and a channel's records move to its new id
 //! with [`Store::move_channel`].
+//! The `due` index lists the active games the correspondence clock must
+//! look at, by the time it must ([`Store::due_games`]): the earlier of the
+//! reminder (three quarters of the days per move) and the loss on time, and
+//! for a game against the bot a minute after its last change. It changes in
+//! the same transaction as the game. A store written before it existed (no
+//! `layout` in `meta`) gets it built at open.
+//!
+//! # Faults
+//!
+//! Every change also counts itself in `meta` (`seq`), in its own
+//! transaction. Once it is on disk the count is written to the manifest,
+//! the file `kibitz-changes` beside sled's files (synced when the store is
+//! flushed and closed). A store that opens with a smaller count than its
+//! manifest lost its last changes (sled drops the end of a log that is
+//! damaged or cut off, silently): [`Store::open`] refuses it with
+//! [`StoreError::LostChanges`], and [`Store::open_accepting_loss`] opens it
+//! anyway. Opening reads no records; [`Store::verify`] reads them all (the
+//! `kibitz` binary does both before it starts).
+//!
+//! A change whose flush fails (a full disk) is undone: its writes were
+//! journalled with the values before them, the database is opened afresh
+//! (sled refuses every write after a failed one), and those values are
+//! written back, in memory and on disk, before the error is returned. The
+//! file `kibitz-reserve` (2 MiB) holds room for that on a full disk: it is
+//! given up to reopen and made again after the next change that succeeds.
+//! The error's `Display` is for the player ("the bot's storage is full;
+//! nothing was changed, try again later"); [`StoreError::detail`] has the
+//! system's words, for logs.
+//!
+//! [`Store::backup`] writes every tree to one checksummed file while
+//! changes wait; [`Store::restore`] brings it back (never over a store in
+//! use; a store already there is moved aside). A running bot takes the
+//! backups asked for with [`request_backup`], through a request file in the
+//! store's folder ([`Store::serve_backup_request`]).
 //!
 //! Ratings are Glicko-2, computed by the `skillratings` crate, per platform,
 //! player and variant. [`bench()`] measures the speed targets (a durable move
@@ -88,22 +124,23 @@
 
 #![warn(missing_docs)]
 
+mod backup;
 mod bench;
 mod codec;
+mod db;
 mod error;
 mod keys;
-mod outbox;
 mod rating;
 mod record;
 mod store;
 
+pub use backup::{BACKUP_ANSWER, BACKUP_REQUEST, BackupSummary, request_backup};
 pub use bench::{BenchReport, bench};
 pub use error::{Result, StoreError};
 pub use keys::{ChannelKey, GAME_ID_ALPHABET, GAME_ID_LEN, GameId, GameKey};
-pub use outbox::{Completion, Owed};
 pub use rating::Rating;
 pub use record::{
     Challenge, ChannelSettings, ClashMatch, ClashRound, Colour, ColourChoice, GameRecord, GameResult, GameSettings,
     MoveRecord, NewGame, Offer, OfferKind, Outcome, RatingChange, SealedBid, Timestamp,
 };
-pub use store::{ChannelMove, GameEnd, GameListing, Migration, Store, UserRecord};
+pub use store::{ChannelMove, Completion, GameEnd, GameListing, Migration, Owed, Store, UserRecord};

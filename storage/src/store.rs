@@ -1,15 +1,15 @@
 //! The store: sled trees, and every operation as one atomic, durable step.
 
 use std::fmt;
-use std::fs::File;
-use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 
-use sled::Tree;
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional, TransactionalTree};
+use sled::{IVec, Tree};
 
 use crate::codec::{self, Record};
+use crate::db::{Journal, LAYOUT, LAYOUT_VERSION, Manifest, Trees, Written, be_u64, ensure_reserve, release_reserve};
 use crate::keys::{self, join, prefix};
 use crate::rating::rate;
 use crate::{
@@ -18,8 +18,10 @@ use crate::{
 };
 
 mod directory;
+mod outbox;
 
 pub use directory::{ChannelMove, Migration, UserRecord};
+pub use outbox::{Completion, Owed};
 
 /// Games found by a listing: each with its key, and the game or the error that
 /// keeps it from being read (the other games are unaffected).
@@ -38,56 +40,65 @@ pub struct GameEnd {
     pub message_id: Option<String>,
 }
 
-/// Opens the database, waiting up to two seconds for the lock: a store
-/// closed a moment ago (a restart in the same process) lets go of its lock
-/// only when sled's background thread has finished.
-fn open_db(path: &Path) -> Result<sled::Db> {
-    let mut wait = Duration::from_millis(5);
-    let deadline = std::time::Instant::now() + Duration::from_secs(2);
-    loop {
-        match sled::Config::new().path(path).cache_capacity(64 << 20).open() {
-            Err(sled::Error::Io(e)) if e.kind() == std::io::ErrorKind::WouldBlock || e.to_string().contains("lock") => {
-                if std::time::Instant::now() >= deadline {
-                    return Err(sled::Error::Io(e).into());
-                }
-                std::thread::sleep(wait);
-                wait = (wait * 2).min(Duration::from_millis(100));
-            }
-            other => return Ok(other?),
-        }
-    }
-}
-
 /// The game store: one sled database holding every platform's channels.
 ///
 /// Cheap to clone (the clones share the database) and safe to use from many
 /// threads. Every method that changes something returns only after the
-/// change is on disk.
+/// change is on disk; a change that cannot be made durable (a full disk) is
+/// undone, in memory too, and the database is opened afresh on the next use
+/// if sled gave up after the failure, so that writes work again as soon as
+/// there is room.
 #[derive(Clone)]
 pub struct Store {
-    db: sled::Db,
-    /// `platform\0channel\0id` → active [`GameRecord`].
-    games: Tree,
-    /// `platform\0player\0channel` → id of the player's active game there.
-    players: Tree,
-    /// `platform\0channel\0challenger` → [`Challenge`].
-    challenges: Tree,
-    /// `platform\0channel\0id` → finished [`GameRecord`].
-    archive: Tree,
-    /// `platform\0player\0` + end time (8 bytes, big-endian ms) + `channel\0id` → nothing.
-    archive_index: Tree,
-    /// `platform\0player\0variant` → [`Rating`].
-    ratings: Tree,
-    /// `platform\0channel` → [`ChannelSettings`].
-    channels: Tree,
-    /// sled's log file, opened again to fsync it (see [`Store::sync`]).
-    log: Arc<File>,
+    pub(crate) shared: Arc<Shared>,
     durable: bool,
+}
+
+pub(crate) struct Shared {
+    path: PathBuf,
+    /// The open database; `None` while it is being (or could not be) opened again.
+    ///
+    /// Every use holds the read lock for its whole length, a change until it
+    /// is on disk; the write lock is for reopening and for a backup, which
+    /// thus sees one moment.
+    pub(crate) trees: RwLock<Option<Trees>>,
+    /// A change was refused: the next use opens the database again and undoes it.
+    broken: AtomicBool,
+    /// The writes of refused changes, to undo.
+    undo: Mutex<Vec<Written>>,
+    manifest: Mutex<Manifest>,
+    /// Test hook: the next sync fails as if the disk were full.
+    fail_next_sync: AtomicBool,
+    /// The reserve file was given up to recover from a full disk; it is made
+    /// again after the next change that is on disk.
+    reserve_missing: AtomicBool,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Ok(manifest) = self.manifest.get_mut() {
+            // Closing: nothing is left to report a failure to; the next open checks the manifest anyway.
+            let _ = manifest.sync();
+        }
+    }
+}
+
+/// The open database, for the length of one use of the store.
+struct Open<'a>(RwLockReadGuard<'a, Option<Trees>>);
+
+impl Open<'_> {
+    fn trees(&self) -> Result<&Trees> {
+        self.0.as_ref().ok_or_else(closed)
+    }
+}
+
+fn closed() -> StoreError {
+    sled::Error::Io(std::io::Error::other("the database is not open (it could not be opened again)")).into()
 }
 
 impl fmt::Debug for Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Store").field("durable", &self.durable).finish_non_exhaustive()
+        f.debug_struct("Store").field("path", &self.shared.path).field("durable", &self.durable).finish_non_exhaustive()
     }
 }
 
@@ -157,25 +168,62 @@ impl Store {
     /// Opens (or creates) the store in the directory `path`.
     ///
     /// Only one process may have a store open; a second gets
-    /// [`StoreError::Database`].
+    /// [`StoreError::InUse`]. A store whose log lost its last changes (a
+    /// damaged or truncated log: fewer changes than the manifest beside it
+    /// records) is refused with [`StoreError::LostChanges`]; see
+    /// [`Store::open_accepting_loss`]. A store written before the `due`
+    /// index existed gets it here.
+    ///
+    /// Opening is cheap and does not read every record: [`Store::verify`] does.
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
-        let path = path.as_ref();
-        let db = open_db(path)?;
-        let log = File::options().read(true).write(true).open(path.join("db")).map_err(sled::Error::Io)?;
-        // The log's directory entry must be durable too, once.
-        File::open(path).and_then(|dir| dir.sync_all()).map_err(sled::Error::Io)?;
-        Ok(Store {
-            games: db.open_tree("games")?,
-            players: db.open_tree("games_by_player")?,
-            challenges: db.open_tree("challenges")?,
-            archive: db.open_tree("archive")?,
-            archive_index: db.open_tree("archive_by_player")?,
-            ratings: db.open_tree("ratings")?,
-            channels: db.open_tree("channels")?,
-            db,
-            log: Arc::new(log),
+        Store::open_with(path.as_ref(), false).map(|(store, _)| store)
+    }
+
+    /// Opens the store even if it lost changes (see [`Store::open`]): the
+    /// loss is returned beside the store, and accepted, so that the next
+    /// open does not report it again.
+    pub fn open_accepting_loss(path: impl AsRef<Path>) -> Result<(Store, Option<StoreError>)> {
+        Store::open_with(path.as_ref(), true)
+    }
+
+    fn open_with(path: &Path, accept_loss: bool) -> Result<(Store, Option<StoreError>)> {
+        let trees = Trees::open(path)?;
+        let io = |e: std::io::Error| StoreError::from(sled::Error::Io(e));
+        let (mut manifest, recorded) = Manifest::open(path).map_err(io)?;
+        let kept = trees.seq()?;
+        let mut loss = None;
+        match recorded {
+            Some(expected) if expected > kept => {
+                let lost = StoreError::LostChanges { kept, expected };
+                if !accept_loss {
+                    return Err(lost);
+                }
+                manifest.reset(kept).map_err(io)?;
+                loss = Some(lost);
+            }
+            Some(recorded) if recorded == kept => {}
+            // New, or behind the database (stopped between a change and its manifest write).
+            _ => manifest.reset(kept).map_err(io)?,
+        }
+        upgrade_layout(&trees)?;
+        let store = Store {
+            shared: Arc::new(Shared {
+                path: path.to_owned(),
+                trees: RwLock::new(Some(trees)),
+                broken: AtomicBool::new(false),
+                undo: Mutex::new(Vec::new()),
+                manifest: Mutex::new(manifest),
+                fail_next_sync: AtomicBool::new(false),
+                reserve_missing: AtomicBool::new(!ensure_reserve(path)),
+            }),
             durable: true,
-        })
+        };
+        Ok((store, loss))
+    }
+
+    /// The directory the store is in.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
     }
 
     /// Turns the flush after each change off, for filling a store in bulk
@@ -184,43 +232,122 @@ impl Store {
         self.durable = durable;
     }
 
+    /// Test hook: the next time a change is synced, the sync fails as if the
+    /// disk were full (after the change did reach the disk, the hardest case
+    /// to undo). For tests of the store's recovery; not for use otherwise.
+    #[doc(hidden)]
+    pub fn fail_next_sync(&self) {
+        self.shared.fail_next_sync.store(true, Ordering::SeqCst);
+    }
+
     /// Writes everything to disk now (every change already does this before returning).
     pub fn flush(&self) -> Result<()> {
-        // sled 0.34's flush writes its log and waits with `sync_file_range`,
-        // which survives a killed process but not a power cut (it leaves the
-        // drive's cache and the file's size unsynced); its own fsync runs
-        // only every half second. An fdatasync of the log file closes that gap.
-        self.db.flush()?;
-        self.log.sync_data().map_err(sled::Error::Io)?;
+        let open = self.db()?;
+        let t = open.trees()?;
+        t.flush()?;
+        let seq = t.seq()?;
+        drop(open);
+        let mut manifest = self.shared.manifest.lock().map_err(|_| closed())?;
+        manifest.advance(seq).and_then(|()| manifest.sync()).map_err(sled::Error::Io)?;
         Ok(())
     }
 
-    /// A tree of the database by name (opened on first use).
-    pub(crate) fn tree(&self, name: &str) -> Result<Tree> {
-        Ok(self.db.open_tree(name)?)
+    /// The database, opened again first if a refused change left it so.
+    fn db(&self) -> Result<Open<'_>> {
+        if self.shared.broken.load(Ordering::SeqCst) {
+            self.recover()?;
+        }
+        Ok(Open(self.shared.trees.read().map_err(|_| closed())?))
     }
 
-    /// A number never handed out before by this database, rising.
-    pub(crate) fn next_id(&self) -> Result<u64> {
-        Ok(self.db.generate_id()?)
+    fn sync(&self, t: &Trees) -> Result<()> {
+        if !self.durable {
+            return Ok(());
+        }
+        t.flush()?;
+        if self.shared.fail_next_sync.swap(false, Ordering::SeqCst) {
+            let full = std::io::Error::new(std::io::ErrorKind::StorageFull, "No space left on device (injected)");
+            return Err(sled::Error::Io(full).into());
+        }
+        Ok(())
     }
 
-    fn sync(&self) -> Result<()> {
-        if self.durable { self.flush() } else { Ok(()) }
-    }
-
-    /// Flushes before reporting a retried message, so that "already applied" is as durable as the first answer.
-    fn settle<T>(&self, result: Result<T>) -> Result<T> {
+    /// Ends a change: on disk before it is reported done (a retried message's
+    /// "already applied" too, so that it is as durable as the first answer).
+    /// A change that cannot be synced is undone, and reported with the error.
+    fn settle<T>(&self, open: Open<'_>, journal: Journal, result: Result<T>) -> Result<T> {
         match result {
-            Ok(value) => {
-                self.sync()?;
-                Ok(value)
+            Ok(_) | Err(StoreError::AlreadyApplied { .. }) => {}
+            Err(e) => return Err(e),
+        }
+        let synced = open.trees().and_then(|t| self.sync(t));
+        drop(open);
+        if let Err(e) = synced {
+            self.refused(journal.into_writes());
+            return Err(e);
+        }
+        if journal.seq() > 0
+            && self.durable
+            && let Ok(mut manifest) = self.shared.manifest.lock()
+        {
+            // The change is on disk; a manifest that falls behind only weakens the next open's check.
+            let _ = manifest.advance(journal.seq());
+        }
+        if self.shared.reserve_missing.load(Ordering::SeqCst) && ensure_reserve(&self.shared.path) {
+            self.shared.reserve_missing.store(false, Ordering::SeqCst);
+        }
+        result
+    }
+
+    /// A change whose sync failed: it is undone now if possible, else at the next use.
+    fn refused(&self, writes: Vec<Written>) {
+        if let Ok(mut undo) = self.shared.undo.lock() {
+            undo.extend(writes);
+        }
+        self.shared.broken.store(true, Ordering::SeqCst);
+        // If this fails (the disk is still full) the next use tries again.
+        let _ = self.recover();
+    }
+
+    /// Opens the database afresh (sled refuses every write after a failed
+    /// one) and undoes the refused changes; on failure the store stays
+    /// broken and the next use tries again.
+    fn recover(&self) -> Result<()> {
+        let mut trees = self.shared.trees.write().map_err(|_| closed())?;
+        if !self.shared.broken.swap(false, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let writes = self.shared.undo.lock().map(|mut u| std::mem::take(&mut *u)).unwrap_or_default();
+        // The old handles must go first: they hold sled's lock on the files.
+        *trees = None;
+        let reopen = || {
+            Trees::open(&self.shared.path).and_then(|fresh| {
+                undo(&fresh, &writes)?;
+                fresh.flush()?;
+                Ok(fresh)
+            })
+        };
+        let reopened = match reopen() {
+            // The disk is full: the reserve makes room to open and undo.
+            Err(e) if e.is_storage_full() && release_reserve(&self.shared.path) => {
+                self.shared.reserve_missing.store(true, Ordering::SeqCst);
+                reopen()
             }
-            Err(e @ StoreError::AlreadyApplied { .. }) => {
-                self.sync()?;
+            other => other,
+        };
+        match reopened {
+            Ok(fresh) => {
+                *trees = Some(fresh);
+                Ok(())
+            }
+            Err(e) => {
+                if let Ok(mut undo) = self.shared.undo.lock() {
+                    let later = std::mem::replace(&mut *undo, writes);
+                    undo.extend(later);
+                }
+                self.shared.broken.store(true, Ordering::SeqCst);
                 Err(e)
             }
-            Err(e) => Err(e),
         }
     }
 
@@ -237,23 +364,29 @@ impl Store {
         if let Some(challenged) = &challenge.challenged {
             busy.push(player_key(&channel.platform, challenged, &channel.channel)?);
         }
-        let result = (&self.challenges, &self.players).transaction(|(challenges, players)| {
+        let open = self.db()?;
+        let t = open.trees()?;
+        let journal = Journal::default();
+        let result = (&t.challenges, &t.players, &t.meta).transaction(|(challenges, players, meta)| {
+            journal.restart();
             for (player_key, player) in busy.iter().zip([Some(&challenge.challenger), challenge.challenged.as_ref()]) {
                 if let Some(id) = players.get(player_key)? {
                     let player = player.cloned().unwrap_or_default();
                     return abort(StoreError::PlayerBusy { player, game: GameId::stored(&id) });
                 }
             }
-            challenges.insert(key.as_slice(), value.as_slice())?;
+            journal.insert(challenges, "challenges", &key, value.as_slice())?;
+            journal.count(meta)?;
             Ok(())
         });
-        self.settle(settled(result))
+        self.settle(open, journal, settled(result))
     }
 
     /// The pending challenge from `challenger` in this channel, if any.
     pub fn challenge(&self, channel: &ChannelKey, challenger: &str) -> Result<Option<Challenge>> {
         let key = challenge_key(channel, challenger)?;
-        match self.challenges.get(key)? {
+        let open = self.db()?;
+        match open.trees()?.challenges.get(key)? {
             Some(raw) => codec::decode(|| describe_challenge(channel, challenger), &raw).map(Some),
             None => Ok(None),
         }
@@ -263,7 +396,8 @@ impl Store {
     pub fn challenges(&self, channel: &ChannelKey) -> Result<Vec<(String, Result<Challenge>)>> {
         let prefix = channel.prefix()?;
         let mut found = Vec::new();
-        for entry in self.challenges.scan_prefix(&prefix) {
+        let open = self.db()?;
+        for entry in open.trees()?.challenges.scan_prefix(&prefix) {
             let (key, raw) = entry?;
             let challenger = keys::text(&key[prefix.len()..]);
             let challenge = codec::decode(|| describe_challenge(channel, &challenger), &raw);
@@ -275,10 +409,19 @@ impl Store {
     /// Withdraws the challenge from `challenger` in this channel.
     pub fn withdraw_challenge(&self, channel: &ChannelKey, challenger: &str) -> Result<()> {
         let key = challenge_key(channel, challenger)?;
-        match self.challenges.remove(key)? {
-            Some(_) => self.sync(),
-            None => Err(StoreError::NoSuchChallenge { challenger: challenger.to_owned() }),
-        }
+        let open = self.db()?;
+        let t = open.trees()?;
+        let journal = Journal::default();
+        let result = (&t.challenges, &t.meta).transaction(|(challenges, meta)| {
+            journal.restart();
+            if challenges.get(&key)?.is_none() {
+                return abort(StoreError::NoSuchChallenge { challenger: challenger.to_owned() });
+            }
+            journal.remove(challenges, "challenges", &key)?;
+            journal.count(meta)?;
+            Ok(())
+        });
+        self.settle(open, journal, settled(result))
     }
 
     /// Accepts the challenge from `challenger`: the game starts from
@@ -299,8 +442,12 @@ impl Store {
         }
         let key = challenge_key(channel, challenger)?;
         let accepters_own = challenge_key(channel, accepter)?;
-        let result = (&self.challenges, &self.games, &self.players, &self.archive).transaction(
-            |(challenges, games, players, archive)| {
+        let open = self.db()?;
+        let t = open.trees()?;
+        let journal = Journal::default();
+        let result = (&t.challenges, &t.games, &t.players, &t.archive, &t.due, &t.meta).transaction(
+            |(challenges, games, players, archive, due, meta)| {
+                journal.restart();
                 let Some(raw) = challenges.get(&key)? else {
                     return abort(StoreError::NoSuchChallenge { challenger: challenger.to_owned() });
                 };
@@ -329,13 +476,16 @@ impl Store {
                     at,
                     clash: challenge.clash.then(ClashMatch::default),
                 };
-                let game = insert_game(games, players, archive, channel, &new)?;
-                challenges.remove(key.as_slice())?;
-                challenges.remove(accepters_own.as_slice())?;
+                let game = insert_game(&journal, games, players, archive, due, channel, &new)?;
+                journal.remove(challenges, "challenges", &key)?;
+                if challenges.get(&accepters_own)?.is_some() {
+                    journal.remove(challenges, "challenges", &accepters_own)?;
+                }
+                journal.count(meta)?;
                 Ok(game)
             },
         );
-        self.settle(settled(result))
+        self.settle(open, journal, settled(result))
     }
 
     // ---- games ----
@@ -346,9 +496,17 @@ impl Store {
     /// a game in this channel. The game gets a fresh id and version 1.
     pub fn create_game(&self, channel: &ChannelKey, new: &NewGame) -> Result<GameRecord> {
         channel.encode()?;
-        let result = (&self.games, &self.players, &self.archive)
-            .transaction(|(games, players, archive)| insert_game(games, players, archive, channel, new));
-        self.settle(settled(result))
+        let open = self.db()?;
+        let t = open.trees()?;
+        let journal = Journal::default();
+        let result =
+            (&t.games, &t.players, &t.archive, &t.due, &t.meta).transaction(|(games, players, archive, due, meta)| {
+                journal.restart();
+                let game = insert_game(&journal, games, players, archive, due, channel, new)?;
+                journal.count(meta)?;
+                Ok(game)
+            });
+        self.settle(open, journal, settled(result))
     }
 
     /// The active game `key`.
@@ -357,25 +515,30 @@ impl Store {
     /// [`StoreError::NoSuchGame`] if there never was one.
     pub fn game(&self, key: &GameKey) -> Result<GameRecord> {
         let bytes = key.encode()?;
-        match self.games.get(&bytes)? {
+        let open = self.db()?;
+        let t = open.trees()?;
+        match t.games.get(&bytes)? {
             Some(raw) => decode_game(key, &raw),
-            None => Err(self.missing(key, &bytes)?),
+            None => Err(missing(t, key, &bytes)?),
         }
     }
+}
 
-    fn missing(&self, key: &GameKey, bytes: &[u8]) -> Result<StoreError> {
-        Ok(if self.archive.contains_key(bytes)? {
-            StoreError::GameOver(key.clone())
-        } else {
-            StoreError::NoSuchGame(key.clone())
-        })
-    }
+fn missing(t: &Trees, key: &GameKey, bytes: &[u8]) -> Result<StoreError> {
+    Ok(if t.archive.contains_key(bytes)? {
+        StoreError::GameOver(key.clone())
+    } else {
+        StoreError::NoSuchGame(key.clone())
+    })
+}
 
+impl Store {
     /// Every active game in this channel, in id order.
     pub fn games_in_channel(&self, channel: &ChannelKey) -> Result<GameListing> {
         let prefix = channel.prefix()?;
         let mut found = Vec::new();
-        for entry in self.games.scan_prefix(&prefix) {
+        let open = self.db()?;
+        for entry in open.trees()?.games.scan_prefix(&prefix) {
             let (key, raw) = entry?;
             let key = channel.game(GameId::stored(&key[prefix.len()..]));
             let game = decode_game(&key, &raw);
@@ -387,7 +550,8 @@ impl Store {
     /// Every active game on every platform (for the correspondence clocks).
     pub fn active_games(&self) -> Result<GameListing> {
         let mut found = Vec::new();
-        for entry in self.games.iter() {
+        let open = self.db()?;
+        for entry in open.trees()?.games.iter() {
             let (key, raw) = entry?;
             let mut parts = key.splitn(3, |&b| b == 0);
             let (Some(platform), Some(channel), Some(id)) = (parts.next(), parts.next(), parts.next()) else {
@@ -400,11 +564,38 @@ impl Store {
         Ok(found)
     }
 
+    /// The active games the correspondence clock must look at by `now`, in
+    /// key order (platform, channel, id): those whose reminder or loss on
+    /// time is due, and games against the bot (see the `due` tree in the
+    /// crate's layout). Reads only those games, however many others there are.
+    pub fn due_games(&self, now: Timestamp) -> Result<GameListing> {
+        let open = self.db()?;
+        let t = open.trees()?;
+        let mut found = Vec::new();
+        for entry in t.due.range(..due_key(Timestamp(now.0.saturating_add(1)), &[])) {
+            let (raw_key, _) = entry?;
+            let Some(game_key) = raw_key.get(8..) else { continue };
+            let key = game_key_of(game_key);
+            match t.games.get(game_key)? {
+                Some(raw) => {
+                    let game = decode_game(&key, &raw);
+                    found.push((key, game));
+                }
+                // Not expected: the index changes with the game; `verify` reports it.
+                None => continue,
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(found)
+    }
+
     /// The active game of `player` in this channel, if any.
     pub fn player_game_in_channel(&self, channel: &ChannelKey, player: &str) -> Result<Option<GameRecord>> {
-        let Some(id) = self.players.get(player_key(&channel.platform, player, &channel.channel)?)? else {
+        let open = self.db()?;
+        let Some(id) = open.trees()?.players.get(player_key(&channel.platform, player, &channel.channel)?)? else {
             return Ok(None);
         };
+        drop(open);
         match self.game(&channel.game(GameId::stored(&id))) {
             Ok(game) => Ok(Some(game)),
             // Finished between the two reads.
@@ -417,11 +608,13 @@ impl Store {
     pub fn games_of(&self, platform: &str, player: &str) -> Result<GameListing> {
         let prefix = prefix(&[("platform", platform), ("player", player)])?;
         let mut found = Vec::new();
-        for entry in self.players.scan_prefix(&prefix) {
+        let open = self.db()?;
+        let t = open.trees()?;
+        for entry in t.players.scan_prefix(&prefix) {
             let (key, id) = entry?;
             let channel = ChannelKey::new(platform, keys::text(&key[prefix.len()..]));
             let key = channel.game(GameId::stored(&id));
-            match self.games.get(key.encode()?)? {
+            match t.games.get(key.encode()?)? {
                 Some(raw) => {
                     let game = decode_game(&key, &raw);
                     found.push((key, game));
@@ -450,36 +643,49 @@ impl Store {
         key: &GameKey,
         expected_version: u64,
         message_id: Option<&str>,
-        mut change: impl FnMut(&mut GameRecord) -> Result<()>,
+        change: impl FnMut(&mut GameRecord) -> Result<()>,
     ) -> Result<GameRecord> {
         let bytes = key.encode()?;
-        let result = loop {
-            let Some(old) = self.games.get(&bytes)? else {
-                break Err(self.missing(key, &bytes)?);
+        let change = std::cell::RefCell::new(change);
+        let open = self.db()?;
+        let t = open.trees()?;
+        let journal = Journal::default();
+        // A transaction: if someone else wrote first, it runs again, and the checks say what happened.
+        let result = (&t.games, &t.archive, &t.due, &t.meta).transaction(|(games, archive, due, meta)| {
+            journal.restart();
+            let Some(old) = games.get(&bytes)? else {
+                return abort(if archive.get(&bytes)?.is_some() {
+                    StoreError::GameOver(key.clone())
+                } else {
+                    StoreError::NoSuchGame(key.clone())
+                });
             };
-            let mut game = decode_game(key, &old)?;
+            let mut game = decode_game(key, &old).or_abort()?;
             if let Some(id) = message_id
                 && game.applied_messages.iter().any(|m| m == id)
             {
-                break Err(StoreError::AlreadyApplied { key: key.clone(), version: game.version });
+                return abort(StoreError::AlreadyApplied { key: key.clone(), version: game.version });
             }
             if game.version != expected_version {
-                break Err(StoreError::Conflict { key: key.clone(), expected: expected_version, actual: game.version });
+                return abort(StoreError::Conflict {
+                    key: key.clone(),
+                    expected: expected_version,
+                    actual: game.version,
+                });
             }
-            change(&mut game)?;
+            let was_due = due_of(&game);
+            (change.borrow_mut())(&mut game).or_abort()?;
             game.key = key.clone();
             game.version = expected_version + 1;
             if let Some(id) = message_id {
                 game.applied_messages.push(id.to_owned());
             }
-            let new = encode_game(&game)?;
-            match self.games.compare_and_swap(&bytes, Some(old), Some(new))? {
-                Ok(()) => break Ok(game),
-                // Someone else wrote first: read again, and the checks above say what happened.
-                Err(_) => continue,
-            }
-        };
-        self.settle(result)
+            journal.insert(games, "games", &bytes, encode_game(&game).or_abort()?)?;
+            set_due(&journal, due, &bytes, was_due, due_of(&game))?;
+            journal.count(meta)?;
+            Ok(game)
+        });
+        self.settle(open, journal, settled(result))
     }
 
     /// Plays a move: appends `mv`, sets the position to `fen` (which the caller
@@ -599,8 +805,12 @@ impl Store {
         change: impl Fn(&mut GameRecord) -> Result<()>,
     ) -> Result<GameRecord> {
         let bytes = key.encode()?;
-        let trees = (&self.games, &self.players, &self.archive, &self.archive_index, &self.ratings);
-        let result = trees.transaction(|(games, players, archive, archive_index, ratings)| {
+        let open = self.db()?;
+        let t = open.trees()?;
+        let journal = Journal::default();
+        let trees = (&t.games, &t.players, &t.archive, &t.archive_index, &t.ratings, &t.due, &t.meta);
+        let result = trees.transaction(|(games, players, archive, archive_index, ratings, due, meta)| {
+            journal.restart();
             let Some(raw) = games.get(&bytes)? else {
                 if let Some(raw) = archive.get(&bytes)? {
                     let game = decode_game(key, &raw).or_abort()?;
@@ -626,9 +836,10 @@ impl Store {
                     actual: game.version,
                 });
             }
+            let was_due = due_of(&game);
             change(&mut game).or_abort()?;
             let changes = if game.settings.rated && game.white != game.black {
-                rate_in(ratings, &key.channel.platform, &game.variant, &game.white, &game.black, end.outcome)?
+                rate_in(&journal, ratings, &key.channel.platform, &game.variant, &game.white, &game.black, end.outcome)?
             } else {
                 None
             };
@@ -645,25 +856,33 @@ impl Store {
             if let Some(id) = &end.message_id {
                 game.applied_messages.push(id.clone());
             }
-            games.remove(bytes.as_slice())?;
-            archive.insert(bytes.as_slice(), encode_game(&game).or_abort()?)?;
+            journal.remove(games, "games", &bytes)?;
+            journal.insert(archive, "archive", &bytes, encode_game(&game).or_abort()?)?;
+            set_due(&journal, due, &bytes, was_due, None)?;
             for player in [&game.white, &game.black] {
                 let pk = player_key(&key.channel.platform, player, &key.channel.channel).or_abort()?;
                 if players.get(&pk)?.is_some_and(|id| *id == *key.id.as_str().as_bytes()) {
-                    players.remove(pk)?;
+                    journal.remove(players, "games_by_player", &pk)?;
                 }
-                archive_index.insert(archive_index_key(key, player, end.at).or_abort()?, &[])?;
+                journal.insert(
+                    archive_index,
+                    "archive_by_player",
+                    archive_index_key(key, player, end.at).or_abort()?,
+                    &[][..],
+                )?;
             }
+            journal.count(meta)?;
             Ok(game)
         });
-        self.settle(settled(result))
+        self.settle(open, journal, settled(result))
     }
 
     // ---- archive ----
 
     /// A finished game.
     pub fn archived_game(&self, key: &GameKey) -> Result<GameRecord> {
-        match self.archive.get(key.encode()?)? {
+        let open = self.db()?;
+        match open.trees()?.archive.get(key.encode()?)? {
             Some(raw) => decode_game(key, &raw),
             None => Err(StoreError::NoSuchGame(key.clone())),
         }
@@ -673,7 +892,9 @@ impl Store {
     pub fn archived_games_of(&self, platform: &str, player: &str, limit: usize) -> Result<GameListing> {
         let prefix = prefix(&[("platform", platform), ("player", player)])?;
         let mut found = Vec::new();
-        for entry in self.archive_index.scan_prefix(&prefix).rev() {
+        let open = self.db()?;
+        let t = open.trees()?;
+        for entry in t.archive_index.scan_prefix(&prefix).rev() {
             if found.len() >= limit {
                 break;
             }
@@ -681,7 +902,7 @@ impl Store {
             let Some(rest) = index.get(prefix.len() + 8..) else { continue };
             let [channel, id] = keys::split(rest)[..] else { continue };
             let key = ChannelKey::new(platform, keys::text(channel)).game(GameId::stored(id));
-            let game = match self.archive.get(key.encode()?)? {
+            let game = match t.archive.get(key.encode()?)? {
                 Some(raw) => decode_game(&key, &raw),
                 None => Err(StoreError::Corrupt {
                     record: key.describe(),
@@ -697,7 +918,8 @@ impl Store {
 
     /// The rating of `player` on `platform` in `variant` (the starting rating if they have none).
     pub fn rating(&self, platform: &str, player: &str, variant: &str) -> Result<Rating> {
-        match self.ratings.get(rating_key(platform, player, variant)?)? {
+        let open = self.db()?;
+        match open.trees()?.ratings.get(rating_key(platform, player, variant)?)? {
             Some(raw) => codec::decode(|| describe_rating(platform, player, variant), &raw),
             None => Ok(Rating::default()),
         }
@@ -708,7 +930,8 @@ impl Store {
     pub fn leaderboard(&self, platform: &str, variant: &str, limit: usize) -> Result<Vec<(String, Rating)>> {
         let prefix = prefix(&[("platform", platform)])?;
         let mut found = Vec::new();
-        for entry in self.ratings.scan_prefix(&prefix) {
+        let open = self.db()?;
+        for entry in open.trees()?.ratings.scan_prefix(&prefix) {
             let (key, raw) = entry?;
             let rest = &key[prefix.len()..];
             let Some(split) = rest.iter().position(|&b| b == 0) else { continue };
@@ -731,7 +954,8 @@ impl Store {
     pub fn ratings_of(&self, platform: &str, player: &str) -> Result<Vec<(String, Result<Rating>)>> {
         let prefix = prefix(&[("platform", platform), ("player", player)])?;
         let mut found = Vec::new();
-        for entry in self.ratings.scan_prefix(&prefix) {
+        let open = self.db()?;
+        for entry in open.trees()?.ratings.scan_prefix(&prefix) {
             let (key, raw) = entry?;
             let variant = keys::text(&key[prefix.len()..]);
             let rating = codec::decode(|| describe_rating(platform, player, &variant), &raw);
@@ -755,15 +979,26 @@ impl Store {
         if white == black {
             return Ok(None);
         }
-        let result = self.ratings.transaction(|ratings| rate_in(ratings, platform, variant, white, black, outcome));
-        self.settle(settled(result))
+        let open = self.db()?;
+        let t = open.trees()?;
+        let journal = Journal::default();
+        let result = (&t.ratings, &t.meta).transaction(|(ratings, meta)| {
+            journal.restart();
+            let changes = rate_in(&journal, ratings, platform, variant, white, black, outcome)?;
+            if changes.is_some() {
+                journal.count(meta)?;
+            }
+            Ok(changes)
+        });
+        self.settle(open, journal, settled(result))
     }
 
     // ---- channel settings ----
 
     /// The settings of this channel (the defaults if never set).
     pub fn channel_settings(&self, channel: &ChannelKey) -> Result<ChannelSettings> {
-        match self.channels.get(channel.encode()?)? {
+        let open = self.db()?;
+        match open.trees()?.channels.get(channel.encode()?)? {
             Some(raw) => codec::decode(|| format!("the settings of {channel}"), &raw),
             None => Ok(ChannelSettings::default()),
         }
@@ -772,8 +1007,17 @@ impl Store {
     /// Replaces the settings of this channel.
     pub fn set_channel_settings(&self, channel: &ChannelKey, settings: &ChannelSettings) -> Result<()> {
         let value = encode(|| format!("the settings of {channel}"), settings)?;
-        self.channels.insert(channel.encode()?, value)?;
-        self.sync()
+        let key = channel.encode()?;
+        let open = self.db()?;
+        let t = open.trees()?;
+        let journal = Journal::default();
+        let result = (&t.channels, &t.meta).transaction(|(channels, meta)| {
+            journal.restart();
+            journal.insert(channels, "channels", &key, value.as_slice())?;
+            journal.count(meta)?;
+            Ok(())
+        });
+        self.settle(open, journal, settled(result))
     }
 
     // ---- checking ----
@@ -781,18 +1025,25 @@ impl Store {
     /// Reads every record and index entry, and lists what cannot be read or
     /// does not fit together. An empty list means the store is whole.
     pub fn verify(&self) -> Result<Vec<StoreError>> {
+        let open = self.db()?;
+        let t = open.trees()?;
         let mut problems = Vec::new();
         let damaged = |record: String, reason: &str| StoreError::Corrupt { record, reason: reason.to_owned() };
-        for (tree, archived) in [(&self.games, false), (&self.archive, true)] {
+        for (tree, archived) in [(&t.games, false), (&t.archive, true)] {
             for entry in tree.iter() {
                 let (raw_key, raw) = entry?;
                 let key = game_key_of(&raw_key);
                 match decode_game(&key, &raw) {
                     Ok(game) if game.key != key => problems.push(damaged(key.describe(), "stored under another key")),
                     Ok(game) if !archived => {
+                        if let Some(at) = due_of(&game)
+                            && !t.due.contains_key(due_key(at, &raw_key))?
+                        {
+                            problems.push(damaged(key.describe(), "missing from the clock's index"));
+                        }
                         for player in [&game.white, &game.black] {
                             let pk = player_key(&key.channel.platform, player, &key.channel.channel)?;
-                            if self.players.get(pk)?.is_none_or(|id| *id != *key.id.as_str().as_bytes()) {
+                            if t.players.get(pk)?.is_none_or(|id| *id != *key.id.as_str().as_bytes()) {
                                 problems.push(damaged(key.describe(), "missing from its player's index"));
                             }
                         }
@@ -802,19 +1053,19 @@ impl Store {
                 }
             }
         }
-        for entry in self.players.iter() {
+        for entry in t.players.iter() {
             let (raw_key, id) = entry?;
             let parts = keys::split(&raw_key);
             if let [platform, _, channel] = parts[..] {
                 let key = ChannelKey::new(keys::text(platform), keys::text(channel)).game(GameId::stored(&id));
-                if !self.games.contains_key(key.encode()?)? {
+                if !t.games.contains_key(key.encode()?)? {
                     problems.push(damaged(key.describe(), "in the player index but not among the active games"));
                 }
             } else {
                 problems.push(damaged(keys::text(&raw_key), "malformed player index key"));
             }
         }
-        for entry in self.archive_index.iter() {
+        for entry in t.archive_index.iter() {
             let (raw_key, _) = entry?;
             let parts = keys::split(&raw_key);
             let whole = parts.len() >= 2 && raw_key.len() >= parts[0].len() + parts[1].len() + 2 + 8;
@@ -828,26 +1079,45 @@ impl Store {
                 }
             });
             match target.flatten() {
-                Some(key) if !self.archive.contains_key(key.encode()?)? => {
+                Some(key) if !t.archive.contains_key(key.encode()?)? => {
                     problems.push(damaged(key.describe(), "in the archive index but not in the archive"));
                 }
                 Some(_) => {}
                 None => problems.push(damaged(keys::text(&raw_key), "malformed archive index key")),
             }
         }
-        for entry in self.challenges.iter() {
+        for entry in t.due.iter() {
+            let (raw_key, _) = entry?;
+            let Some(game_key) = raw_key.get(8..) else {
+                problems.push(damaged(keys::text(&raw_key), "malformed clock index key"));
+                continue;
+            };
+            let key = game_key_of(game_key);
+            let at = Timestamp(be_u64(&raw_key[..8]));
+            match t.games.get(game_key)? {
+                Some(raw) => match decode_game(&key, &raw) {
+                    Ok(game) if due_of(&game) != Some(at) => {
+                        problems.push(damaged(key.describe(), "in the clock's index at the wrong time"));
+                    }
+                    // A game that cannot be read is reported above.
+                    _ => {}
+                },
+                None => problems.push(damaged(key.describe(), "in the clock's index but not among the active games")),
+            }
+        }
+        for entry in t.challenges.iter() {
             let (key, raw) = entry?;
             if let Err(e) = codec::decode::<Challenge>(|| format!("the challenge {}", keys::text(&key)), &raw) {
                 problems.push(e);
             }
         }
-        for entry in self.ratings.iter() {
+        for entry in t.ratings.iter() {
             let (key, raw) = entry?;
             if let Err(e) = codec::decode::<Rating>(|| format!("the rating {}", keys::text(&key)), &raw) {
                 problems.push(e);
             }
         }
-        for entry in self.channels.iter() {
+        for entry in t.channels.iter() {
             let (key, raw) = entry?;
             if let Err(e) = codec::decode::<ChannelSettings>(|| format!("the settings {}", keys::text(&key)), &raw) {
                 problems.push(e);
@@ -866,9 +1136,11 @@ fn game_key_of(raw: &[u8]) -> GameKey {
 
 /// Inserts a new game under a fresh id, inside a transaction.
 fn insert_game(
+    journal: &Journal,
     games: &TransactionalTree,
     players: &TransactionalTree,
     archive: &TransactionalTree,
+    due: &TransactionalTree,
     channel: &ChannelKey,
     new: &NewGame,
 ) -> TxResult<GameRecord> {
@@ -911,15 +1183,17 @@ fn insert_game(
         hints: Vec::new(),
         reminded_at: None,
     };
-    games.insert(bytes, encode_game(&game).or_abort()?)?;
+    journal.insert(games, "games", &bytes, encode_game(&game).or_abort()?)?;
+    set_due(journal, due, &bytes, None, due_of(&game))?;
     for key in player_keys {
-        players.insert(key, game.key.id.as_str().as_bytes())?;
+        journal.insert(players, "games_by_player", key, game.key.id.as_str().as_bytes())?;
     }
     Ok(game)
 }
 
 /// Rates a game inside a transaction on the ratings tree.
 fn rate_in(
+    journal: &Journal,
     ratings: &TransactionalTree,
     platform: &str,
     variant: &str,
@@ -938,7 +1212,127 @@ fn rate_in(
     let (white_key, white_rating) = read(white)?;
     let (black_key, black_rating) = read(black)?;
     let Some((w, b)) = rate(white_rating, black_rating, outcome) else { return Ok(None) };
-    ratings.insert(white_key, encode(|| describe_rating(platform, white, variant), &w.after).or_abort()?)?;
-    ratings.insert(black_key, encode(|| describe_rating(platform, black, variant), &b.after).or_abort()?)?;
+    let white_value = encode(|| describe_rating(platform, white, variant), &w.after).or_abort()?;
+    journal.insert(ratings, "ratings", white_key, white_value)?;
+    let black_value = encode(|| describe_rating(platform, black, variant), &b.after).or_abort()?;
+    journal.insert(ratings, "ratings", black_key, black_value)?;
     Ok(Some((w, b)))
+}
+
+/// When the correspondence clock must next look at `game`, `None` if never:
+///
+/// - a game with days per move: when the player to move has used three
+///   quarters of them (if not yet reminded), else when they have used them
+///   all; the clock runs from the last move, or from the start of the game
+///   (from the last change, for a Clash match, whose rounds restart it);
+/// - a game against the bot (a bot level is set): a minute after its last
+///   change, when a bot stopped before it answered takes its turn. The
+///   store does not know whose turn it is, so such a game stays due until
+///   it ends; the caller sees quickly that it waits for the player.
+///
+/// The earlier of the two for a game that is both. Never later than the
+/// clock would act: earlier only costs the caller a look.
+pub(crate) fn due_of(game: &GameRecord) -> Option<Timestamp> {
+    let by_days = game.settings.days_per_move.map(|days| {
+        let last = game.moves.last().map(|m| m.at);
+        let since = if game.clash.is_some() {
+            last.unwrap_or(game.updated_at).min(game.updated_at)
+        } else {
+            last.unwrap_or(game.started_at)
+        };
+        let allowed = u64::from(days) * 86_400_000;
+        let wait = if game.reminded_at.is_none() { allowed / 4 * 3 } else { allowed };
+        Timestamp(since.0.saturating_add(wait))
+    });
+    let by_bot = game.settings.bot_level.map(|_| Timestamp(game.updated_at.0.saturating_add(60_000)));
+    match (by_days, by_bot) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The `due` index key: the due time (8 bytes, big-endian ms), then the game's key.
+fn due_key(at: Timestamp, game: &[u8]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(8 + game.len());
+    key.extend_from_slice(&at.0.to_be_bytes());
+    key.extend_from_slice(game);
+    key
+}
+
+/// Moves game `game` in the `due` index from `was` to `now`, inside a transaction.
+pub(crate) fn set_due(
+    journal: &Journal,
+    due: &TransactionalTree,
+    game: &[u8],
+    was: Option<Timestamp>,
+    now: Option<Timestamp>,
+) -> TxResult<()> {
+    if was == now {
+        return Ok(());
+    }
+    if let Some(at) = was {
+        journal.remove(due, "due", due_key(at, game))?;
+    }
+    if let Some(at) = now {
+        journal.insert(due, "due", due_key(at, game), &[][..])?;
+    }
+    Ok(())
+}
+
+/// Brings a store written by an older Kibitz up to today's layout: the
+/// `due` index is built from the active games. Done once; it does not count as a change.
+fn upgrade_layout(t: &Trees) -> Result<()> {
+    let layout = t.meta.get(LAYOUT)?.map_or(0, |v| be_u64(&v) as u32);
+    if layout >= LAYOUT_VERSION {
+        return Ok(());
+    }
+    t.due.clear()?;
+    for entry in t.games.iter() {
+        let (raw_key, raw) = entry?;
+        // A game that cannot be read is left out; `verify` reports it.
+        if let Ok(game) = decode_game(&game_key_of(&raw_key), &raw)
+            && let Some(at) = due_of(&game)
+        {
+            t.due.insert(due_key(at, &raw_key), &[])?;
+        }
+    }
+    t.meta.insert(LAYOUT, &LAYOUT_VERSION.to_be_bytes())?;
+    t.flush()
+}
+
+/// Undoes the writes of refused changes, in one transaction: each write
+/// whose value is still the one it wrote gets back the value before it.
+/// Passes repeat until nothing changes, so that the order the writes are
+/// listed in does not matter; each is undone at most once.
+fn undo(t: &Trees, writes: &[Written]) -> Result<()> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    let mut names: Vec<IVec> = writes.iter().map(|w| w.tree.clone()).collect();
+    names.sort();
+    names.dedup();
+    let trees = names.iter().map(|n| t.tree(n)).collect::<Result<Vec<Tree>>>()?;
+    let result = trees.as_slice().transaction(|txs| {
+        let mut done = vec![false; writes.len()];
+        loop {
+            let mut changed = false;
+            for (i, w) in writes.iter().enumerate().rev() {
+                let Ok(at) = names.binary_search(&w.tree) else { continue };
+                let tx = &txs[at];
+                if done[i] || w.before == w.after || tx.get(&w.key)? != w.after {
+                    continue;
+                }
+                match &w.before {
+                    Some(v) => tx.insert(w.key.clone(), v.clone())?,
+                    None => tx.remove(w.key.clone())?,
+                };
+                done[i] = true;
+                changed = true;
+            }
+            if !changed {
+                return Ok::<_, ConflictableTransactionError<StoreError>>(());
+            }
+        }
+    });
+    settled(result)
 }

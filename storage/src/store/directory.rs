@@ -9,10 +9,11 @@ use serde::{Deserialize, Serialize};
 use sled::Transactional;
 
 use super::{
-    OrAbort, TxResult, archive_index_key, challenge_key, decode_game, describe_challenge, describe_rating, encode,
-    encode_game, player_key, rating_key, settled,
+    OrAbort, TxResult, archive_index_key, challenge_key, decode_game, describe_challenge, describe_rating, due_of,
+    encode, encode_game, player_key, rating_key, set_due, settled,
 };
 use crate::codec::{self, Record};
+use crate::db::Journal;
 use crate::keys::{self, join, prefix};
 use crate::{Challenge, ChannelKey, GameId, GameRecord, Rating, Result, Store, Timestamp};
 
@@ -103,7 +104,8 @@ fn rename_in(game: &mut GameRecord, old: &str, new: &str) {
 impl Store {
     /// The directory's record of user `id` on `platform`, if they were ever seen.
     pub fn user(&self, platform: &str, id: &str) -> Result<Option<UserRecord>> {
-        match self.tree("users")?.get(join(&[("platform", platform), ("user id", id)])?)? {
+        let open = self.db()?;
+        match open.trees()?.tree(b"users")?.get(join(&[("platform", platform), ("user id", id)])?)? {
             Some(raw) => codec::decode(|| describe_user(platform, id), &raw).map(Some),
             None => Ok(None),
         }
@@ -113,7 +115,8 @@ impl Store {
     /// ignored, a leading `@` too), if the directory knows it.
     pub fn user_by_username(&self, platform: &str, username: &str) -> Result<Option<String>> {
         let key = join(&[("platform", platform), ("username", &folded(username))])?;
-        Ok(self.tree("usernames")?.get(key)?.map(|id| keys::text(&id)))
+        let open = self.db()?;
+        Ok(open.trees()?.tree(b"usernames")?.get(key)?.map(|id| keys::text(&id)))
     }
 
     /// Notes that user `id` was seen at `at` under the display `name` and
@@ -132,8 +135,10 @@ impl Store {
         username: Option<&str>,
         at: Timestamp,
     ) -> Result<Migration> {
-        let users = self.tree("users")?;
-        let usernames = self.tree("usernames")?;
+        let open = self.db()?;
+        let t = open.trees()?;
+        let users = t.tree(b"users")?;
+        let usernames = t.tree(b"usernames")?;
         let user_key = join(&[("platform", platform), ("user id", id)])?;
         let username = username.filter(|u| !u.is_empty());
         let name_key = username.map(|u| join(&[("platform", platform), ("username", &folded(u))])).transpose()?;
@@ -146,18 +151,19 @@ impl Store {
         let fresh = old.as_ref().is_some_and(|o| {
             o.name == name && o.username.as_deref() == username && at.0.saturating_sub(o.seen.0) < SEEN_EVERY
         });
-        let mut changed = false;
         if !fresh || (username.is_some() && holder.as_deref() != Some(id)) {
             let record = UserRecord { name: name.to_owned(), username: username.map(str::to_owned), seen: at };
             let value = encode(|| describe_user(platform, id), &record)?;
-            let result = (&users, &usernames).transaction(|(users, usernames)| {
+            let journal = Journal::default();
+            let result = (&users, &usernames, &t.meta).transaction(|(users, usernames, meta)| {
+                journal.restart();
                 // The username this user had before no longer names them.
                 if let Some(before) = old.as_ref().and_then(|o| o.username.as_deref())
                     && username.is_none_or(|u| folded(u) != folded(before))
                 {
                     let k = join(&[("platform", platform), ("username", &folded(before))]).or_abort()?;
                     if usernames.get(&k)?.is_some_and(|v| *v == *id.as_bytes()) {
-                        usernames.remove(k)?;
+                        journal.remove(usernames, "usernames", k)?;
                     }
                 }
                 if let (Some(k), Some(u)) = (&name_key, username) {
@@ -171,24 +177,28 @@ impl Store {
                             && former.username.as_deref().is_some_and(|f| folded(f) == folded(u))
                         {
                             former.username = None;
-                            users.insert(pk, encode(|| describe_user(platform, &previous), &former).or_abort()?)?;
+                            journal.insert(
+                                users,
+                                "users",
+                                pk,
+                                encode(|| describe_user(platform, &previous), &former).or_abort()?,
+                            )?;
                         }
                     }
-                    usernames.insert(k.as_slice(), id.as_bytes())?;
+                    journal.insert(usernames, "usernames", k.as_slice(), id.as_bytes())?;
                 }
-                users.insert(user_key.as_slice(), value.as_slice())?;
+                journal.insert(users, "users", user_key.as_slice(), value.as_slice())?;
+                journal.count(meta)?;
                 Ok(())
             });
-            settled(result)?;
-            changed = true;
+            self.settle(open, journal, settled(result))?;
+        } else {
+            drop(open);
         }
         let migration = match username {
             Some(u) => self.migrate_once(platform, &folded(u), id)?,
             None => Migration::default(),
         };
-        if changed || !migration.is_empty() {
-            self.sync()?;
-        }
         Ok(migration)
     }
 
@@ -196,22 +206,31 @@ impl Store {
     /// username the directory knows. Writes only when something changed (or
     /// the last sighting is a day old).
     pub fn note_name(&self, platform: &str, id: &str, name: &str, at: Timestamp) -> Result<()> {
-        let users = self.tree("users")?;
         let key = join(&[("platform", platform), ("user id", id)])?;
-        loop {
+        let open = self.db()?;
+        let t = open.trees()?;
+        let users = t.tree(b"users")?;
+        let known = users.get(&key)?.and_then(|r| codec::decode::<UserRecord>(String::new, &r).ok());
+        if known.is_some_and(|o| o.name == name && at.0.saturating_sub(o.seen.0) < SEEN_EVERY) {
+            return Ok(());
+        }
+        let journal = Journal::default();
+        let result = (&users, &t.meta).transaction(|(users, meta)| {
+            journal.restart();
             let raw = users.get(&key)?;
             let old = raw.as_ref().and_then(|r| codec::decode::<UserRecord>(String::new, r).ok());
             if old.as_ref().is_some_and(|o| o.name == name && at.0.saturating_sub(o.seen.0) < SEEN_EVERY) {
-                return Ok(());
+                return Ok(false);
             }
+            // The username the directory knows is kept.
             let username = old.and_then(|o| o.username);
             let record = UserRecord { name: name.to_owned(), username, seen: at };
-            let value = encode(|| describe_user(platform, id), &record)?;
-            // A username noted meanwhile (by the adapter) is kept: read again.
-            if users.compare_and_swap(&key, raw, Some(value))?.is_ok() {
-                return self.sync();
-            }
-        }
+            let value = encode(|| describe_user(platform, id), &record).or_abort()?;
+            journal.insert(users, "users", &key, value)?;
+            journal.count(meta)?;
+            Ok(true)
+        });
+        self.settle(open, journal, settled(result)).map(drop)
     }
 
     /// [`Store::migrate_username`], unless `username` was migrated (or found
@@ -222,7 +241,11 @@ impl Store {
             return Ok(Migration::default());
         }
         let mark = join(&[("platform", platform), ("username", username)])?;
-        if self.tree("legacy_usernames")?.contains_key(&mark)? {
+        let done = {
+            let open = self.db()?;
+            open.trees()?.tree(b"legacy_usernames")?.contains_key(&mark)?
+        };
+        if done {
             return Ok(Migration::default());
         }
         self.migrate_username(platform, username, id)
@@ -238,19 +261,21 @@ impl Store {
     /// nothing of it. A game is left where it is when `new` already plays
     /// another in its channel; it still moves to `new`.
     pub fn migrate_username(&self, platform: &str, old: &str, new: &str) -> Result<Migration> {
-        let legacy = self.tree("legacy_usernames")?;
+        let open = self.db()?;
+        let t = open.trees()?;
+        let legacy = t.tree(b"legacy_usernames")?;
         let mark = join(&[("platform", platform), ("username", old)])?;
         let old_prefix = prefix(&[("platform", platform), ("player", old)])?;
         let new_prefix = prefix(&[("platform", platform), ("player", new)])?;
         // What to move, found before the transaction (which cannot scan).
         let mut active = Vec::new();
-        for entry in self.players.scan_prefix(&old_prefix) {
+        for entry in t.players.scan_prefix(&old_prefix) {
             let (key, id) = entry?;
             let channel = ChannelKey::new(platform, keys::text(&key[old_prefix.len()..]));
             active.push((key.to_vec(), channel.game(GameId::stored(&id))));
         }
         let mut archived = Vec::new();
-        for entry in self.archive_index.scan_prefix(&old_prefix) {
+        for entry in t.archive_index.scan_prefix(&old_prefix) {
             let (index, _) = entry?;
             let Some(rest) = index.get(old_prefix.len() + 8..) else { continue };
             let [channel, id] = keys::split(rest)[..] else { continue };
@@ -260,7 +285,7 @@ impl Store {
             archived.push((index.to_vec(), renamed, key));
         }
         let mut challenges = Vec::new();
-        for entry in self.challenges.scan_prefix(prefix(&[("platform", platform)])?) {
+        for entry in t.challenges.scan_prefix(prefix(&[("platform", platform)])?) {
             let (key, raw) = entry?;
             let Ok(c) = codec::decode::<Challenge>(String::new, &raw) else { continue };
             if c.challenger == old || c.challenged.as_deref() == Some(old) {
@@ -270,14 +295,15 @@ impl Store {
             }
         }
         let mut ratings = Vec::new();
-        for entry in self.ratings.scan_prefix(&old_prefix) {
+        for entry in t.ratings.scan_prefix(&old_prefix) {
             let (key, _) = entry?;
             ratings.push(keys::text(&key[old_prefix.len()..]));
         }
-        let trees =
-            (&self.games, &self.players, &self.challenges, &self.archive, &self.archive_index, &self.ratings, &legacy);
+        let trees = (&t.games, &t.players, &t.challenges, &t.archive, &t.archive_index, &t.ratings, &legacy, &t.meta);
+        let journal = Journal::default();
         let result =
-            trees.transaction(|(games, players, challenge_tree, archive, archive_index, rating_tree, legacy)| {
+            trees.transaction(|(games, players, challenge_tree, archive, archive_index, rating_tree, legacy, meta)| {
+                journal.restart();
                 let mut moved = Migration::default();
                 for (index, key) in &active {
                     let bytes = key.encode().or_abort()?;
@@ -285,22 +311,22 @@ impl Store {
                     let mut game = decode_game(key, &raw).or_abort()?;
                     rename_in(&mut game, old, new);
                     game.version += 1;
-                    games.insert(bytes, encode_game(&game).or_abort()?)?;
-                    players.remove(index.as_slice())?;
+                    journal.insert(games, "games", bytes, encode_game(&game).or_abort()?)?;
+                    journal.remove(players, "games_by_player", index.as_slice())?;
                     let pk = player_key(platform, new, &key.channel.channel).or_abort()?;
                     if players.get(&pk)?.is_none() {
-                        players.insert(pk, key.id.as_str().as_bytes())?;
+                        journal.insert(players, "games_by_player", pk, key.id.as_str().as_bytes())?;
                     }
                     moved.games += 1;
                 }
                 for (index, renamed, key) in &archived {
-                    archive_index.remove(index.as_slice())?;
-                    archive_index.insert(renamed.as_slice(), &[])?;
+                    journal.remove(archive_index, "archive_by_player", index.as_slice())?;
+                    journal.insert(archive_index, "archive_by_player", renamed.as_slice(), &[][..])?;
                     let bytes = key.encode().or_abort()?;
                     let Some(raw) = archive.get(&bytes)? else { continue };
                     let mut game = decode_game(key, &raw).or_abort()?;
                     rename_in(&mut game, old, new);
-                    archive.insert(bytes, encode_game(&game).or_abort()?)?;
+                    journal.insert(archive, "archive", bytes, encode_game(&game).or_abort()?)?;
                     moved.archived += 1;
                 }
                 for (key, channel) in &challenges {
@@ -315,11 +341,11 @@ impl Store {
                     if c.challenged.as_deref() == Some(old) {
                         c.challenged = Some(new.to_owned());
                     }
-                    challenge_tree.remove(key.as_slice())?;
+                    journal.remove(challenge_tree, "challenges", key.as_slice())?;
                     // The user's own newer challenge there stays.
                     if target == *key || challenge_tree.get(&target)?.is_none() {
                         let value = encode(|| describe_challenge(channel, &c.challenger), &c).or_abort()?;
-                        challenge_tree.insert(target, value)?;
+                        journal.insert(challenge_tree, "challenges", target, value)?;
                     }
                     moved.challenges += 1;
                 }
@@ -335,16 +361,20 @@ impl Store {
                         },
                         None => theirs,
                     };
-                    rating_tree.remove(from)?;
-                    rating_tree.insert(to, encode(|| describe_rating(platform, new, variant), &keep).or_abort()?)?;
+                    journal.remove(rating_tree, "ratings", from)?;
+                    journal.insert(
+                        rating_tree,
+                        "ratings",
+                        to,
+                        encode(|| describe_rating(platform, new, variant), &keep).or_abort()?,
+                    )?;
                     moved.ratings += 1;
                 }
-                legacy.insert(mark.as_slice(), new.as_bytes())?;
+                journal.insert(legacy, "legacy_usernames", mark.as_slice(), new.as_bytes())?;
+                journal.count(meta)?;
                 Ok(moved)
             });
-        let moved = settled(result)?;
-        self.sync()?;
-        Ok(moved)
+        self.settle(open, journal, settled(result))
     }
 
     /// Moves channel `from`'s records to the channel `to` on the same
@@ -361,6 +391,8 @@ impl Store {
             return Ok(ChannelMove::default());
         }
         let from_prefix = from.prefix()?;
+        let open = self.db()?;
+        let t = open.trees()?;
         let ids = |tree: &sled::Tree| -> Result<Vec<GameId>> {
             let mut ids = Vec::new();
             for entry in tree.scan_prefix(&from_prefix) {
@@ -368,14 +400,16 @@ impl Store {
             }
             Ok(ids)
         };
-        let active = ids(&self.games)?;
-        let archived = ids(&self.archive)?;
+        let active = ids(&t.games)?;
+        let archived = ids(&t.archive)?;
         let mut challengers = Vec::new();
-        for entry in self.challenges.scan_prefix(&from_prefix) {
+        for entry in t.challenges.scan_prefix(&from_prefix) {
             challengers.push(keys::text(&entry?.0[from_prefix.len()..]));
         }
-        let trees = (&self.games, &self.players, &self.challenges, &self.archive, &self.archive_index, &self.channels);
-        let result = trees.transaction(|(games, players, challenges, archive, archive_index, channels)| {
+        let trees = (&t.games, &t.players, &t.challenges, &t.archive, &t.archive_index, &t.channels, &t.due, &t.meta);
+        let journal = Journal::default();
+        let result = trees.transaction(|(games, players, challenges, archive, archive_index, channels, due, meta)| {
+            journal.restart();
             let mut moved = ChannelMove::default();
             let free =
                 |bytes: &[u8]| -> TxResult<bool> { Ok(games.get(bytes)?.is_none() && archive.get(bytes)?.is_none()) };
@@ -387,18 +421,21 @@ impl Store {
                 if !free(&new_bytes)? {
                     continue;
                 }
+                // The clock's index names the game by its key.
+                set_due(&journal, due, &old_bytes, due_of(&game), None)?;
+                set_due(&journal, due, &new_bytes, None, due_of(&game))?;
                 game.key = new_key;
                 game.version += 1;
-                games.remove(old_bytes.as_slice())?;
-                games.insert(new_bytes, encode_game(&game).or_abort()?)?;
+                journal.remove(games, "games", old_bytes.as_slice())?;
+                journal.insert(games, "games", new_bytes, encode_game(&game).or_abort()?)?;
                 for player in [&game.white, &game.black] {
                     let old_pk = player_key(&from.platform, player, &from.channel).or_abort()?;
                     if players.get(&old_pk)?.is_some_and(|v| *v == *id.as_str().as_bytes()) {
-                        players.remove(old_pk)?;
+                        journal.remove(players, "games_by_player", old_pk)?;
                     }
                     let new_pk = player_key(&from.platform, player, to).or_abort()?;
                     if players.get(&new_pk)?.is_none() {
-                        players.insert(new_pk, id.as_str().as_bytes())?;
+                        journal.insert(players, "games_by_player", new_pk, id.as_str().as_bytes())?;
                     }
                 }
                 moved.games += 1;
@@ -413,38 +450,46 @@ impl Store {
                 }
                 if let Some(at) = game.result.as_ref().map(|r| r.at) {
                     for player in [&game.white, &game.black] {
-                        archive_index.remove(archive_index_key(&old_key, player, at).or_abort()?)?;
-                        archive_index.insert(archive_index_key(&new_key, player, at).or_abort()?, &[])?;
+                        journal.remove(
+                            archive_index,
+                            "archive_by_player",
+                            archive_index_key(&old_key, player, at).or_abort()?,
+                        )?;
+                        journal.insert(
+                            archive_index,
+                            "archive_by_player",
+                            archive_index_key(&new_key, player, at).or_abort()?,
+                            &[][..],
+                        )?;
                     }
                 }
                 game.key = new_key;
-                archive.remove(old_bytes.as_slice())?;
-                archive.insert(new_bytes, encode_game(&game).or_abort()?)?;
+                journal.remove(archive, "archive", old_bytes.as_slice())?;
+                journal.insert(archive, "archive", new_bytes, encode_game(&game).or_abort()?)?;
                 moved.archived += 1;
             }
             for challenger in &challengers {
                 let old_key = challenge_key(from, challenger).or_abort()?;
                 let new_key = challenge_key(&target, challenger).or_abort()?;
                 let Some(raw) = challenges.get(&old_key)? else { continue };
-                challenges.remove(old_key)?;
+                journal.remove(challenges, "challenges", old_key)?;
                 if challenges.get(&new_key)?.is_none() {
-                    challenges.insert(new_key, raw)?;
+                    journal.insert(challenges, "challenges", new_key, raw)?;
                     moved.challenges += 1;
                 }
             }
             let old_settings = from.encode().or_abort()?;
             if let Some(raw) = channels.get(&old_settings)? {
                 let new_settings = target.encode().or_abort()?;
-                channels.remove(old_settings)?;
+                journal.remove(channels, "channels", old_settings)?;
                 if channels.get(&new_settings)?.is_none() {
-                    channels.insert(new_settings, raw)?;
+                    journal.insert(channels, "channels", new_settings, raw)?;
                     moved.settings = true;
                 }
             }
+            journal.count(meta)?;
             Ok(moved)
         });
-        let moved = settled(result)?;
-        self.sync()?;
-        Ok(moved)
+        self.settle(open, journal, settled(result))
     }
 }

@@ -19,8 +19,9 @@
 use serde::{Deserialize, Serialize};
 use sled::Transactional;
 
+use super::settled;
+use crate::db::Journal;
 use crate::keys::{self, join, prefix};
-use crate::store::settled;
 use crate::{Result, Store, StoreError, Timestamp};
 
 /// One message the bot owes a channel.
@@ -105,7 +106,8 @@ impl Store {
     /// Whether the message `message_id` of `platform` was handled (its
     /// [`Completion`] stored).
     pub fn is_handled(&self, platform: &str, message_id: &str) -> Result<bool> {
-        Ok(self.tree("handled")?.contains_key(handled_key(platform, message_id)?)?)
+        let open = self.db()?;
+        Ok(open.trees()?.tree(b"handled")?.contains_key(handled_key(platform, message_id)?)?)
     }
 
     /// Records what handling a message left: the message marked handled, the
@@ -115,39 +117,41 @@ impl Store {
     /// A message already marked handled is refused with
     /// [`StoreError::AlreadyHandled`] and changes nothing.
     pub fn complete(&self, done: &Completion) -> Result<Vec<Owed>> {
-        let handled = self.tree("handled")?;
-        let outbox = self.tree("outbox")?;
-        let cursors = self.tree("cursors")?;
         let marker = done.message_id.as_deref().map(|m| handled_key(&done.platform, m)).transpose()?;
         let cursor = match &done.cursor {
             Some((name, value)) => Some((cursor_key(&done.platform, name)?, value.clone())),
             None => None,
         };
+        let open = self.db()?;
+        let t = open.trees()?;
+        let (handled, outbox, cursors) = (t.tree(b"handled")?, t.tree(b"outbox")?, t.tree(b"cursors")?);
         let mut entries = Vec::with_capacity(done.owed.len());
         for (channel, payload) in &done.owed {
-            let seq = self.next_id()?;
+            let seq = t.db.generate_id()?;
             let raw = encode_entry(channel, 0, done.at, payload)?;
             entries.push((outbox_key(&done.platform, seq)?, raw, seq));
         }
-        let result = (&handled, &outbox, &cursors).transaction(|(handled, outbox, cursors)| {
+        let journal = Journal::default();
+        let result = (&handled, &outbox, &cursors, &t.meta).transaction(|(handled, outbox, cursors, meta)| {
+            journal.restart();
             if let Some(marker) = &marker {
                 if handled.get(marker)?.is_some() {
                     return Err(sled::transaction::ConflictableTransactionError::Abort(StoreError::AlreadyHandled(
                         done.message_id.clone().unwrap_or_default(),
                     )));
                 }
-                handled.insert(marker.as_slice(), &done.at.0.to_be_bytes())?;
+                journal.insert(handled, "handled", marker, &done.at.0.to_be_bytes()[..])?;
             }
             if let Some((key, value)) = &cursor {
-                cursors.insert(key.as_slice(), value.as_bytes())?;
+                journal.insert(cursors, "cursors", key, value.as_bytes())?;
             }
             for (key, raw, _) in &entries {
-                outbox.insert(key.as_slice(), raw.as_slice())?;
+                journal.insert(outbox, "outbox", key, raw.as_slice())?;
             }
+            journal.count(meta)?;
             Ok(())
         });
-        settled(result)?;
-        self.flush()?;
+        self.settle(open, journal, settled(result))?;
         Ok(entries
             .into_iter()
             .zip(&done.owed)
@@ -165,8 +169,9 @@ impl Store {
     /// reported beside the others.
     pub fn owed(&self, platform: &str) -> Result<Vec<Result<Owed>>> {
         let start = prefix(&[("platform", platform)])?;
+        let open = self.db()?;
         let mut found = Vec::new();
-        for entry in self.tree("outbox")?.scan_prefix(&start) {
+        for entry in open.trees()?.tree(b"outbox")?.scan_prefix(&start) {
             let (key, raw) = entry?;
             let Some(seq) = key.get(start.len()..).and_then(|s| <[u8; 8]>::try_from(s).ok()) else { continue };
             found.push(decode_entry(u64::from_be_bytes(seq), &raw));
@@ -174,44 +179,79 @@ impl Store {
         Ok(found)
     }
 
+    /// Changes one outbox entry (`None` removes it) as one durable change.
+    fn change_owed(&self, platform: &str, seq: u64, value: impl Fn(&[u8]) -> Result<Option<Vec<u8>>>) -> Result<()> {
+        let key = outbox_key(platform, seq)?;
+        let open = self.db()?;
+        let t = open.trees()?;
+        let outbox = t.tree(b"outbox")?;
+        let journal = Journal::default();
+        let result = (&outbox, &t.meta).transaction(|(outbox, meta)| {
+            journal.restart();
+            let Some(raw) = outbox.get(&key)? else { return Ok(()) };
+            match value(&raw) {
+                Ok(Some(new)) => journal.insert(outbox, "outbox", &key, new)?,
+                Ok(None) => journal.remove(outbox, "outbox", &key)?,
+                Err(e) => return Err(sled::transaction::ConflictableTransactionError::Abort(e)),
+            }
+            journal.count(meta)?;
+            Ok(())
+        });
+        self.settle(open, journal, settled(result))
+    }
+
     /// The platform accepted the whole entry `seq`: it leaves the outbox.
     pub fn delivered(&self, platform: &str, seq: u64) -> Result<()> {
-        self.tree("outbox")?.remove(outbox_key(platform, seq)?)?;
-        self.flush()
+        self.change_owed(platform, seq, |_| Ok(None))
     }
 
     /// The platform accepted the first `progress` parts of entry `seq`.
     pub fn set_progress(&self, platform: &str, seq: u64, progress: u32) -> Result<()> {
-        let outbox = self.tree("outbox")?;
-        let key = outbox_key(platform, seq)?;
-        let Some(raw) = outbox.get(&key)? else { return Ok(()) };
-        let owed = decode_entry(seq, &raw)?;
-        outbox.insert(key, encode_entry(&owed.channel, progress, owed.at, &owed.payload)?)?;
-        self.flush()
+        self.change_owed(platform, seq, |raw| {
+            let owed = decode_entry(seq, raw)?;
+            encode_entry(&owed.channel, progress, owed.at, &owed.payload).map(Some)
+        })
     }
 
     /// The reading position `name` of `platform`, if one was recorded.
     pub fn cursor(&self, platform: &str, name: &str) -> Result<Option<String>> {
-        Ok(self.tree("cursors")?.get(cursor_key(platform, name)?)?.map(|v| keys::text(&v)))
+        let open = self.db()?;
+        Ok(open.trees()?.tree(b"cursors")?.get(cursor_key(platform, name)?)?.map(|v| keys::text(&v)))
     }
 
     /// Forgets which messages of `platform` were handled before `before`
     /// (platforms deliver again only for a day or so); returns how many.
     pub fn forget_handled(&self, platform: &str, before: Timestamp) -> Result<usize> {
-        let handled = self.tree("handled")?;
         let start = prefix(&[("platform", platform)])?;
-        let mut gone = 0;
-        for entry in handled.scan_prefix(&start) {
-            let (key, at) = entry?;
-            let at = <[u8; 8]>::try_from(at.as_ref()).map(u64::from_be_bytes).unwrap_or(0);
-            if at < before.0 {
-                handled.remove(key)?;
-                gone += 1;
+        let old: Vec<sled::IVec> = {
+            let open = self.db()?;
+            let handled = open.trees()?.tree(b"handled")?;
+            let mut old = Vec::new();
+            for entry in handled.scan_prefix(&start) {
+                let (key, at) = entry?;
+                let at = <[u8; 8]>::try_from(at.as_ref()).map(u64::from_be_bytes).unwrap_or(0);
+                if at < before.0 {
+                    old.push(key);
+                }
             }
+            old
+        };
+        if old.is_empty() {
+            return Ok(0);
         }
-        if gone > 0 {
-            self.flush()?;
-        }
-        Ok(gone)
+        let open = self.db()?;
+        let t = open.trees()?;
+        let handled = t.tree(b"handled")?;
+        let journal = Journal::default();
+        let result = (&handled, &t.meta).transaction(|(handled, meta)| {
+            journal.restart();
+            for key in &old {
+                journal.remove(handled, "handled", key)?;
+            }
+            journal.count(meta)?;
+            Ok(())
+        });
+        self.settle(open, journal, settled(result))?;
+        Ok(old.len())
     }
 }
