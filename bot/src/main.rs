@@ -377,9 +377,15 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
         )
         .with_writer(secrets::Redacting(std::io::stdout))
         .init();
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    // SIGTERM is caught from here on: one that comes while the store opens
+    // stops the bot cleanly once it is open.
+    let terminate = {
+        let _inside = runtime.enter();
+        terminate_signal()
+    };
     let store = open_store(&config.bot.database, accept_damage)?;
     let core = Arc::new(Core::new(store.clone(), config.core()));
-    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let result = runtime.block_on(async {
         let (stop, shutdown) = adapter::shutdown_channel();
         let mut adapters = tokio::task::JoinSet::new();
@@ -394,7 +400,7 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
         }
         // Ctrl-C or SIGTERM: every adapter finishes what it has and stops.
         tokio::spawn(async move {
-            wait_for_signal().await;
+            wait_for_signal(terminate).await;
             tracing::info!("stopping");
             let _ = stop.send(true);
         });
@@ -412,15 +418,25 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
     result
 }
 
-async fn wait_for_signal() {
+#[cfg(unix)]
+type Terminate = Option<tokio::signal::unix::Signal>;
+#[cfg(not(unix))]
+type Terminate = ();
+
+/// Starts catching SIGTERM (inside a runtime).
+fn terminate_signal() -> Terminate {
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(s) => s,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                return;
-            }
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok()
+    }
+}
+
+async fn wait_for_signal(terminate: Terminate) {
+    #[cfg(unix)]
+    {
+        let Some(mut term) = terminate else {
+            let _ = tokio::signal::ctrl_c().await;
+            return;
         };
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
@@ -429,6 +445,7 @@ async fn wait_for_signal() {
     }
     #[cfg(not(unix))]
     {
+        let () = terminate;
         let _ = tokio::signal::ctrl_c().await;
     }
 }

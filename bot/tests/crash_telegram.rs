@@ -17,6 +17,36 @@ use kibitz_storage::{ChannelKey, Store};
 const TOKEN: &str = "424242:crash-test-token-ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const GROUPS: usize = 10;
 const KILLS: usize = 50;
+/// The Clash match's group.
+const CLASH: i64 = -2000;
+/// A Clash match's first round as its players type it: armies bought and
+/// confirmed (CA10-CA12), then moves. (`true`: Alice speaks.)
+const CLASH_SCRIPT: &[(bool, &str)] = &[
+    (true, "/buy king"),
+    (true, "/buy queen"),
+    (true, "/buy pawn d2"),
+    (true, "/buy pawn e2"),
+    (true, "/ready"),
+    (false, "/buy king"),
+    (false, "/buy queen"),
+    (false, "/buy pawn d7"),
+    (false, "/buy pawn e7"),
+    (false, "/ready"),
+    (true, "e3"),
+    (false, "e6"),
+    (true, "d3"),
+    (false, "d6"),
+    (true, "Ke2"),
+    (false, "Ke7"),
+    (true, "Kf3"),
+    (false, "Kf6"),
+    (true, "Kg3"),
+    (false, "Kg6"),
+    (true, "Kh3"),
+    (false, "Kh6"),
+    (true, "Qe2"),
+    (false, "Qe7"),
+];
 
 /// The bot's process; killed if the test ends early.
 struct Bot(Child);
@@ -115,9 +145,13 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
         server.say(g, alice.clone(), "/challenge @bob chess white");
         server.say(g, bob.clone(), "/accept");
     }
+    server.say(CLASH, bob.clone(), "hello");
+    server.say(CLASH, alice.clone(), "/challenge @bob clash white");
+    server.say(CLASH, bob.clone(), "/accept");
     let started = server
         .until(Duration::from_secs(60), |s| {
             groups.iter().all(|&g| s.texts(g).iter().any(|t| t.contains("@alice moves first")))
+                && s.texts(CLASH).iter().any(|t| t.contains("sets up first"))
         })
         .await;
     assert!(started, "the games did not start: {:#?}\nbot: {:?}\n{}", server.sent(), bot.0.try_wait(), log_of(&config));
@@ -126,7 +160,13 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
     let mut next = [0usize; GROUPS];
     let mut rng = fastrand::Rng::with_seed(14);
     let players = [alice.clone(), bob.clone()];
+    let mut clash_sent = 0;
     for round in 0..KILLS {
+        // The match goes on too, a command a burst.
+        if let Some(&(by_alice, text)) = CLASH_SCRIPT.get(clash_sent) {
+            server.say(CLASH, if by_alice { alice.clone() } else { bob.clone() }, text);
+            clash_sent += 1;
+        }
         // A burst: three games get two moves each, a little apart.
         for k in 0..3 {
             let i = (round * 3 + k) % GROUPS;
@@ -148,8 +188,37 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
         assert!(server.until(Duration::from_secs(20), |s| s.starts() > starts).await, "the bot did not come back");
     }
 
+    // SIGTERM with a backlog of 26 moves: the bot stops only after it has
+    // handled and confirmed what it received (the replies it still owes
+    // wait in the outbox for the next start).
+    let mut rng = fastrand::Rng::with_seed(26);
+    for k in 0..26 {
+        let i = k % GROUPS;
+        if next[i] < games[i].len() {
+            server.say(groups[i], players[next[i] % 2].clone(), &games[i][next[i]]);
+            next[i] += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(rng.u64(10..40))).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    terminate(&mut bot.0);
+    let status = bot.0.wait().unwrap();
+    assert!(status.success(), "the bot ended with {status}");
+    assert_eq!(server.unconfirmed(), 0, "SIGTERM left updates unconfirmed");
+    {
+        let store = Store::open(&db).unwrap();
+        for (i, &g) in groups.iter().enumerate() {
+            let channel = ChannelKey::new("telegram", g.to_string());
+            let (_, record) = store.games_in_channel(&channel).unwrap().into_iter().next().expect("the game");
+            assert_eq!(record.unwrap().moves.len(), next[i], "group {g}: a move received before SIGTERM is missing");
+        }
+    }
+    bot = start_bot(&config);
+
     // Everything settles: every update confirmed, every move announced.
     let expected: usize = next.iter().sum();
+    let clash_moves: Vec<&str> =
+        CLASH_SCRIPT[..clash_sent].iter().map(|&(_, t)| t).filter(|t| !t.starts_with('/')).collect();
     let settled = server
         .until(Duration::from_secs(240), |s| {
             s.unconfirmed() == 0
@@ -157,6 +226,7 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
                     let seen = announced(&s.texts(g));
                     games[i][..next[i]].iter().all(|san| seen.contains_key(san))
                 })
+                && clash_moves.iter().all(|m| announced(&s.texts(CLASH)).contains_key(*m))
         })
         .await;
     terminate(&mut bot.0);
@@ -197,9 +267,21 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
             sent_twice += got - n;
         }
     }
+    // The Clash match: every command applied once, in order.
+    let clash_texts = server.texts(CLASH);
+    for bad in ["not your turn", "You already", "not ready", "Sorry"] {
+        assert!(!clash_texts.iter().any(|t| t.contains(bad)), "{bad}: {clash_texts:#?}");
+    }
+    let bought = clash_texts.iter().filter(|t| t.contains(" buys a")).count();
+    assert!(bought >= 8, "not every purchase was answered: {clash_texts:#?}");
+    let channel = ChannelKey::new("telegram", CLASH.to_string());
+    let (_, record) = store.games_in_channel(&channel).unwrap().into_iter().next().expect("the match");
+    assert_eq!(record.unwrap().moves.len(), clash_moves.len(), "the match's moves, once each");
     println!(
         "{KILLS} SIGKILLs, {expected} moves in {GROUPS} games: {lost} lost, {doubled} applied twice, \
-         {sent_twice} announcements sent twice, {recaps} moves announced after a restart from the stored game"
+         {sent_twice} announcements sent twice, {recaps} moves announced after a restart from the stored game; \
+         a Clash match's {} commands applied once each",
+        CLASH_SCRIPT.len()
     );
     assert_eq!((lost, doubled), (0, 0));
     assert_eq!(store.owed("telegram").unwrap().len(), 0, "replies still owed after a clean stop");
