@@ -1056,6 +1056,9 @@ impl Core {
         if mover != msg.sender.id {
             return refuse(format!("It is not your turn: {} is to move.", mention(&mover)));
         }
+        if let Some(late) = self.too_late(msg, &loaded, to_move)? {
+            return Ok(late);
+        }
         let mut game = loaded.game.clone();
         let played = match game.play_text(text) {
             Ok(p) => p,
@@ -1091,6 +1094,33 @@ impl Core {
             }
         }
         Ok(vec![self.shown(&after, view, text)])
+    }
+
+    /// A correspondence move judged by when it was sent: one sent after the
+    /// mover's days ran out loses on time, as the clock would have judged it
+    /// at the deadline (the bot may have been down then, or the message held
+    /// up). Clash rounds are left to the clock's tick.
+    fn too_late(&self, msg: &Incoming, loaded: &Loaded, to_move: Color) -> Result<Option<Vec<Reply>>, Refusal> {
+        let r = &loaded.record;
+        let Some(days) = r.settings.days_per_move.filter(|_| r.clash.is_none()) else { return Ok(None) };
+        let since = r.moves.last().map_or(r.started_at, |m| m.at);
+        let deadline = Timestamp(since.0.saturating_add(u64::from(days) * 86_400_000));
+        if msg.at < deadline {
+            return Ok(None);
+        }
+        let outcome = if to_move == Color::White { Outcome::BlackWins } else { Outcome::WhiteWins };
+        let end = GameEnd { outcome, reason: "time".into(), at: deadline, message_id: msg.message_id.clone() };
+        let Some(finished) = applied(self.store.finish_game(&r.key, r.version, &end))? else {
+            return Ok(Some(Vec::new()));
+        };
+        let words = result_words(&finished, Some(!to_move), "time");
+        let text = format!(
+            "Game {}: your move came after your time ran out ({} per move); {} ran out of time. {words}",
+            r.key.id.as_str(),
+            count(days as usize, "day"),
+            mention(&msg.sender.id)
+        );
+        Ok(Some(vec![Reply::text(text)]))
     }
 
     /// What to say after `mover` played: the move, removals, and the result

@@ -157,3 +157,31 @@ fn a_move_stored_but_not_answered_is_answered_when_it_comes_again() {
     assert!(owed[0].reply.text.contains("played d5"), "{owed:?}");
     assert!(relay.handle_blocking(&next, None).unwrap().is_empty());
 }
+
+/// A clock judges a move by when the player sent it: one sent after the
+/// time ran out loses on time, whenever it is handled.
+#[test]
+fn a_move_sent_after_the_time_ran_out_loses_on_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let t0 = Timestamp::now().0 - 30 * HOUR;
+    said(&core, "11", "/challenge @22 chess white days 1", Timestamp(t0), None);
+    said(&core, "22", "/accept", Timestamp(t0), None);
+    said(&core, "11", "e4", Timestamp(t0), Some("a"));
+    // Sent 25 hours after White's move: an hour late.
+    let late = said(&core, "22", "e5", Timestamp(t0 + 25 * HOUR), Some("b"));
+    assert!(late[0].contains("your move came after your time ran out") && late[0].contains("1-0"), "{late:?}");
+    let channel = ChannelKey::new("telegram", GROUP.to_string());
+    assert!(core.store().games_in_channel(&channel).unwrap().is_empty(), "the game is over");
+    let (_, done) = core.store().archived_games_of("telegram", "22", 1).unwrap().into_iter().next().unwrap();
+    let done = done.unwrap();
+    assert_eq!(done.moves.len(), 1, "the late move is not played");
+    let result = done.result.unwrap();
+    assert_eq!((result.reason.as_str(), result.at), ("time", Timestamp(t0 + 24 * HOUR)));
+    // Sent in time (23 hours after), in another game, it is played.
+    said(&core, "11", "/challenge @22 chess white days 1", Timestamp(t0), None);
+    said(&core, "22", "/accept", Timestamp(t0), None);
+    said(&core, "11", "d4", Timestamp(t0), Some("c"));
+    let in_time = said(&core, "22", "d5", Timestamp(t0 + 23 * HOUR), Some("d"));
+    assert!(in_time[0].contains("played d5"), "{in_time:?}");
+}
