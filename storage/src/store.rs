@@ -1123,6 +1123,13 @@ impl Store {
                 problems.push(e);
             }
         }
+        problems.extend(outbox::verify(t)?);
+        for entry in t.tree(b"users")?.iter() {
+            let (key, raw) = entry?;
+            if let Err(e) = codec::decode::<UserRecord>(|| format!("the user {}", keys::text(&key)), &raw) {
+                problems.push(e);
+            }
+        }
         Ok(problems)
     }
 }

@@ -88,6 +88,19 @@ fn decode_entry(seq: u64, raw: &[u8]) -> Result<Owed> {
     })
 }
 
+/// The replies owed that cannot be read.
+pub(super) fn verify(t: &crate::db::Trees) -> Result<Vec<StoreError>> {
+    let mut problems = Vec::new();
+    for entry in t.tree(b"outbox")?.iter() {
+        let (key, raw) = entry?;
+        let seq = key.len().checked_sub(8).map_or(0, |at| crate::db::be_u64(&key[at..]));
+        if let Err(e) = decode_entry(seq, &raw) {
+            problems.push(e);
+        }
+    }
+    Ok(problems)
+}
+
 fn outbox_key(platform: &str, seq: u64) -> Result<Vec<u8>> {
     let mut key = prefix(&[("platform", platform)])?;
     key.extend_from_slice(&seq.to_be_bytes());
