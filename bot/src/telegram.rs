@@ -1025,19 +1025,26 @@ impl Chats {
                         "could not keep the answer to an update ({e}); trying again in {}s",
                         wait.as_secs()
                     );
-                    let mut shutdown = self.shutdown.clone();
-                    if *shutdown.borrow() {
+                    if !self.pause(wait).await {
                         // Left unconfirmed: it comes again at the next start.
                         return;
-                    }
-                    tokio::select! {
-                        _ = tokio::time::sleep(wait) => {}
-                        _ = shutdown.changed() => return,
                     }
                 }
             }
         }
         self.updates.done(job.update);
+    }
+
+    /// Waits `wait`, unless shutdown comes first (`false`).
+    async fn pause(&self, wait: Duration) -> bool {
+        let mut shutdown = self.shutdown.clone();
+        if *shutdown.borrow() {
+            return false;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => true,
+            _ = shutdown.changed() => false,
+        }
     }
 
     /// Queues an owed reply on its chat's sender.
@@ -1120,13 +1127,8 @@ impl Chats {
                     // Telegram cannot be reached: the reply stays owed.
                     let wait = backoff.next();
                     tracing::warn!(chat = chat.0, "could not send a reply ({e}); trying again in {}s", wait.as_secs());
-                    let mut shutdown = self.shutdown.clone();
-                    if *shutdown.borrow() {
+                    if !self.pause(wait).await {
                         return;
-                    }
-                    tokio::select! {
-                        _ = tokio::time::sleep(wait) => {}
-                        _ = shutdown.changed() => return,
                     }
                 }
             }
