@@ -213,7 +213,9 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
             assert_eq!(record.unwrap().moves.len(), next[i], "group {g}: a move received before SIGTERM is missing");
         }
     }
+    let starts = server.starts();
     bot = start_bot(&config);
+    assert!(server.until(Duration::from_secs(20), |s| s.starts() > starts).await, "the bot did not come back");
 
     // Everything settles: every update confirmed, every move announced.
     let expected: usize = next.iter().sum();
