@@ -13,10 +13,11 @@
 //! response, so a slow hint or picture never misses Discord's three seconds.
 //! Nothing Discord-specific leaves this file.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use kibitz_rules::{Color, Game, Position, Variant};
@@ -65,6 +66,9 @@ const DRAIN: Duration = Duration::from_secs(10);
 const WORKER_IDLE: Duration = Duration::from_secs(300);
 /// Messages asked for at a time when reading a channel's history.
 const HISTORY_PAGE: u8 = 100;
+/// A message of a channel not read before is read with the messages of
+/// this many milliseconds before it.
+const RECENT_MS: u64 = 10_000;
 /// Attempts at reading a page of history through network errors.
 const HISTORY_ATTEMPTS: u32 = 4;
 /// Attempts after a 429 (Too Many Requests), with doubling pauses.
@@ -100,6 +104,7 @@ pub async fn run(core: Arc<Core>, token: String, proxy: Option<String>, shutdown
         me: AtomicU64::new(0),
         registered: AtomicBool::new(false),
         readies: AtomicU64::new(0),
+        read_to: Mutex::default(),
         queued,
         backlog,
     });
@@ -211,6 +216,8 @@ struct Shared {
     registered: AtomicBool,
     /// How many READYs came (a reconnect brings another).
     readies: AtomicU64,
+    /// Each channel's last message read from its history.
+    read_to: Mutex<HashMap<u64, u64>>,
     /// Becomes true once the first catch-up is queued: live messages wait
     /// for it, so that a channel's older messages are handled first.
     queued: watch::Sender<bool>,
@@ -222,8 +229,10 @@ struct Handler(Arc<Shared>);
 
 /// A job of a channel's lane.
 enum Job {
-    /// A message or an interaction to handle.
+    /// An interaction to handle.
     Handle(Box<Handling>),
+    /// A message from the gateway (see [`Shared::live`]).
+    Live { channel: ChannelId, id: MessageId, job: Box<Handling> },
     /// The messages of `channel` after `after`, fetched and handled in order;
     /// `_done` is dropped when it is over.
     CatchUp { channel: ChannelId, after: MessageId, _done: mpsc::Sender<()> },
@@ -271,6 +280,10 @@ impl Route {
 /// twice.
 fn nonce_of(seq: u64) -> String {
     format!("kbz{seq}")
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn lane_of(channel: ChannelId) -> i64 {
@@ -323,7 +336,9 @@ impl EventHandler for Handler {
         let me = shared.me.load(Ordering::Relaxed);
         let read = std::panic::catch_unwind(AssertUnwindSafe(|| read_message(&msg, me)));
         match read {
-            Ok(Some(job)) => shared.push(msg.channel_id, Job::Handle(Box::new(job))),
+            Ok(Some(job)) => {
+                shared.push(msg.channel_id, Job::Live { channel: msg.channel_id, id: msg.id, job: Box::new(job) })
+            }
             Ok(None) => {}
             Err(_) => {
                 tracing::warn!(channel = %msg.channel_id, "discord: a message that could not be read was skipped")
@@ -380,8 +395,13 @@ impl Shared {
             let shared = shared.clone();
             async move {
                 match job {
-                    Job::Handle(h) => shared.handle(*h).await,
-                    Job::CatchUp { channel, after, _done } => shared.read_history(channel, after).await,
+                    Job::Handle(h) => {
+                        shared.handle(*h).await;
+                    }
+                    Job::Live { channel, id, job } => shared.live(channel, id, *job).await,
+                    Job::CatchUp { channel, after, _done } => {
+                        shared.read_history(channel, after, None).await;
+                    }
                 }
             }
         });
@@ -411,15 +431,58 @@ impl Shared {
         }
     }
 
+    /// A message that came through the gateway. Serenity hands each event to
+    /// its own task, so the messages of a channel can reach its lane out of
+    /// order: the message is read from the channel's history instead, with
+    /// every message before it not yet read, in Discord's order. If the
+    /// history cannot be read, the message is handled as it came.
+    async fn live(self: &Arc<Self>, channel: ChannelId, id: MessageId, job: Handling) {
+        let relay = self.relay.clone();
+        let key = id.to_string();
+        let handled = tokio::task::spawn_blocking(move || relay.core().store().is_handled(PLATFORM, &key)).await;
+        if matches!(handled, Ok(Ok(true))) {
+            return;
+        }
+        let after = self.read_from(channel).await.unwrap_or_else(|| {
+            // A channel not read before: the messages of the last moments
+            // before this one (a snowflake starts with its time in ms).
+            MessageId::new((id.get().saturating_sub(RECENT_MS << 22)).max(1))
+        });
+        if after >= id || !self.read_history(channel, after, Some(id)).await {
+            self.handle(job).await;
+        }
+    }
+
+    /// Where reading `channel` goes on: after the last message read, or the
+    /// last handled (its reading position).
+    async fn read_from(&self, channel: ChannelId) -> Option<MessageId> {
+        if let Some(&read) = lock(&self.read_to).get(&channel.get()) {
+            return Some(MessageId::new(read));
+        }
+        let relay = self.relay.clone();
+        let cursor =
+            tokio::task::spawn_blocking(move || relay.core().store().cursor(PLATFORM, &channel.get().to_string()))
+                .await;
+        let found = cursor.ok()?.ok()??;
+        snowflake(&found).map(MessageId::new)
+    }
+
     /// Fetches the messages of `channel` after `after`, oldest first, a page
     /// at a time, and handles each (those handled before are skipped).
-    async fn read_history(self: &Arc<Self>, channel: ChannelId, mut after: MessageId) {
-        let Some(http) = self.http().cloned() else { return };
+    /// Whether `wanted` was among them.
+    async fn read_history(
+        self: &Arc<Self>,
+        channel: ChannelId,
+        mut after: MessageId,
+        wanted: Option<MessageId>,
+    ) -> bool {
+        let Some(http) = self.http().cloned() else { return false };
         let me = self.me.load(Ordering::Relaxed);
         let mut failures = 0;
+        let mut seen = false;
         loop {
             if *self.shutdown.borrow() {
-                return;
+                return seen;
             }
             let page =
                 with_retry(|| channel.messages(&http, GetMessages::new().after(after).limit(HISTORY_PAGE))).await;
@@ -433,32 +496,42 @@ impl Shared {
                 }
                 Err(e) => {
                     // Without Read Message History, or the channel is gone.
-                    tracing::warn!(%channel, "discord: cannot read the channel's history, skipped: {e}");
-                    return;
+                    tracing::warn!(%channel, "discord: cannot read the channel's history: {e}");
+                    return seen;
                 }
             };
             failures = 0;
             page.sort_by_key(|m| m.id);
-            let Some(last) = page.last().map(|m| m.id) else { return };
             let full = page.len() >= usize::from(HISTORY_PAGE);
-            after = last;
             for msg in &page {
+                if msg.id <= after {
+                    continue;
+                }
                 let read = std::panic::catch_unwind(AssertUnwindSafe(|| read_message(msg, me)));
                 match read {
-                    Ok(Some(job)) => self.handle(job).await,
+                    Ok(Some(job)) => {
+                        if !self.handle(job).await {
+                            return seen;
+                        }
+                    }
                     Ok(None) => {}
                     Err(_) => tracing::warn!(%channel, "discord: a message that could not be read was skipped"),
                 }
+                after = msg.id;
+                seen |= Some(msg.id) == wanted;
+                let mut read_to = lock(&self.read_to);
+                let read = read_to.entry(channel.get()).or_insert(0);
+                *read = (*read).max(msg.id.get());
             }
-            if !full {
-                return;
+            if !full || page.is_empty() {
+                return seen;
             }
         }
     }
 
     /// Handles one message or interaction and stores what it owes; until that
     /// is stored it is tried again. Then its replies go out.
-    async fn handle(self: &Arc<Self>, job: Handling) {
+    async fn handle(self: &Arc<Self>, job: Handling) -> bool {
         let mut backoff = Backoff::default();
         let route = job.interaction.as_ref().map(|(route, _)| route.clone());
         let owed = loop {
@@ -473,11 +546,11 @@ impl Shared {
                     );
                     let mut shutdown = self.shutdown.clone();
                     if *shutdown.borrow() {
-                        return;
+                        return false;
                     }
                     tokio::select! {
                         _ = tokio::time::sleep(wait) => {}
-                        _ = shutdown.changed() => return,
+                        _ = shutdown.changed() => return false,
                     }
                 }
             }
@@ -491,6 +564,7 @@ impl Shared {
             }
         }
         owed.into_iter().for_each(|d| self.deliver(d));
+        true
     }
 
     /// Queues an owed reply on its channel's sender.

@@ -210,6 +210,8 @@ async fn rest(State(fake): State<Fake>, req: Request) -> Response {
                 (200, message_json(new_id, channel, bot_user(), &content))
             }
         }
+        // No history here: a message is handled as the gateway brought it.
+        (&Method::GET, ["channels", _, "messages"]) => (200, json!([])),
         (&Method::POST, ["interactions", _, _, "callback"]) => (204, Value::Null),
         (&Method::PATCH, ["webhooks", _, _, "messages", _]) | (&Method::POST, ["webhooks", _, _]) => {
             (200, message_json(new_id, CHANNEL, bot_user(), &content))

@@ -1,1 +1,2 @@
+pub mod discord_api;
 pub mod telegram_api;
