@@ -62,6 +62,8 @@ pub struct Discord {
     pages: AtomicU64,
     /// Edits of interaction responses: (token, content).
     edits: Mutex<Vec<(String, String)>>,
+    /// Interaction tokens no longer accepted.
+    expired: Mutex<Vec<String>>,
 }
 
 pub fn now_ms() -> u64 {
@@ -148,6 +150,18 @@ impl Discord {
             let _ = events.send(json!({"t": "MESSAGE_CREATE", "d": json}));
         }
         (json, true)
+    }
+
+    /// The bot's message, as if it had posted it (before a crash) with `nonce`.
+    pub fn posted_by_the_bot(&self, channel: u64, content: &str, nonce: &str) -> u64 {
+        let (json, _) = self.post(channel, bot_user(), content, now_ms(), Some(nonce.to_string()));
+        json["id"].as_str().unwrap().parse().unwrap()
+    }
+
+    /// From now on, editing the response of the interaction `token` is
+    /// refused as Discord refuses an expired token.
+    pub fn expire(&self, token: &str) {
+        self.expired.lock().unwrap().push(token.to_string());
     }
 
     /// A player posts `content` in `channel`, dated `at_ms`; returns its id.
@@ -238,6 +252,7 @@ pub async fn start(first_id: u64) -> Arc<Discord> {
         repeats: AtomicU64::new(0),
         pages: AtomicU64::new(0),
         edits: Mutex::default(),
+        expired: Mutex::default(),
     });
     let app = Router::new().route("/ws", get(gateway)).fallback(rest).with_state(discord.clone());
     tokio::spawn(async move {
@@ -303,9 +318,15 @@ async fn rest(State(discord): State<Arc<Discord>>, req: Request) -> Response {
             Err(_) => (404, json!({"message": "Unknown Channel", "code": 10003})),
         },
         (&Method::POST, ["interactions", _, _, "callback"]) => (204, Value::Null),
+        (&Method::PATCH, ["webhooks", _, token, "messages", _])
+            if discord.expired.lock().unwrap().iter().any(|t| t == token) =>
+        {
+            (404, json!({"message": "Unknown Webhook", "code": 10015}))
+        }
         (&Method::PATCH, ["webhooks", _, token, "messages", _]) => {
             discord.edits.lock().unwrap().push((token.to_string(), content.clone()));
-            (200, message_json(0, 0, bot_user(), &content, now_ms()))
+            let id = discord.next_id.fetch_add(1, Ordering::SeqCst);
+            (200, message_json(id, 1, bot_user(), &content, now_ms()))
         }
         (&Method::DELETE, ["webhooks", _, _, "messages", _]) => (204, Value::Null),
         _ => (404, json!({"message": "Unknown route", "code": 0})),
