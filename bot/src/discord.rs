@@ -1457,4 +1457,178 @@ mod tests {
         assert_eq!(replies.len(), 20);
         assert!(suggest_moves(core.store(), "77", "2", "zz").is_empty());
     }
+
+    mod fuzz {
+        use proptest::prelude::*;
+        use serde_json::{Value, json};
+
+        use super::*;
+
+        /// Text with Discord's mention syntax in it, and anything else.
+        fn texty() -> impl Strategy<Value = String> {
+            prop_oneof![
+                ".*",
+                proptest::collection::vec(
+                    prop_oneof![
+                        Just("<@".to_string()),
+                        Just("<@!".to_string()),
+                        Just(">".to_string()),
+                        Just("<@&".to_string()),
+                        "[0-9]{1,25}",
+                        "[ a-z!/@<>]{0,4}",
+                        "\\PC{0,3}",
+                    ],
+                    0..12
+                )
+                .prop_map(|parts| parts.concat()),
+            ]
+        }
+
+        fn arg() -> impl Strategy<Value = Arg> {
+            prop_oneof![
+                texty().prop_map(Arg::User),
+                texty().prop_map(Arg::Text),
+                any::<bool>().prop_map(Arg::Flag),
+                any::<i64>().prop_map(Arg::Number),
+            ]
+        }
+
+        fn id_value() -> impl Strategy<Value = Value> {
+            prop_oneof![
+                8 => (1..u64::MAX).prop_map(|n| json!(n.to_string())),
+                1 => any::<u64>().prop_map(|n| json!(n.to_string())),
+                1 => any::<u64>().prop_map(|n| json!(n)),
+                1 => any::<i64>().prop_map(|n| json!(n)),
+                1 => ".{0,8}".prop_map(|s| json!(s)),
+                1 => Just(Value::Null),
+            ]
+        }
+
+        /// A gateway MESSAGE_CREATE payload, of every shape serenity might meet.
+        fn message_json() -> impl Strategy<Value = Value> {
+            (
+                id_value(),
+                id_value(),
+                id_value(),
+                texty(),
+                ".{0,20}",
+                proptest::option::of(".{0,20}"),
+                any::<bool>(),
+                proptest::option::of(id_value()),
+                proptest::option::of(proptest::option::of(".{0,20}")),
+                prop_oneof![
+                    6 => Just(json!("2024-05-01T12:00:00.000000+00:00")),
+                    1 => Just(json!("2999-01-01T00:00:00+00:00")),
+                    1 => ".{0,30}".prop_map(|s| json!(s)),
+                    1 => any::<i64>().prop_map(|n| json!(n)),
+                ],
+                any::<u8>(),
+            )
+                .prop_map(
+                    |(id, channel, author, content, name, global, bot, guild, nick, timestamp, kind)| {
+                        let mut m = json!({
+                            "id": id, "channel_id": channel, "content": content, "timestamp": timestamp,
+                            "author": {"id": author, "username": name, "discriminator": "0", "global_name": global,
+                                "avatar": null, "bot": bot},
+                            "edited_timestamp": null, "tts": false, "mention_everyone": false, "mentions": [],
+                            "mention_roles": [], "attachments": [], "embeds": [], "pinned": false, "type": kind,
+                        });
+                        if let Some(guild) = guild {
+                            m["guild_id"] = guild;
+                        }
+                        if let Some(nick) = nick {
+                            m["member"] = json!({"nick": nick, "roles": [], "joined_at": null, "deaf": false,
+                            "mute": false});
+                        }
+                        m
+                    },
+                )
+        }
+
+        /// Payloads read as messages for the core.
+        static READ: AtomicU64 = AtomicU64::new(0);
+
+        #[test]
+        fn random_gateway_messages_reach_the_core() {
+            gateway_messages_never_panic();
+            assert!(READ.load(Ordering::Relaxed) > 0, "no random payload was read: the strategy misses");
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+            #[test]
+            fn mentions_never_panic(text in texty()) {
+                let out = mentions_to_core(&text);
+                if !text.contains("<@") {
+                    prop_assert_eq!(out, text);
+                } else {
+                    prop_assert!(out.len() <= text.len());
+                }
+            }
+
+            #[test]
+            fn slash_commands_never_panic(
+                pick in 0..SLASH.len() + 1,
+                other in ".{0,12}",
+                args in proptest::collection::vec(("[a-z]{1,10}|opponent|move|days|hints|side", arg()), 0..8),
+            ) {
+                let name = SLASH.get(pick).map_or(other.as_str(), |s| s.name);
+                match slash_text(name, &args) {
+                    Some(text) => {
+                        let head = format!("/{name}");
+                        prop_assert!(text.starts_with(&head));
+                        // Whatever was typed into an option, it reads as one command.
+                        prop_assert!(!text.contains('\n') || args.iter().any(|(_, a)| matches!(a, Arg::User(u) if u.contains('\n'))));
+                    }
+                    None => prop_assert!(SLASH.iter().all(|s| s.name != name)),
+                }
+            }
+
+            #[test]
+            fn buttons_never_panic(custom_id in texty()) {
+                if let Some(command) = button_command(&custom_id) {
+                    prop_assert!(command.starts_with('/') && command.len() <= MAX_CUSTOM_ID);
+                    prop_assert_eq!(button_command(&command), Some(command.clone()));
+                }
+            }
+
+            #[test]
+            fn routes_never_panic(text in texty(), channel in 1..u64::MAX, id in any::<u64>(), token in "[A-Za-z0-9_.-]{1,80}") {
+                let _ = Route::read(&text);
+                let route = Route::interaction(ChannelId::new(channel), InteractionId::new(id.max(1)), &token);
+                prop_assert_eq!(Route::read(&route), Some(Route { channel: ChannelId::new(channel), token: Some(token) }));
+            }
+
+            #[test]
+            fn gateway_messages_never_panic(payload in message_json(), me in any::<u64>()) {
+                let Ok(msg) = serde_json::from_value::<Message>(payload) else { return Ok(()) };
+                let Some(job) = read_message(&msg, me) else { return Ok(()) };
+                READ.fetch_add(1, Ordering::Relaxed);
+                prop_assert!(!msg.author.bot && msg.author.id.get() != me);
+                prop_assert_eq!(&job.msg.channel, &msg.channel_id.to_string());
+                prop_assert_eq!(job.msg.message_id.clone(), Some(msg.id.to_string()));
+                prop_assert_eq!(job.cursor, Some((msg.channel_id.to_string(), msg.id.to_string())));
+                prop_assert!(job.msg.at <= Timestamp::now());
+                prop_assert!(worth_asking(&job.msg.text));
+                prop_assert_eq!(job.msg.private, msg.guild_id.is_none());
+            }
+
+            #[test]
+            fn incoming_keeps_who_and_what(id in 1..u64::MAX, name in ".{0,40}", nick in proptest::option::of(".{0,40}"), text in texty(), at in any::<u64>()) {
+                let user: DiscordUser = serde_json::from_value(
+                    json!({"id": id.to_string(), "username": name, "discriminator": "0", "avatar": null}),
+                ).unwrap();
+                let msg = incoming(ChannelId::new(id), false, &user, nick.clone(), text.clone(), "5".into(), Timestamp(at));
+                prop_assert_eq!(msg.sender.id, id.to_string());
+                prop_assert_eq!(msg.sender.name, nick.unwrap_or(name));
+                prop_assert_eq!(msg.text, text);
+            }
+
+            #[test]
+            fn dates_are_never_in_the_future(seconds in any::<i64>(), nanos in any::<u32>()) {
+                prop_assert!(dated(seconds, nanos) <= Timestamp::now());
+            }
+        }
+    }
 }
