@@ -12,6 +12,26 @@
 //! Interactions are deferred at once and answered by editing the deferred
 //! response, so a slow hint or picture never misses Discord's three seconds.
 //! Nothing Discord-specific leaves this file.
+//!
+//! Nothing is lost (see [`crate::relay`]). Each channel's messages and
+//! interactions are handled one after another, and what they owe is stored
+//! in the outbox with the channel's reading position (its last message
+//! handled) before anything is sent. A second queue per channel sends the
+//! outbox in order; an entry leaves it once Discord accepted it. Channel
+//! messages carry a nonce made from the entry's number, which Discord
+//! enforces, so an entry sent again after a crash shows once. The answer to
+//! an interaction is routed to it (`CHANNEL/ID/TOKEN` as the entry's channel)
+//! and edits its deferred response, or is posted in the channel once the
+//! token is refused.
+//!
+//! Discord does not deliver again what was posted while the bot was away.
+//! On every READY each channel with a reading position or a running game is
+//! read from its history, oldest first, after the last message handled;
+//! live messages wait for that to be queued, and the clocks for it to be
+//! done (a move sent in time is not lost on time). Serenity hands every
+//! event to its own task, so a live message too is read from the history,
+//! with whatever came before it and was not read yet: a channel is handled
+//! in Discord's order. Replies owed at a restart are sent first.
 
 use std::collections::HashMap;
 use std::future::Future;
