@@ -694,10 +694,14 @@ impl Shared {
     }
 
     async fn button(self: &Arc<Self>, ctx: &Context, press: ComponentInteraction) {
-        let command = match press.data.kind {
+        let read = std::panic::catch_unwind(AssertUnwindSafe(|| match press.data.kind {
             ComponentInteractionDataKind::Button => button_command(&press.data.custom_id),
             _ => None,
-        };
+        }));
+        let command = read.unwrap_or_else(|_| {
+            tracing::warn!("discord: a button press that could not be read was skipped");
+            None
+        });
         let Some(text) = command else {
             tracing::warn!("discord: ignoring a component that is none of ours");
             let ack = CreateInteractionResponse::Acknowledge;
