@@ -500,6 +500,8 @@ impl Shared {
         let me = self.me.load(Ordering::Relaxed);
         let mut failures = 0;
         let mut seen = false;
+        // A live message waits for one more try at most, then goes as it came.
+        let attempts = if wanted.is_some() { 1 } else { HISTORY_ATTEMPTS };
         loop {
             if *self.shutdown.borrow() {
                 return seen;
@@ -508,7 +510,7 @@ impl Shared {
                 with_retry(|| channel.messages(&http, GetMessages::new().after(after).limit(HISTORY_PAGE))).await;
             let mut page = match page {
                 Ok(page) => page,
-                Err(e) if failures < HISTORY_ATTEMPTS && !refused(&e) => {
+                Err(e) if failures < attempts && !refused(&e) => {
                     failures += 1;
                     tracing::warn!(%channel, "discord: cannot read the channel's history ({e}); trying again");
                     tokio::time::sleep(Backoff(failures).next()).await;
