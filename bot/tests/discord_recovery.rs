@@ -149,3 +149,33 @@ async fn owed_replies_are_sent_at_start_and_shown_once() {
     assert_eq!(result.unwrap(), Ok(()));
     assert!(core.store().owed("discord").unwrap().is_empty(), "nothing is owed any more");
 }
+
+/// Serenity runs each gateway event in its own task, so a channel's messages
+/// can reach the adapter out of order; they are handled in Discord's order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_channels_messages_are_handled_in_discords_order() {
+    let fake = discord_api::start(1 << 40).await;
+    let dir = tempfile::tempdir().unwrap();
+    let core = core_in(dir.path());
+    let (stop, shutdown) = adapter::shutdown_channel();
+    let bot = tokio::spawn(discord::run(core.clone(), TOKEN.into(), Some(fake.url()), shutdown));
+    assert!(fake.until(WAIT, |d| d.connected()).await, "no connection");
+    let channels: Vec<u64> = (800..820).collect();
+    for &c in &channels {
+        fake.say(c, ALICE, &format!("/challenge <@{}> chess white", BOB.0));
+        fake.say(c, BOB, "/accept");
+        fake.say(c, ALICE, "e4");
+        fake.say(c, BOB, "e5");
+    }
+    let done = fake.until(WAIT, |d| channels.iter().all(|&c| d.texts(c).len() == 4)).await;
+    stop.send(true).unwrap();
+    let _ = tokio::time::timeout(Duration::from_secs(30), bot).await.expect("run returns after shutdown");
+    assert!(done, "{:?}", channels.iter().map(|&c| fake.texts(c)).collect::<Vec<_>>());
+    for &c in &channels {
+        let texts = fake.texts(c);
+        assert!(texts[0].contains("challenges"), "{c}: {texts:?}");
+        assert!(texts[1].contains("moves first"), "{c}: {texts:?}");
+        assert!(texts[2].contains("played e4"), "{c}: {texts:?}");
+        assert!(texts[3].contains("played e5"), "{c}: {texts:?}");
+    }
+}
