@@ -12,29 +12,52 @@
 //! Interactions are deferred at once and answered by editing the deferred
 //! response, so a slow hint or picture never misses Discord's three seconds.
 //! Nothing Discord-specific leaves this file.
+//!
+//! Nothing is lost (see [`crate::relay`]). Each channel's messages and
+//! interactions are handled one after another, and what they owe is stored
+//! in the outbox with the channel's reading position (its last message
+//! handled) before anything is sent. A second queue per channel sends the
+//! outbox in order; an entry leaves it once Discord accepted it. Channel
+//! messages carry a nonce made from the entry's number, which Discord
+//! enforces, so an entry sent again after a crash shows once. The answer to
+//! an interaction is routed to it (`CHANNEL/ID/TOKEN` as the entry's channel)
+//! and edits its deferred response, or is posted in the channel once the
+//! token is refused.
+//!
+//! Discord does not deliver again what was posted while the bot was away.
+//! On every READY each channel with a reading position or a running game is
+//! read from its history, oldest first, after the last message handled;
+//! live messages wait for that to be queued, and the clocks for it to be
+//! done (a move sent in time is not lost on time). Serenity hands every
+//! event to its own task, so a live message too is read from the history,
+//! with whatever came before it and was not read yet: a channel is handled
+//! in Discord's order. Replies owed at a restart are sent first.
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use kibitz_rules::{Color, Game, Position, Variant};
 use kibitz_storage::{ChannelKey, Colour, GameRecord, Store, Timestamp};
 use serenity::all::{
     ButtonStyle, ChannelId, ClientBuilder, CommandDataOptionValue, CommandInteraction, CommandOptionType,
-    ComponentInteraction, ComponentInteractionDataKind, Context, EventHandler, GatewayIntents, GuildId, HttpBuilder,
-    Interaction, InteractionContext, InteractionId, Message, Ready, User as DiscordUser,
+    ComponentInteraction, ComponentInteractionDataKind, Context, EventHandler, GatewayIntents, GetMessages, GuildId,
+    HttpBuilder, Interaction, InteractionContext, InteractionId, Message, MessageId, Nonce, Ready, User as DiscordUser,
 };
 use serenity::builder::{
     AutocompleteChoice, Builder, CreateActionRow, CreateAllowedMentions, CreateAttachment, CreateAutocompleteResponse,
     CreateButton, CreateCommand, CreateCommandOption, CreateEmbed, CreateInteractionResponse,
-    CreateInteractionResponseFollowup, CreateInteractionResponseMessage, CreateMessage, EditInteractionResponse,
+    CreateInteractionResponseMessage, CreateMessage, EditInteractionResponse,
 };
 use serenity::http::{Http, HttpError};
-use tokio::sync::Semaphore;
+use tokio::sync::{mpsc, watch};
 
-use crate::adapter::{self, Shutdown};
+use crate::adapter::{Lanes, Shutdown};
 use crate::core::{Button, Core, Incoming, Reply, User};
+use crate::relay::{Delivery, Relay};
 
 /// The platform name in the store and in [`Incoming`].
 const PLATFORM: &str = "discord";
@@ -57,10 +80,17 @@ const MAX_ROWS: usize = 5;
 
 /// How often the correspondence clocks are checked.
 const CLOCK_EVERY: Duration = Duration::from_secs(60);
-/// How long shutdown waits for answers under way.
+/// How long shutdown waits for each of the channels' queues to empty.
 const DRAIN: Duration = Duration::from_secs(10);
-/// Answers handled at once, at most (and what shutdown waits for).
-const WORKERS: u32 = 256;
+/// A channel's worker ends after this long without work.
+const WORKER_IDLE: Duration = Duration::from_secs(300);
+/// Messages asked for at a time when reading a channel's history.
+const HISTORY_PAGE: u8 = 100;
+/// A message of a channel not read before is read with the messages of
+/// this many milliseconds before it.
+const RECENT_MS: u64 = 10_000;
+/// Attempts at reading a page of history through network errors.
+const HISTORY_ATTEMPTS: u32 = 4;
 /// Attempts after a 429 (Too Many Requests), with doubling pauses.
 const RETRIES: u32 = 4;
 const FIRST_PAUSE: Duration = Duration::from_millis(250);
@@ -80,27 +110,61 @@ pub async fn run(core: Arc<Core>, token: String, proxy: Option<String>, shutdown
         tracing::info!("discord: REST requests go through {}", without_credentials(proxy));
         http = http.proxy(proxy.clone()).ratelimiter_disabled(true);
     }
-    let guild = dev_guild();
-    let work = Arc::new(Semaphore::new(WORKERS as usize));
-    let handler = Handler {
-        core: core.clone(),
-        guild,
+    let relay = Arc::new(Relay::new(core.clone(), PLATFORM));
+    relay.forget_old();
+    let (queued, _) = watch::channel(false);
+    let (backlog, _) = watch::channel(false);
+    let shared = Arc::new(Shared {
+        relay: relay.clone(),
+        http: OnceLock::new(),
+        handlers: Arc::new(Lanes::new(WORKER_IDLE)),
+        senders: Arc::new(Lanes::new(WORKER_IDLE)),
+        shutdown: shutdown.clone(),
+        guild: dev_guild(),
         me: AtomicU64::new(0),
         registered: AtomicBool::new(false),
-        work: work.clone(),
-    };
+        readies: AtomicU64::new(0),
+        read_to: Mutex::default(),
+        queued,
+        backlog,
+    });
+    let handler = Handler(shared.clone());
     let intents = GatewayIntents::GUILD_MESSAGES | GatewayIntents::MESSAGE_CONTENT | GatewayIntents::DIRECT_MESSAGES;
     let mut client = ClientBuilder::new_with_http(http.build(), intents)
         .event_handler(handler)
         .await
         .map_err(|e| format!("discord: cannot start the client: {e}"))?;
+    let _ = shared.http.set(client.http.clone());
 
-    let http = client.http.clone();
-    let mut clock =
-        tokio::spawn(adapter::clock_loop(core, PLATFORM, CLOCK_EVERY, shutdown.clone(), move |key, reply| {
-            let http = http.clone();
-            async move { post_notice(&http, &key, &reply).await }
-        }));
+    // Replies owed from before a restart go first.
+    for owed in relay.owed() {
+        shared.deliver(owed);
+    }
+
+    // The clocks wait until what came while the bot was away is handled: a
+    // move sent in time is not lost on time.
+    let clock = {
+        let shared = shared.clone();
+        let mut shutdown = shutdown.clone();
+        let mut backlog = shared.backlog.subscribe();
+        tokio::spawn(async move {
+            tokio::select! {
+                r = backlog.wait_for(|done| *done) => if r.is_err() { return },
+                _ = shutdown.wait_for(|stop| *stop) => return,
+            }
+            let mut interval = tokio::time::interval(CLOCK_EVERY);
+            loop {
+                tokio::select! {
+                    _ = interval.tick() => {}
+                    _ = shutdown.changed() => return,
+                }
+                match shared.relay.tick(Timestamp::now()).await {
+                    Ok(notices) => notices.into_iter().for_each(|n| shared.deliver(n)),
+                    Err(e) => tracing::warn!("discord: the clocks could not store their notices: {e}"),
+                }
+            }
+        })
+    };
 
     let manager = client.shard_manager.clone();
     let mut stop = shutdown.clone();
@@ -114,18 +178,18 @@ pub async fn run(core: Arc<Core>, token: String, proxy: Option<String>, shutdown
     tracing::info!("discord: connecting");
     let result = client.start().await.map_err(|e| format!("discord: {e}"));
     stopper.abort();
-    // Let answers under way finish: their moves are stored, their replies owed.
-    match tokio::time::timeout(DRAIN, work.acquire_many(WORKERS)).await {
-        Ok(_) => {}
-        Err(_) => tracing::warn!("discord: stopped with answers still under way"),
-    }
     if *shutdown.borrow() {
-        // The clock loop ends by itself on shutdown; let it post what it has.
-        if tokio::time::timeout(DRAIN, &mut clock).await.is_err() {
-            clock.abort();
-        }
+        let _ = clock.await;
     } else {
         clock.abort();
+    }
+    // What was received is handled: its moves stored, its replies owed.
+    if !shared.handlers.drain(DRAIN).await {
+        tracing::warn!("discord: stopped with messages still being handled");
+    }
+    // Replies still owed stay in the outbox for the next start.
+    if !shared.senders.drain(DRAIN).await {
+        tracing::info!("discord: replies still owed at shutdown are sent at the next start");
     }
     tracing::info!("discord: stopped");
     result
@@ -156,98 +220,490 @@ fn dev_guild() -> Option<GuildId> {
     }
 }
 
-struct Handler {
-    core: Arc<Core>,
+/// What the event handler, the channels' lanes and the clock share.
+struct Shared {
+    relay: Arc<Relay>,
+    /// The client's REST client, set before the gateway starts.
+    http: OnceLock<Arc<Http>>,
+    /// Each channel's messages and interactions, handled in order.
+    handlers: Arc<Lanes<Job>>,
+    /// Each channel's owed replies, sent in order.
+    senders: Arc<Lanes<(Route, Delivery)>>,
+    shutdown: Shutdown,
     guild: Option<GuildId>,
     /// The bot's own user id, once ready (0 before).
     me: AtomicU64,
     registered: AtomicBool,
-    work: Arc<Semaphore>,
+    /// How many READYs came (a reconnect brings another).
+    readies: AtomicU64,
+    /// Each channel's last message read from its history.
+    read_to: Mutex<HashMap<u64, u64>>,
+    /// Becomes true once the first catch-up is queued: live messages wait
+    /// for it, so that a channel's older messages are handled first.
+    queued: watch::Sender<bool>,
+    /// Becomes true once the first catch-up is done: the clocks wait for it.
+    backlog: watch::Sender<bool>,
+}
+
+struct Handler(Arc<Shared>);
+
+/// A job of a channel's lane.
+enum Job {
+    /// An interaction to handle.
+    Handle(Box<Handling>),
+    /// A message from the gateway (see [`Shared::live`]).
+    Live { channel: ChannelId, id: MessageId, job: Box<Handling> },
+    /// The messages of `channel` after `after`, fetched and handled in order;
+    /// `_done` is dropped when it is over.
+    CatchUp { channel: ChannelId, after: MessageId, _done: mpsc::Sender<()> },
+}
+
+/// A message or interaction for the core, and where its answer goes.
+struct Handling {
+    msg: Incoming,
+    /// The reading position it reaches (channel, message id).
+    cursor: Option<(String, String)>,
+    /// For an interaction: its route (see [`Route`]) and its token.
+    interaction: Option<(String, String)>,
+}
+
+/// Where an owed reply goes, written into the outbox entry's channel:
+/// `CHANNEL` for a channel message, `CHANNEL/INTERACTION/TOKEN` for the
+/// answer to an interaction, which edits its deferred response (or, once
+/// the token is no longer accepted, is posted in the channel).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Route {
+    channel: ChannelId,
+    token: Option<String>,
+}
+
+impl Route {
+    fn read(text: &str) -> Option<Route> {
+        let mut words = text.splitn(3, '/');
+        let channel = words.next()?.parse::<u64>().ok().filter(|&c| c != 0).map(ChannelId::new)?;
+        match (words.next(), words.next()) {
+            (None, _) => Some(Route { channel, token: None }),
+            (Some(id), Some(token)) if id.parse::<u64>().is_ok() && !token.is_empty() => {
+                Some(Route { channel, token: Some(token.to_string()) })
+            }
+            _ => None,
+        }
+    }
+
+    fn interaction(channel: ChannelId, id: InteractionId, token: &str) -> String {
+        format!("{channel}/{id}/{token}")
+    }
+}
+
+/// The nonce of an outbox entry: Discord creates one message per nonce
+/// (with `enforce_nonce`), so a reply sent again after a crash is not shown
+/// twice.
+fn nonce_of(seq: u64) -> String {
+    format!("kbz{seq}")
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn lane_of(channel: ChannelId) -> i64 {
+    channel.get() as i64
+}
+
+/// Exponential backoff: 1 s doubling to 30 s.
+#[derive(Default)]
+struct Backoff(u32);
+
+impl Backoff {
+    fn next(&mut self) -> Duration {
+        let secs = (1u64 << self.0.min(5)).min(30);
+        self.0 += 1;
+        Duration::from_secs(secs)
+    }
 }
 
 #[serenity::async_trait]
 impl EventHandler for Handler {
     async fn ready(&self, ctx: Context, ready: Ready) {
+        let shared = &self.0;
         tracing::info!("discord: ready as {} ({})", ready.user.name, ready.user.id);
-        self.me.store(ready.user.id.get(), Ordering::Relaxed);
+        shared.me.store(ready.user.id.get(), Ordering::Relaxed);
         // `/challenge @Kibitz` names the bot by its user id: a game against it.
-        self.core.set_bot_id(PLATFORM, &ready.user.id.get().to_string());
+        shared.relay.core().set_bot_id(PLATFORM, &ready.user.id.get().to_string());
+        // Discord does not deliver again what came while the bot was away:
+        // every channel with a game or a reading position is read from where
+        // it was left, before the clocks run.
+        let first = shared.readies.fetch_add(1, Ordering::SeqCst) == 0;
+        shared.catch_up(first).await;
         // Once per run: a reconnect brings another READY, the commands stay.
-        if self.registered.swap(true, Ordering::SeqCst) {
+        if shared.registered.swap(true, Ordering::SeqCst) {
             return;
         }
-        if let Err(e) = register(&ctx.http, self.guild).await {
+        if let Err(e) = register(&ctx.http, shared.guild).await {
             tracing::error!("discord: registering the slash commands failed: {e}");
-            self.registered.store(false, Ordering::SeqCst);
+            shared.registered.store(false, Ordering::SeqCst);
         }
     }
 
-    async fn message(&self, ctx: Context, msg: Message) {
-        let Ok(_permit) = self.work.acquire().await else { return };
-        if msg.author.bot || msg.webhook_id.is_some() || msg.author.id.get() == self.me.load(Ordering::Relaxed) {
-            return;
+    async fn message(&self, _ctx: Context, msg: Message) {
+        let shared = &self.0;
+        let mut queued = shared.queued.subscribe();
+        let mut shutdown = shared.shutdown.clone();
+        tokio::select! {
+            _ = queued.wait_for(|q| *q) => {}
+            _ = shutdown.wait_for(|stop| *stop) => return,
         }
-        let text = mentions_to_core(&msg.content);
-        if !worth_asking(&text) {
-            return;
-        }
-        let nick = msg.member.as_ref().and_then(|m| m.nick.clone());
-        let incoming = incoming(msg.channel_id, msg.guild_id.is_none(), &msg.author, nick, text, msg.id.to_string());
-        let replies = adapter::handle(&self.core, incoming).await;
-        for part in replies.iter().flat_map(parts) {
-            let builder = message_of(&part);
-            let sent = with_retry(|| msg.channel_id.send_message(&ctx.http, builder.clone())).await;
-            if let Err(e) = sent {
-                tracing::warn!("discord: cannot answer in channel {}: {e}", msg.channel_id);
-                break;
+        let me = shared.me.load(Ordering::Relaxed);
+        let read = std::panic::catch_unwind(AssertUnwindSafe(|| read_message(&msg, me)));
+        match read {
+            Ok(Some(job)) => {
+                shared.push(msg.channel_id, Job::Live { channel: msg.channel_id, id: msg.id, job: Box::new(job) })
+            }
+            Ok(None) => {}
+            Err(_) => {
+                tracing::warn!(channel = %msg.channel_id, "discord: a message that could not be read was skipped")
             }
         }
-        self.post_notices(&ctx).await;
     }
 
     async fn interaction_create(&self, ctx: Context, interaction: Interaction) {
-        let Ok(_permit) = self.work.acquire().await else { return };
+        let shared = &self.0;
         match interaction {
-            Interaction::Command(cmd) => self.slash(&ctx, cmd).await,
-            Interaction::Autocomplete(cmd) => self.autocomplete(&ctx, cmd).await,
-            Interaction::Component(press) => self.button(&ctx, press).await,
+            Interaction::Command(cmd) => shared.slash(&ctx, cmd).await,
+            Interaction::Autocomplete(cmd) => shared.autocomplete(&ctx, cmd).await,
+            Interaction::Component(press) => shared.button(&ctx, press).await,
             _ => {}
         }
     }
 }
 
-impl Handler {
-    /// Posts the core's answers for other channels than the message's (a
-    /// sealed bid sent in a DM is announced in its match's channel).
-    async fn post_notices(&self, ctx: &Context) {
-        for (key, reply) in self.core.take_notices(PLATFORM) {
-            post_notice(&ctx.http, &key, &reply).await;
+/// A channel message as a job, or `None` when it is none of the bot's
+/// business (a bot's, a webhook's, chat).
+fn read_message(msg: &Message, me: u64) -> Option<Handling> {
+    if msg.author.bot || msg.webhook_id.is_some() || msg.author.id.get() == me {
+        return None;
+    }
+    let text = mentions_to_core(&msg.content);
+    if !worth_asking(&text) {
+        return None;
+    }
+    let nick = msg.member.as_ref().and_then(|m| m.nick.clone());
+    let at = dated(msg.timestamp.unix_timestamp(), msg.timestamp.nanosecond());
+    let msg_in = incoming(msg.channel_id, msg.guild_id.is_none(), &msg.author, nick, text, msg.id.to_string(), at);
+    Some(Handling { msg: msg_in, cursor: Some((msg.channel_id.to_string(), msg.id.to_string())), interaction: None })
+}
+
+/// When a message was posted, as the core counts time: never later than
+/// now (a clock can be wrong), and now for a date that makes no sense.
+fn dated(seconds: i64, nanos: u32) -> Timestamp {
+    let now = Timestamp::now();
+    let Ok(seconds) = u64::try_from(seconds) else { return now };
+    match seconds.checked_mul(1000).and_then(|ms| ms.checked_add(u64::from(nanos / 1_000_000))) {
+        Some(ms) if ms > 0 && ms <= now.0 => Timestamp(ms),
+        _ => now,
+    }
+}
+
+impl Shared {
+    fn http(&self) -> Option<&Arc<Http>> {
+        self.http.get()
+    }
+
+    fn push(self: &Arc<Self>, channel: ChannelId, job: Job) {
+        let shared = self.clone();
+        self.handlers.push(lane_of(channel), job, move |job| {
+            let shared = shared.clone();
+            async move {
+                match job {
+                    Job::Handle(h) => {
+                        shared.handle(*h).await;
+                    }
+                    Job::Live { channel, id, job } => shared.live(channel, id, *job).await,
+                    Job::CatchUp { channel, after, _done } => {
+                        shared.read_history(channel, after, None).await;
+                    }
+                }
+            }
+        });
+    }
+
+    /// Queues the catch-up of every channel with a reading position or a
+    /// running game. After the first READY, live messages may go and the
+    /// clocks start once it is done.
+    async fn catch_up(self: &Arc<Self>, first: bool) {
+        let relay = self.relay.clone();
+        let starts =
+            tokio::task::spawn_blocking(move || catch_up_points(relay.core().store())).await.unwrap_or_default();
+        let (done, mut over) = mpsc::channel::<()>(1);
+        tracing::info!("discord: reading {} channels from where they were left", starts.len());
+        for (channel, after) in starts {
+            self.push(channel, Job::CatchUp { channel, after, _done: done.clone() });
+        }
+        drop(done);
+        if first {
+            self.queued.send_replace(true);
+            let shared = self.clone();
+            tokio::spawn(async move {
+                let _ = over.recv().await;
+                tracing::info!("discord: what came while the bot was away is handled");
+                shared.backlog.send_replace(true);
+            });
         }
     }
 
-    async fn slash(&self, ctx: &Context, cmd: CommandInteraction) {
-        let args: Vec<(String, Arg)> =
-            cmd.data.options.iter().filter_map(|o| Some((o.name.clone(), arg_of(&o.value)?))).collect();
-        let Some(text) = slash_text(&cmd.data.name, &args) else {
-            tracing::warn!("discord: unknown slash command /{}", cmd.data.name);
-            let sorry = CreateInteractionResponse::Message(
-                CreateInteractionResponseMessage::new()
-                    .content("I don't know that command. Try /help.")
-                    .ephemeral(true),
-            );
-            let _ = with_retry(|| sorry.clone().execute(&ctx.http, (cmd.id, &cmd.token))).await;
+    /// A message that came through the gateway. Serenity hands each event to
+    /// its own task, so the messages of a channel can reach its lane out of
+    /// order: the message is read from the channel's history instead, with
+    /// every message before it not yet read, in Discord's order. If the
+    /// history cannot be read, the message is handled as it came.
+    async fn live(self: &Arc<Self>, channel: ChannelId, id: MessageId, job: Handling) {
+        let relay = self.relay.clone();
+        let key = id.to_string();
+        let handled = tokio::task::spawn_blocking(move || relay.core().store().is_handled(PLATFORM, &key)).await;
+        if matches!(handled, Ok(Ok(true))) {
             return;
-        };
-        let nick = cmd.member.as_ref().and_then(|m| m.nick.clone());
-        let incoming = incoming(cmd.channel_id, cmd.guild_id.is_none(), &cmd.user, nick, text, cmd.id.to_string());
-        self.answer(ctx, cmd.id, &cmd.token, incoming).await;
+        }
+        let after = self.read_from(channel).await.unwrap_or_else(|| {
+            // A channel not read before: the messages of the last moments
+            // before this one (a snowflake starts with its time in ms).
+            MessageId::new((id.get().saturating_sub(RECENT_MS << 22)).max(1))
+        });
+        if after >= id || !self.read_history(channel, after, Some(id)).await {
+            self.handle(job).await;
+        }
     }
 
-    async fn button(&self, ctx: &Context, press: ComponentInteraction) {
-        let command = match press.data.kind {
+    /// Where reading `channel` goes on: after the last message read, or the
+    /// last handled (its reading position).
+    async fn read_from(&self, channel: ChannelId) -> Option<MessageId> {
+        if let Some(&read) = lock(&self.read_to).get(&channel.get()) {
+            return Some(MessageId::new(read));
+        }
+        let relay = self.relay.clone();
+        let cursor =
+            tokio::task::spawn_blocking(move || relay.core().store().cursor(PLATFORM, &channel.get().to_string()))
+                .await;
+        let found = cursor.ok()?.ok()??;
+        snowflake(&found).map(MessageId::new)
+    }
+
+    /// Fetches the messages of `channel` after `after`, oldest first, a page
+    /// at a time, and handles each (those handled before are skipped).
+    /// Whether `wanted` was among them.
+    async fn read_history(
+        self: &Arc<Self>,
+        channel: ChannelId,
+        mut after: MessageId,
+        wanted: Option<MessageId>,
+    ) -> bool {
+        let Some(http) = self.http().cloned() else { return false };
+        let me = self.me.load(Ordering::Relaxed);
+        let mut failures = 0;
+        let mut seen = false;
+        // A live message waits for one more try at most, then goes as it came.
+        let attempts = if wanted.is_some() { 1 } else { HISTORY_ATTEMPTS };
+        loop {
+            if *self.shutdown.borrow() {
+                return seen;
+            }
+            let page =
+                with_retry(|| channel.messages(&http, GetMessages::new().after(after).limit(HISTORY_PAGE))).await;
+            let mut page = match page {
+                Ok(page) => page,
+                Err(e) if failures < attempts && !refused(&e) => {
+                    failures += 1;
+                    tracing::warn!(%channel, "discord: cannot read the channel's history ({e}); trying again");
+                    tokio::time::sleep(Backoff(failures).next()).await;
+                    continue;
+                }
+                Err(e) => {
+                    // Without Read Message History, or the channel is gone.
+                    tracing::warn!(%channel, "discord: cannot read the channel's history: {e}");
+                    return seen;
+                }
+            };
+            failures = 0;
+            page.sort_by_key(|m| m.id);
+            let full = page.len() >= usize::from(HISTORY_PAGE);
+            for msg in &page {
+                if msg.id <= after {
+                    continue;
+                }
+                let read = std::panic::catch_unwind(AssertUnwindSafe(|| read_message(msg, me)));
+                match read {
+                    Ok(Some(job)) => {
+                        if !self.handle(job).await {
+                            return seen;
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(_) => tracing::warn!(%channel, "discord: a message that could not be read was skipped"),
+                }
+                after = msg.id;
+                seen |= Some(msg.id) == wanted;
+                let mut read_to = lock(&self.read_to);
+                let read = read_to.entry(channel.get()).or_insert(0);
+                *read = (*read).max(msg.id.get());
+            }
+            if !full || page.is_empty() {
+                return seen;
+            }
+        }
+    }
+
+    /// Handles one message or interaction and stores what it owes; until that
+    /// is stored it is tried again. Then its replies go out.
+    async fn handle(self: &Arc<Self>, job: Handling) -> bool {
+        let mut backoff = Backoff::default();
+        let route = job.interaction.as_ref().map(|(route, _)| route.clone());
+        let owed = loop {
+            match self.relay.handle_routed(job.msg.clone(), job.cursor.clone(), route.clone()).await {
+                Ok(owed) => break owed,
+                Err(e) => {
+                    let wait = backoff.next();
+                    tracing::warn!(
+                        channel = %job.msg.channel,
+                        "discord: could not keep the answer to a message ({e}); trying again in {}s",
+                        wait.as_secs()
+                    );
+                    let mut shutdown = self.shutdown.clone();
+                    if *shutdown.borrow() {
+                        return false;
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = shutdown.changed() => return false,
+                    }
+                }
+            }
+        };
+        if let (Some((route, token)), Some(http)) = (&job.interaction, self.http())
+            && !owed.iter().any(|d| &d.channel == route)
+        {
+            // Nothing to say here (a retried delivery): take the "thinking" away.
+            if let Err(e) = with_retry(|| http.delete_original_interaction_response(token)).await {
+                tracing::warn!(channel = %job.msg.channel, "discord: cannot remove a deferred response: {e}");
+            }
+        }
+        owed.into_iter().for_each(|d| self.deliver(d));
+        true
+    }
+
+    /// Queues an owed reply on its channel's sender.
+    fn deliver(self: &Arc<Self>, owed: Delivery) {
+        let Some(route) = Route::read(&owed.channel) else {
+            tracing::warn!("discord: a reply for a channel that is no Discord channel is dropped");
+            let relay = self.relay.clone();
+            tokio::spawn(async move { relay.delivered(owed.seq).await });
+            return;
+        };
+        let shared = self.clone();
+        // The work of a lane is the one its worker started with: everything
+        // a job needs travels in the job.
+        self.senders.push(lane_of(route.channel), (route, owed), move |(route, owed)| {
+            let shared = shared.clone();
+            async move { shared.send(route, owed).await }
+        });
+    }
+
+    /// Sends one owed reply; it leaves the outbox once Discord has it (or
+    /// refused it for good). A channel message carries the entry's nonce, so
+    /// Discord shows it once however often it is sent.
+    async fn send(&self, route: Route, owed: Delivery) {
+        let Some(http) = self.http() else { return };
+        let parts = parts(&owed.reply);
+        let mut token = route.token.clone();
+        let mut backoff = Backoff::default();
+        for part in &parts {
+            loop {
+                let sent = match &token {
+                    Some(token) => {
+                        let edit = edit_of(part);
+                        with_retry(|| edit.clone().execute(http, token)).await.map(drop)
+                    }
+                    None => {
+                        let builder = message_of(part).nonce(Nonce::String(nonce_of(owed.seq))).enforce_nonce(true);
+                        with_retry(|| route.channel.send_message(http, builder.clone())).await.map(drop)
+                    }
+                };
+                match sent {
+                    Ok(()) => break,
+                    Err(e) if refused(&e) && token.is_some() => {
+                        // The interaction's token expired (a restart came between):
+                        // the answer is posted in the channel instead.
+                        tracing::info!(channel = %route.channel, "discord: an interaction's answer goes to its channel: {e}");
+                        token = None;
+                    }
+                    Err(e) if refused(&e) => {
+                        tracing::warn!(channel = %route.channel, "discord: Discord refused a reply, which is dropped: {e}");
+                        break;
+                    }
+                    Err(e) => {
+                        let wait = backoff.next();
+                        tracing::warn!(
+                            channel = %route.channel,
+                            "discord: could not send a reply ({e}); trying again in {}s",
+                            wait.as_secs()
+                        );
+                        let mut shutdown = self.shutdown.clone();
+                        if *shutdown.borrow() {
+                            return;
+                        }
+                        tokio::select! {
+                            _ = tokio::time::sleep(wait) => {}
+                            _ = shutdown.changed() => return,
+                        }
+                    }
+                }
+            }
+        }
+        if parts.is_empty()
+            && let Some(token) = &token
+            && let Err(e) = with_retry(|| http.delete_original_interaction_response(token)).await
+        {
+            tracing::warn!(channel = %route.channel, "discord: cannot remove a deferred response: {e}");
+        }
+        self.relay.delivered(owed.seq).await;
+    }
+
+    async fn slash(self: &Arc<Self>, ctx: &Context, cmd: CommandInteraction) {
+        let read = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let args: Vec<(String, Arg)> =
+                cmd.data.options.iter().filter_map(|o| Some((o.name.clone(), arg_of(&o.value)?))).collect();
+            slash_text(&cmd.data.name, &args)
+        }));
+        let text = match read {
+            Ok(Some(text)) => text,
+            Ok(None) => {
+                tracing::warn!("discord: unknown slash command /{}", cmd.data.name);
+                let sorry = CreateInteractionResponse::Message(
+                    CreateInteractionResponseMessage::new()
+                        .content("I don't know that command. Try /help.")
+                        .ephemeral(true),
+                );
+                let _ = with_retry(|| sorry.clone().execute(&ctx.http, (cmd.id, &cmd.token))).await;
+                return;
+            }
+            Err(_) => {
+                tracing::warn!("discord: a slash command that could not be read was skipped");
+                return;
+            }
+        };
+        let nick = cmd.member.as_ref().and_then(|m| m.nick.clone());
+        let private = cmd.guild_id.is_none();
+        let msg = incoming(cmd.channel_id, private, &cmd.user, nick, text, cmd.id.to_string(), Timestamp::now());
+        self.answer(ctx, cmd.channel_id, cmd.id, &cmd.token, msg).await;
+    }
+
+    async fn button(self: &Arc<Self>, ctx: &Context, press: ComponentInteraction) {
+        let read = std::panic::catch_unwind(AssertUnwindSafe(|| match press.data.kind {
             ComponentInteractionDataKind::Button => button_command(&press.data.custom_id),
             _ => None,
-        };
+        }));
+        let command = read.unwrap_or_else(|_| {
+            tracing::warn!("discord: a button press that could not be read was skipped");
+            None
+        });
         let Some(text) = command else {
             tracing::warn!("discord: ignoring a component that is none of ours");
             let ack = CreateInteractionResponse::Acknowledge;
@@ -255,50 +711,37 @@ impl Handler {
             return;
         };
         let nick = press.member.as_ref().and_then(|m| m.nick.clone());
-        let incoming =
-            incoming(press.channel_id, press.guild_id.is_none(), &press.user, nick, text, press.id.to_string());
-        self.answer(ctx, press.id, &press.token, incoming).await;
+        let private = press.guild_id.is_none();
+        let msg = incoming(press.channel_id, private, &press.user, nick, text, press.id.to_string(), Timestamp::now());
+        self.answer(ctx, press.channel_id, press.id, &press.token, msg).await;
     }
 
-    /// Defers, asks the core, then edits the deferred response with the first
-    /// reply and follows up with the rest.
-    async fn answer(&self, ctx: &Context, id: InteractionId, token: &str, incoming: Incoming) {
+    /// Defers at once, then queues the interaction on its channel: its answer
+    /// edits the deferred response.
+    async fn answer(
+        self: &Arc<Self>,
+        ctx: &Context,
+        channel: ChannelId,
+        id: InteractionId,
+        token: &str,
+        msg: Incoming,
+    ) {
         let defer = CreateInteractionResponse::Defer(CreateInteractionResponseMessage::new());
         if let Err(e) = with_retry(|| defer.clone().execute(&ctx.http, (id, token))).await {
             // Not acknowledged: Discord tells the user it failed; nothing is done.
             tracing::warn!("discord: cannot defer interaction {id}: {e}");
             return;
         }
-        let replies = adapter::handle(&self.core, incoming).await;
-        self.post_notices(ctx).await;
-        let parts: Vec<Part> = replies.iter().flat_map(parts).collect();
-        if parts.is_empty() {
-            // Nothing to say (a retried delivery): take the "thinking" away.
-            if let Err(e) = with_retry(|| ctx.http.delete_original_interaction_response(token)).await {
-                tracing::warn!("discord: cannot remove the deferred response of {id}: {e}");
-            }
-            return;
-        }
-        for (i, part) in parts.iter().enumerate() {
-            let sent = if i == 0 {
-                let edit = edit_of(part);
-                with_retry(|| edit.clone().execute(&ctx.http, token)).await
-            } else {
-                let follow = followup_of(part);
-                with_retry(|| follow.clone().execute(&ctx.http, (None, token))).await
-            };
-            if let Err(e) = sent {
-                tracing::warn!("discord: cannot answer interaction {id}: {e}");
-                break;
-            }
-        }
+        let route = Route::interaction(channel, id, token);
+        let job = Handling { msg, cursor: None, interaction: Some((route, token.to_string())) };
+        self.push(channel, Job::Handle(Box::new(job)));
     }
 
     async fn autocomplete(&self, ctx: &Context, cmd: CommandInteraction) {
         let typed = cmd.data.autocomplete().filter(|o| o.name == "move").map(|o| o.value.to_string());
         let choices = match typed {
             Some(typed) if cmd.data.name == "move" => {
-                let core = self.core.clone();
+                let core = self.relay.core().clone();
                 let channel = cmd.channel_id.to_string();
                 let player = cmd.user.id.to_string();
                 tokio::task::spawn_blocking(move || suggest_moves(core.store(), &channel, &player, &typed))
@@ -318,19 +761,62 @@ impl Handler {
     }
 }
 
-/// A clock notice, posted to its channel.
-async fn post_notice(http: &Arc<Http>, key: &ChannelKey, reply: &Reply) {
-    let Some(channel) = key.channel.parse::<u64>().ok().filter(|&c| c != 0).map(ChannelId::new) else {
-        tracing::warn!("discord: a clock notice for a channel that is no Discord channel");
-        return;
-    };
-    for part in parts(reply) {
-        let builder = message_of(&part);
-        if let Err(e) = with_retry(|| channel.send_message(http, builder.clone())).await {
-            tracing::warn!("discord: cannot post a clock notice in {channel}: {e}");
-            return;
+/// Where each channel's catch-up starts: after its reading position, or,
+/// for a running game's channel that has none, after the message of the
+/// game's last move that came from Discord.
+fn catch_up_points(store: &Store) -> Vec<(ChannelId, MessageId)> {
+    let mut points: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
+    match store.cursors(PLATFORM) {
+        Ok(cursors) => {
+            for (channel, value) in cursors {
+                match (snowflake(&channel), snowflake(&value)) {
+                    (Some(c), Some(v)) => {
+                        points.insert(c, v);
+                    }
+                    _ => tracing::warn!("discord: a reading position that is no Discord message is ignored"),
+                }
+            }
         }
+        Err(e) => tracing::error!("discord: cannot read the reading positions: {e}"),
     }
+    match store.active_games() {
+        Ok(games) => {
+            for (key, record) in games {
+                if key.channel.platform != PLATFORM {
+                    continue;
+                }
+                let Some(channel) = snowflake(&key.channel.channel) else { continue };
+                if points.contains_key(&channel) {
+                    continue;
+                }
+                let last =
+                    record.ok().and_then(|r| r.moves.iter().rev().find_map(|m| snowflake(m.message_id.as_deref()?)));
+                match last {
+                    Some(after) => {
+                        points.insert(channel, after);
+                    }
+                    None => tracing::info!(
+                        channel,
+                        "discord: a game's channel without a move from Discord is not read back"
+                    ),
+                }
+            }
+        }
+        Err(e) => tracing::error!("discord: cannot list the running games: {e}"),
+    }
+    points.into_iter().map(|(c, m)| (ChannelId::new(c), MessageId::new(m))).collect()
+}
+
+/// A Discord id (a snowflake: a non-zero number).
+fn snowflake(text: &str) -> Option<u64> {
+    text.parse::<u64>().ok().filter(|&n| n != 0)
+}
+
+/// Discord refused the request for good (a 4xx other than 429): sending it
+/// again cannot help.
+fn refused(e: &serenity::Error) -> bool {
+    matches!(e, serenity::Error::Http(HttpError::UnsuccessfulRequest(r))
+        if r.status_code.is_client_error() && r.status_code.as_u16() != 429)
 }
 
 /// The message the core reads.
@@ -342,6 +828,7 @@ fn incoming(
     nick: Option<String>,
     text: String,
     id: String,
+    at: Timestamp,
 ) -> Incoming {
     let name = nick.or_else(|| user.global_name.clone()).unwrap_or_else(|| user.name.clone());
     Incoming {
@@ -350,7 +837,7 @@ fn incoming(
         sender: User { id: user.id.to_string(), name },
         text,
         message_id: Some(id),
-        at: Timestamp::now(),
+        at,
         private,
     }
 }
@@ -469,18 +956,6 @@ fn edit_of(part: &Part) -> EditInteractionResponse {
         .components(rows(&part.buttons));
     if let Some(png) = &part.picture {
         m = m.new_attachment(CreateAttachment::bytes(png.clone(), PICTURE)).embed(embed());
-    }
-    m
-}
-
-fn followup_of(part: &Part) -> CreateInteractionResponseFollowup {
-    let mut m =
-        CreateInteractionResponseFollowup::new().allowed_mentions(allowed_mentions()).components(rows(&part.buttons));
-    if !part.content.is_empty() {
-        m = m.content(part.content.clone());
-    }
-    if let Some(png) = &part.picture {
-        m = m.add_file(CreateAttachment::bytes(png.clone(), PICTURE)).embed(embed());
     }
     m
 }
@@ -1007,5 +1482,179 @@ mod tests {
         let replies = suggest_moves(core.store(), "77", "2", "");
         assert_eq!(replies.len(), 20);
         assert!(suggest_moves(core.store(), "77", "2", "zz").is_empty());
+    }
+
+    mod fuzz {
+        use proptest::prelude::*;
+        use serde_json::{Value, json};
+
+        use super::*;
+
+        /// Text with Discord's mention syntax in it, and anything else.
+        fn texty() -> impl Strategy<Value = String> {
+            prop_oneof![
+                ".*",
+                proptest::collection::vec(
+                    prop_oneof![
+                        Just("<@".to_string()),
+                        Just("<@!".to_string()),
+                        Just(">".to_string()),
+                        Just("<@&".to_string()),
+                        "[0-9]{1,25}",
+                        "[ a-z!/@<>]{0,4}",
+                        "\\PC{0,3}",
+                    ],
+                    0..12
+                )
+                .prop_map(|parts| parts.concat()),
+            ]
+        }
+
+        fn arg() -> impl Strategy<Value = Arg> {
+            prop_oneof![
+                texty().prop_map(Arg::User),
+                texty().prop_map(Arg::Text),
+                any::<bool>().prop_map(Arg::Flag),
+                any::<i64>().prop_map(Arg::Number),
+            ]
+        }
+
+        fn id_value() -> impl Strategy<Value = Value> {
+            prop_oneof![
+                8 => (1..u64::MAX).prop_map(|n| json!(n.to_string())),
+                1 => any::<u64>().prop_map(|n| json!(n.to_string())),
+                1 => any::<u64>().prop_map(|n| json!(n)),
+                1 => any::<i64>().prop_map(|n| json!(n)),
+                1 => ".{0,8}".prop_map(|s| json!(s)),
+                1 => Just(Value::Null),
+            ]
+        }
+
+        /// A gateway MESSAGE_CREATE payload, of every shape serenity might meet.
+        fn message_json() -> impl Strategy<Value = Value> {
+            (
+                id_value(),
+                id_value(),
+                id_value(),
+                texty(),
+                ".{0,20}",
+                proptest::option::of(".{0,20}"),
+                any::<bool>(),
+                proptest::option::of(id_value()),
+                proptest::option::of(proptest::option::of(".{0,20}")),
+                prop_oneof![
+                    6 => Just(json!("2024-05-01T12:00:00.000000+00:00")),
+                    1 => Just(json!("2999-01-01T00:00:00+00:00")),
+                    1 => ".{0,30}".prop_map(|s| json!(s)),
+                    1 => any::<i64>().prop_map(|n| json!(n)),
+                ],
+                any::<u8>(),
+            )
+                .prop_map(
+                    |(id, channel, author, content, name, global, bot, guild, nick, timestamp, kind)| {
+                        let mut m = json!({
+                            "id": id, "channel_id": channel, "content": content, "timestamp": timestamp,
+                            "author": {"id": author, "username": name, "discriminator": "0", "global_name": global,
+                                "avatar": null, "bot": bot},
+                            "edited_timestamp": null, "tts": false, "mention_everyone": false, "mentions": [],
+                            "mention_roles": [], "attachments": [], "embeds": [], "pinned": false, "type": kind,
+                        });
+                        if let Some(guild) = guild {
+                            m["guild_id"] = guild;
+                        }
+                        if let Some(nick) = nick {
+                            m["member"] = json!({"nick": nick, "roles": [], "joined_at": null, "deaf": false,
+                            "mute": false});
+                        }
+                        m
+                    },
+                )
+        }
+
+        /// Payloads read as messages for the core.
+        static READ: AtomicU64 = AtomicU64::new(0);
+
+        #[test]
+        fn random_gateway_messages_reach_the_core() {
+            gateway_messages_never_panic();
+            assert!(READ.load(Ordering::Relaxed) > 0, "no random payload was read: the strategy misses");
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+            #[test]
+            fn mentions_never_panic(text in texty()) {
+                let out = mentions_to_core(&text);
+                if !text.contains("<@") {
+                    prop_assert_eq!(out, text);
+                } else {
+                    prop_assert!(out.len() <= text.len());
+                }
+            }
+
+            #[test]
+            fn slash_commands_never_panic(
+                pick in 0..SLASH.len() + 1,
+                other in ".{0,12}",
+                args in proptest::collection::vec(("[a-z]{1,10}|opponent|move|days|hints|side", arg()), 0..8),
+            ) {
+                let name = SLASH.get(pick).map_or(other.as_str(), |s| s.name);
+                match slash_text(name, &args) {
+                    Some(text) => {
+                        let head = format!("/{name}");
+                        prop_assert!(text.starts_with(&head));
+                        // Whatever was typed into an option, it reads as one command.
+                        prop_assert!(!text.contains('\n') || args.iter().any(|(_, a)| matches!(a, Arg::User(u) if u.contains('\n'))));
+                    }
+                    None => prop_assert!(SLASH.iter().all(|s| s.name != name)),
+                }
+            }
+
+            #[test]
+            fn buttons_never_panic(custom_id in texty()) {
+                if let Some(command) = button_command(&custom_id) {
+                    prop_assert!(command.starts_with('/') && command.len() <= MAX_CUSTOM_ID);
+                    prop_assert_eq!(button_command(&command), Some(command.clone()));
+                }
+            }
+
+            #[test]
+            fn routes_never_panic(text in texty(), channel in 1..u64::MAX, id in any::<u64>(), token in "[A-Za-z0-9_.-]{1,80}") {
+                let _ = Route::read(&text);
+                let route = Route::interaction(ChannelId::new(channel), InteractionId::new(id.max(1)), &token);
+                prop_assert_eq!(Route::read(&route), Some(Route { channel: ChannelId::new(channel), token: Some(token) }));
+            }
+
+            #[test]
+            fn gateway_messages_never_panic(payload in message_json(), me in any::<u64>()) {
+                let Ok(msg) = serde_json::from_value::<Message>(payload) else { return Ok(()) };
+                let Some(job) = read_message(&msg, me) else { return Ok(()) };
+                READ.fetch_add(1, Ordering::Relaxed);
+                prop_assert!(!msg.author.bot && msg.author.id.get() != me);
+                prop_assert_eq!(&job.msg.channel, &msg.channel_id.to_string());
+                prop_assert_eq!(job.msg.message_id.clone(), Some(msg.id.to_string()));
+                prop_assert_eq!(job.cursor, Some((msg.channel_id.to_string(), msg.id.to_string())));
+                prop_assert!(job.msg.at <= Timestamp::now());
+                prop_assert!(worth_asking(&job.msg.text));
+                prop_assert_eq!(job.msg.private, msg.guild_id.is_none());
+            }
+
+            #[test]
+            fn incoming_keeps_who_and_what(id in 1..u64::MAX, name in ".{0,40}", nick in proptest::option::of(".{0,40}"), text in texty(), at in any::<u64>()) {
+                let user: DiscordUser = serde_json::from_value(
+                    json!({"id": id.to_string(), "username": name, "discriminator": "0", "avatar": null}),
+                ).unwrap();
+                let msg = incoming(ChannelId::new(id), false, &user, nick.clone(), text.clone(), "5".into(), Timestamp(at));
+                prop_assert_eq!(msg.sender.id, id.to_string());
+                prop_assert_eq!(msg.sender.name, nick.unwrap_or(name));
+                prop_assert_eq!(msg.text, text);
+            }
+
+            #[test]
+            fn dates_are_never_in_the_future(seconds in any::<i64>(), nanos in any::<u32>()) {
+                prop_assert!(dated(seconds, nanos) <= Timestamp::now());
+            }
+        }
     }
 }

@@ -121,11 +121,39 @@ impl Relay {
             .unwrap_or_else(|e| Err(NotStored(format!("the handling task failed: {e}"))))
     }
 
+    /// [`Relay::handle`], with a route for the message's first reply: it is
+    /// owed to `route` instead of the message's channel. A route is the
+    /// adapter's own channel string for answering in place (Discord: an
+    /// interaction to edit, with its channel to fall back on); the relay
+    /// does not read it. The other replies and the notices go to their
+    /// channels as usual.
+    pub async fn handle_routed(
+        self: &Arc<Self>,
+        msg: Incoming,
+        cursor: Option<(String, String)>,
+        route: Option<String>,
+    ) -> Result<Vec<Delivery>, NotStored> {
+        let relay = self.clone();
+        tokio::task::spawn_blocking(move || relay.handle_blocking_routed(&msg, cursor, route))
+            .await
+            .unwrap_or_else(|e| Err(NotStored(format!("the handling task failed: {e}"))))
+    }
+
     /// [`Relay::handle`], on the calling thread.
     pub fn handle_blocking(
         &self,
         msg: &Incoming,
         cursor: Option<(String, String)>,
+    ) -> Result<Vec<Delivery>, NotStored> {
+        self.handle_blocking_routed(msg, cursor, None)
+    }
+
+    /// [`Relay::handle_routed`], on the calling thread.
+    pub fn handle_blocking_routed(
+        &self,
+        msg: &Incoming,
+        cursor: Option<(String, String)>,
+        route: Option<String>,
     ) -> Result<Vec<Delivery>, NotStored> {
         let store = self.core.store();
         if let Some(id) = &msg.message_id {
@@ -143,6 +171,9 @@ impl Relay {
             }
         };
         let mut owed: Vec<(String, Vec<u8>)> = replies.iter().map(|r| (msg.channel.clone(), encode(r))).collect();
+        if let (Some(route), Some(first)) = (route, owed.first_mut()) {
+            first.0 = route;
+        }
         owed.extend(self.core.take_notices(self.platform).into_iter().map(|(k, r)| (k.channel, encode(&r))));
         let done = Completion {
             platform: self.platform.to_string(),

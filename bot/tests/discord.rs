@@ -210,6 +210,8 @@ async fn rest(State(fake): State<Fake>, req: Request) -> Response {
                 (200, message_json(new_id, channel, bot_user(), &content))
             }
         }
+        // No history here: a message is handled as the gateway brought it.
+        (&Method::GET, ["channels", _, "messages"]) => (200, json!([])),
         (&Method::POST, ["interactions", _, _, "callback"]) => (204, Value::Null),
         (&Method::PATCH, ["webhooks", _, _, "messages", _]) | (&Method::POST, ["webhooks", _, _]) => {
             (200, message_json(new_id, CHANNEL, bot_user(), &content))
@@ -550,6 +552,10 @@ async fn a_whole_game_on_a_fake_discord() {
     let (_, e5) = fake.wait(i + 1, "the message again", |r| r.method == "POST" && r.path == posted).await;
     assert_eq!(e5.status, 200);
     assert_eq!(text(&e5), format!("<@{BOB}> played e5 (e7e5). <@{ALICE}>, your move."));
+    // Sent with its outbox entry's nonce, the same each time, which Discord enforces.
+    assert_eq!(e5.json["enforce_nonce"], true, "{}", e5.json);
+    assert_eq!(e5.json["nonce"], limited.json["nonce"]);
+    assert!(e5.json["nonce"].as_str().is_some_and(|n| n.starts_with("kbz") && n.len() <= 25), "{}", e5.json);
     assert_board(&e5);
     assert_eq!(buttons(&e5), ["/resign", "/draw", "/hint"]);
 

@@ -1,3 +1,4 @@
 #![allow(dead_code)] // each test file uses a part of what is shared
 
+pub mod discord_api;
 pub mod telegram_api;

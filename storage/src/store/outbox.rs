@@ -232,6 +232,20 @@ impl Store {
         Ok(open.trees()?.tree(b"cursors")?.get(cursor_key(platform, name)?)?.map(|v| keys::text(&v)))
     }
 
+    /// Every reading position of `platform`: (`name`, `value`), in the
+    /// order of their names.
+    pub fn cursors(&self, platform: &str) -> Result<Vec<(String, String)>> {
+        let start = prefix(&[("platform", platform)])?;
+        let open = self.db()?;
+        let mut found = Vec::new();
+        for entry in open.trees()?.tree(b"cursors")?.scan_prefix(&start) {
+            let (key, value) = entry?;
+            let Some(name) = key.get(start.len()..) else { continue };
+            found.push((keys::text(name), keys::text(&value)));
+        }
+        Ok(found)
+    }
+
     /// Forgets which messages of `platform` were handled before `before`
     /// (platforms deliver again only for a day or so); returns how many.
     pub fn forget_handled(&self, platform: &str, before: Timestamp) -> Result<usize> {
@@ -266,5 +280,32 @@ impl Store {
         });
         self.settle(open, journal, settled(result))?;
         Ok(old.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_are_listed_by_platform() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert!(store.cursors("discord").unwrap().is_empty());
+        let done = |platform: &str, id: &str, channel: &str, value: &str| Completion {
+            platform: platform.into(),
+            message_id: Some(id.into()),
+            cursor: Some((channel.into(), value.into())),
+            owed: Vec::new(),
+            at: Timestamp(1),
+        };
+        store.complete(&done("discord", "m1", "500", "10")).unwrap();
+        store.complete(&done("discord", "m2", "42", "11")).unwrap();
+        store.complete(&done("discord", "m3", "500", "12")).unwrap();
+        store.complete(&done("discordx", "m4", "7", "13")).unwrap();
+        let found = store.cursors("discord").unwrap();
+        assert_eq!(found, [("42".to_string(), "11".to_string()), ("500".to_string(), "12".to_string())]);
+        assert_eq!(store.cursor("discord", "500").unwrap().as_deref(), Some("12"));
+        assert_eq!(store.cursors("discordx").unwrap(), [("7".to_string(), "13".to_string())]);
     }
 }
