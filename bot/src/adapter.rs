@@ -1,5 +1,6 @@
-//! What the chat adapters share: the shutdown signal and serial queues by
-//! chat (the core runs through [`crate::relay`]).
+//! What the chat adapters share: the shutdown signal, the correspondence
+//! clock loop and serial queues by chat (the core runs through
+//! [`crate::relay`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,6 +13,34 @@ pub type Shutdown = watch::Receiver<bool>;
 /// A shutdown signal and its trigger.
 pub fn shutdown_channel() -> (watch::Sender<bool>, Shutdown) {
     watch::channel(false)
+}
+
+/// Runs the correspondence clocks every `every` until shutdown, once
+/// `backlog` says that what came while the bot was away is handled (a move
+/// sent in time is not lost on time); each notice, stored in the outbox, goes
+/// to `deliver`.
+pub async fn clock_loop(
+    relay: Arc<crate::relay::Relay>,
+    every: Duration,
+    mut backlog: watch::Receiver<bool>,
+    mut shutdown: Shutdown,
+    deliver: impl Fn(crate::relay::Delivery),
+) {
+    tokio::select! {
+        r = backlog.wait_for(|done| *done) => if r.is_err() { return },
+        _ = shutdown.wait_for(|stop| *stop) => return,
+    }
+    let mut interval = tokio::time::interval(every);
+    loop {
+        tokio::select! {
+            _ = interval.tick() => {}
+            _ = shutdown.changed() => return,
+        }
+        match relay.tick(kibitz_storage::Timestamp::now()).await {
+            Ok(notices) => notices.into_iter().for_each(&deliver),
+            Err(e) => tracing::warn!("the clocks could not store their notices: {e}"),
+        }
+    }
 }
 
 /// Serial queues by key (a chat): jobs of one key run one after another in

@@ -142,21 +142,12 @@ impl From<StoreError> for Refusal {
 
 type Answer = Result<Vec<Reply>, Refusal>;
 
-thread_local! {
-    /// Set when the message being handled on this thread turns out to have
-    /// been applied already (see [`Core::handle_once`]).
-    static REPLAYED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 /// The result of a store change, with a retried delivery of a message that
 /// was applied already as `None`: it gets no second answer.
 fn applied<T>(result: Result<T, StoreError>) -> Result<Option<T>, Refusal> {
     match result {
         Ok(v) => Ok(Some(v)),
-        Err(StoreError::AlreadyApplied { .. }) => {
-            REPLAYED.with(|r| r.set(true));
-            Ok(None)
-        }
+        Err(StoreError::AlreadyApplied { .. }) => Ok(None),
         Err(StoreError::Conflict { .. }) => {
             refuse("The game changed while your message was on its way; look at /board and try again.")
         }
@@ -283,15 +274,7 @@ impl Core {
     /// did and the game as it stands ([`Core::recap`]); any other message as
     /// [`Core::handle`] answers it.
     pub fn handle_once(&self, msg: &Incoming) -> Vec<Reply> {
-        if msg.message_id.is_some()
-            && let Some(recap) = self.recap(msg)
-        {
-            return recap;
-        }
-        REPLAYED.with(|r| r.set(false));
-        let replies = self.handle(msg);
-        let replayed = REPLAYED.with(|r| r.replace(false));
-        if replayed && replies.is_empty() { self.recap(msg).unwrap_or_default() } else { replies }
+        self.recap(msg).unwrap_or_else(|| self.handle(msg))
     }
 
     /// What the message `msg` did, found in the game it changed: the moves

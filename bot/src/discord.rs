@@ -55,7 +55,7 @@ use serenity::builder::{
 use serenity::http::{Http, HttpError};
 use tokio::sync::{mpsc, watch};
 
-use crate::adapter::{Lanes, Shutdown};
+use crate::adapter::{self, Lanes, Shutdown};
 use crate::core::{Button, Core, Incoming, Reply, User};
 use crate::relay::{Delivery, Relay};
 
@@ -145,25 +145,8 @@ pub async fn run(core: Arc<Core>, token: String, proxy: Option<String>, shutdown
     // move sent in time is not lost on time.
     let clock = {
         let shared = shared.clone();
-        let mut shutdown = shutdown.clone();
-        let mut backlog = shared.backlog.subscribe();
-        tokio::spawn(async move {
-            tokio::select! {
-                r = backlog.wait_for(|done| *done) => if r.is_err() { return },
-                _ = shutdown.wait_for(|stop| *stop) => return,
-            }
-            let mut interval = tokio::time::interval(CLOCK_EVERY);
-            loop {
-                tokio::select! {
-                    _ = interval.tick() => {}
-                    _ = shutdown.changed() => return,
-                }
-                match shared.relay.tick(Timestamp::now()).await {
-                    Ok(notices) => notices.into_iter().for_each(|n| shared.deliver(n)),
-                    Err(e) => tracing::warn!("discord: the clocks could not store their notices: {e}"),
-                }
-            }
-        })
+        let (relay, backlog) = (shared.relay.clone(), shared.backlog.subscribe());
+        tokio::spawn(adapter::clock_loop(relay, CLOCK_EVERY, backlog, shutdown.clone(), move |n| shared.deliver(n)))
     };
 
     let manager = client.shard_manager.clone();

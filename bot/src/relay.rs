@@ -182,7 +182,13 @@ impl Relay {
             owed,
             at: Timestamp::now(),
         };
-        match store.complete(&done) {
+        self.complete(&done)
+    }
+
+    /// Stores what handling left; what is owed, to send (nothing for a
+    /// message handled before).
+    fn complete(&self, done: &Completion) -> Result<Vec<Delivery>, NotStored> {
+        match self.core.store().complete(done) {
             Ok(entries) => Ok(entries.into_iter().filter_map(delivery).collect()),
             Err(StoreError::AlreadyHandled(_)) => Ok(Vec::new()),
             Err(e) => Err(NotStored(e.to_string())),
@@ -201,11 +207,7 @@ impl Relay {
                 owed: vec![(msg.channel.clone(), encode(&reply))],
                 at: Timestamp::now(),
             };
-            match relay.core.store().complete(&done) {
-                Ok(entries) => Ok(entries.into_iter().filter_map(delivery).collect()),
-                Err(StoreError::AlreadyHandled(_)) => Ok(Vec::new()),
-                Err(e) => Err(NotStored(e.to_string())),
-            }
+            relay.complete(&done)
         };
         tokio::task::spawn_blocking(run).await.unwrap_or_else(|e| Err(NotStored(format!("the task failed: {e}"))))
     }
@@ -227,12 +229,9 @@ impl Relay {
                 owed: notices.into_iter().map(|(k, r)| (k.channel, encode(&r))).collect(),
                 at: now,
             };
-            relay.core.store().complete(&done).map_err(|e| NotStored(e.to_string()))
+            relay.complete(&done)
         };
-        let stored = tokio::task::spawn_blocking(run)
-            .await
-            .unwrap_or_else(|e| Err(NotStored(format!("the clock task failed: {e}"))))?;
-        Ok(stored.into_iter().filter_map(delivery).collect())
+        tokio::task::spawn_blocking(run).await.unwrap_or_else(|e| Err(NotStored(format!("the clock task failed: {e}"))))
     }
 
     /// Every reply still owed (from before a restart), oldest first.

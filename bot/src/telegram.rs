@@ -41,7 +41,7 @@ use teloxide::types::{
 };
 use tokio::sync::watch;
 
-use crate::adapter::{Lanes, Shutdown};
+use crate::adapter::{self, Lanes, Shutdown};
 use crate::command::{self, Command};
 use crate::core::{Button, Core, Incoming, Reply, User};
 use crate::relay::{Delivery, Relay};
@@ -107,25 +107,7 @@ pub async fn run(core: Arc<Core>, token: String, api_url: Option<String>, shutdo
     let (backlog_done, backlog) = watch::channel(false);
     let clock = {
         let chats = chats.clone();
-        let mut shutdown = shutdown.clone();
-        let mut backlog = backlog;
-        tokio::spawn(async move {
-            tokio::select! {
-                r = backlog.wait_for(|done| *done) => if r.is_err() { return },
-                _ = shutdown.wait_for(|stop| *stop) => return,
-            }
-            let mut interval = tokio::time::interval(CLOCK_EVERY);
-            loop {
-                tokio::select! {
-                    _ = interval.tick() => {}
-                    _ = shutdown.changed() => return,
-                }
-                match chats.relay.tick(Timestamp::now()).await {
-                    Ok(notices) => notices.into_iter().for_each(|n| chats.deliver(n)),
-                    Err(e) => tracing::warn!("the clocks could not store their notices: {e}"),
-                }
-            }
-        })
+        tokio::spawn(adapter::clock_loop(relay, CLOCK_EVERY, backlog, shutdown.clone(), move |n| chats.deliver(n)))
     };
 
     poll(&bot, &chats, &username, shutdown, backlog_done).await;

@@ -5,9 +5,9 @@
 
 mod common;
 
+use common::crash::{announced, log_of, random_game, start_bot, terminate};
+
 use std::collections::HashMap;
-use std::path::Path;
-use std::process::{Child, Command};
 use std::time::Duration;
 
 use common::telegram_api::{self, user};
@@ -47,77 +47,6 @@ const CLASH_SCRIPT: &[(bool, &str)] = &[
     (true, "Qe2"),
     (false, "Qe7"),
 ];
-
-/// The bot's process; killed if the test ends early.
-struct Bot(Child);
-
-impl Drop for Bot {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_bot(config: &Path) -> Bot {
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(config.with_file_name("bot.log"))
-        .expect("a log file");
-    let child = Command::new(env!("CARGO_BIN_EXE_kibitz"))
-        .args(["run", "--config"])
-        .arg(config)
-        .env("RUST_LOG", "info")
-        .env_remove("KIBITZ_TELEGRAM_TOKEN")
-        .env_remove("KIBITZ_DISCORD_TOKEN")
-        .stdout(log.try_clone().expect("a log file"))
-        .stderr(log)
-        .spawn()
-        .expect("kibitz starts");
-    Bot(child)
-}
-
-fn log_of(config: &Path) -> String {
-    std::fs::read_to_string(config.with_file_name("bot.log")).unwrap_or_default()
-}
-
-/// A chess game of `plies` moves in SAN that does not end, from `seed`.
-fn random_game(seed: u64, plies: usize) -> Vec<String> {
-    let chess = Variant::by_id("chess").unwrap();
-    for s in seed.. {
-        let mut rng = fastrand::Rng::with_seed(s);
-        let mut game = Game::new(chess);
-        let mut sans = Vec::new();
-        while sans.len() < plies && game.outcome().is_none() {
-            let moves = game.legal_moves();
-            let pick = rng.usize(..moves.len());
-            let m = moves[pick];
-            sans.push(game.play(m).unwrap().san);
-        }
-        if sans.len() == plies && game.outcome().is_none() {
-            return sans;
-        }
-    }
-    unreachable!()
-}
-
-fn terminate(child: &mut Child) {
-    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
-}
-
-/// How many times each SAN was announced as played in these texts.
-fn announced(texts: &[String]) -> HashMap<String, usize> {
-    let mut seen = HashMap::new();
-    for t in texts {
-        let mut rest = t.as_str();
-        while let Some(i) = rest.find(" played ") {
-            rest = &rest[i + 8..];
-            let san: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
-            *seen.entry(san.trim_end_matches('.').to_string()).or_insert(0) += 1;
-        }
-    }
-    seen
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_during_bursts_of_moves_loses_nothing() {

@@ -208,14 +208,7 @@ impl Discord {
 
     /// Waits up to `limit` for `what` to hold.
     pub async fn until(&self, limit: Duration, what: impl Fn(&Discord) -> bool) -> bool {
-        let deadline = tokio::time::Instant::now() + limit;
-        while tokio::time::Instant::now() < deadline {
-            if what(self) {
-                return true;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        what(self)
+        super::crash::until(self, limit, what).await
     }
 
     fn read_history(&self, channel: u64, query: &str) -> Value {

@@ -1,4 +1,5 @@
 #![allow(dead_code)] // each test file uses a part of what is shared
 
+pub mod crash;
 pub mod discord_api;
 pub mod telegram_api;

@@ -99,14 +99,7 @@ impl Server {
 
     /// Waits up to `limit` for `what` to hold.
     pub async fn until(&self, limit: Duration, what: impl Fn(&Server) -> bool) -> bool {
-        let deadline = tokio::time::Instant::now() + limit;
-        while tokio::time::Instant::now() < deadline {
-            if what(self) {
-                return true;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        what(self)
+        super::crash::until(self, limit, what).await
     }
 
     async fn updates(&self, body: &Value) -> Value {
