@@ -15,6 +15,19 @@ pub fn shutdown_channel() -> (watch::Sender<bool>, Shutdown) {
     watch::channel(false)
 }
 
+/// Exponential backoff: 1 s doubling to 30 s (the number is the tries so far).
+#[derive(Default)]
+pub struct Backoff(pub u32);
+
+impl Backoff {
+    /// How long to wait before the next try.
+    pub fn next_wait(&mut self) -> Duration {
+        let secs = (1u64 << self.0.min(5)).min(30);
+        self.0 += 1;
+        Duration::from_secs(secs)
+    }
+}
+
 /// Runs the correspondence clocks every `every` until shutdown, once
 /// `backlog` says that what came while the bot was away is handled (a move
 /// sent in time is not lost on time); each notice, stored in the outbox, goes

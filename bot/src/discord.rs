@@ -55,7 +55,7 @@ use serenity::builder::{
 use serenity::http::{Http, HttpError};
 use tokio::sync::{mpsc, watch};
 
-use crate::adapter::{self, Lanes, Shutdown};
+use crate::adapter::{self, Backoff, Lanes, Shutdown};
 use crate::core::{Button, Core, Incoming, Reply, User};
 use crate::relay::{Delivery, Relay};
 
@@ -293,18 +293,6 @@ fn lane_of(channel: ChannelId) -> i64 {
     channel.get() as i64
 }
 
-/// Exponential backoff: 1 s doubling to 30 s.
-#[derive(Default)]
-struct Backoff(u32);
-
-impl Backoff {
-    fn next(&mut self) -> Duration {
-        let secs = (1u64 << self.0.min(5)).min(30);
-        self.0 += 1;
-        Duration::from_secs(secs)
-    }
-}
-
 #[serenity::async_trait]
 impl EventHandler for Handler {
     async fn ready(&self, ctx: Context, ready: Ready) {
@@ -496,7 +484,7 @@ impl Shared {
                 Err(e) if failures < attempts && !refused(&e) => {
                     failures += 1;
                     tracing::warn!(%channel, "discord: cannot read the channel's history ({e}); trying again");
-                    tokio::time::sleep(Backoff(failures).next()).await;
+                    tokio::time::sleep(Backoff(failures).next_wait()).await;
                     continue;
                 }
                 Err(e) => {
@@ -543,7 +531,7 @@ impl Shared {
             match self.relay.handle_routed(job.msg.clone(), job.cursor.clone(), route.clone()).await {
                 Ok(owed) => break owed,
                 Err(e) => {
-                    let wait = backoff.next();
+                    let wait = backoff.next_wait();
                     tracing::warn!(
                         channel = %job.msg.channel,
                         "discord: could not keep the answer to a message ({e}); trying again in {}s",
@@ -622,7 +610,7 @@ impl Shared {
                         break;
                     }
                     Err(e) => {
-                        let wait = backoff.next();
+                        let wait = backoff.next_wait();
                         tracing::warn!(
                             channel = %route.channel,
                             "discord: could not send a reply ({e}); trying again in {}s",

@@ -41,7 +41,7 @@ use teloxide::types::{
 };
 use tokio::sync::watch;
 
-use crate::adapter::{self, Lanes, Shutdown};
+use crate::adapter::{self, Backoff, Lanes, Shutdown};
 use crate::command::{self, Command};
 use crate::core::{Button, Core, Incoming, Reply, User};
 use crate::relay::{Delivery, Relay};
@@ -146,7 +146,7 @@ async fn connect(bot: &Bot, mut shutdown: Shutdown) -> Result<Option<teloxide::t
                 Err(RequestError::Api(e)) => return Err(format!("Telegram refused to start the bot (getMe): {e}")),
                 Err(RequestError::RetryAfter(s)) => s.duration(),
                 Err(e) => {
-                    let wait = backoff.next();
+                    let wait = backoff.next_wait();
                     tracing::warn!("cannot reach Telegram ({e}); trying again in {}s", wait.as_secs());
                     wait
                 }
@@ -254,7 +254,7 @@ async fn poll(bot: &Bot, chats: &Arc<Chats>, username: &str, mut shutdown: Shutd
                     // One update that cannot be read must not stop the others:
                     // each is read on its own, and one that cannot be is done.
                     let Some(salvaged) = salvage(&raw) else {
-                        let wait = backoff.next();
+                        let wait = backoff.next_wait();
                         tracing::warn!("getUpdates answered what is not a list of updates; trying again in {}s", wait.as_secs());
                         tokio::select! {
                             _ = tokio::time::sleep(wait) => {}
@@ -278,7 +278,7 @@ async fn poll(bot: &Bot, chats: &Arc<Chats>, username: &str, mut shutdown: Shutd
                 }
                 Err(RequestError::RetryAfter(s)) => s.duration(),
                 Err(e) => {
-                    let wait = backoff.next();
+                    let wait = backoff.next_wait();
                     tracing::warn!("getUpdates failed ({e}); trying again in {}s", wait.as_secs());
                     wait
                 }
@@ -304,18 +304,6 @@ fn salvage(raw: &str) -> Option<Vec<(i64, Option<Update>)>> {
         found.push((id, serde_json::from_str::<Update>(&item.to_string()).ok()));
     }
     Some(found)
-}
-
-/// Exponential backoff: 1 s doubling to 30 s.
-#[derive(Default)]
-struct Backoff(u32);
-
-impl Backoff {
-    fn next(&mut self) -> Duration {
-        let secs = (1u64 << self.0.min(5)).min(30);
-        self.0 += 1;
-        Duration::from_secs(secs)
-    }
 }
 
 /// Sends a request, waiting out 429s and retrying network errors a few times.
@@ -1001,7 +989,7 @@ impl Chats {
                     break;
                 }
                 Err(e) => {
-                    let wait = backoff.next();
+                    let wait = backoff.next_wait();
                     tracing::warn!(
                         update = job.update,
                         "could not keep the answer to an update ({e}); trying again in {}s",
@@ -1107,7 +1095,7 @@ impl Chats {
                 }
                 Err(e) => {
                     // Telegram cannot be reached: the reply stays owed.
-                    let wait = backoff.next();
+                    let wait = backoff.next_wait();
                     tracing::warn!(chat = chat.0, "could not send a reply ({e}); trying again in {}s", wait.as_secs());
                     if !self.pause(wait).await {
                         return;

@@ -5,13 +5,11 @@
 
 mod common;
 
-use common::crash::{announced, log_of, random_game, start_bot, terminate};
+use common::crash::{announced, announced_twice, log_of, random_game, start_bot, stored_sans, terminate};
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use common::telegram_api::{self, user};
-use kibitz_rules::{Game, Variant};
 use kibitz_storage::{ChannelKey, Store};
 
 const TOKEN: &str = "424242:crash-test-token-ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -174,29 +172,14 @@ async fn sigkill_during_bursts_of_moves_loses_nothing() {
         let channel = ChannelKey::new("telegram", g.to_string());
         let (_, record) = store.games_in_channel(&channel).unwrap().into_iter().next().expect("the game");
         let record = record.unwrap();
-        let mut replay = Game::new(Variant::by_id("chess").unwrap());
-        let stored: Vec<String> = record
-            .moves
-            .iter()
-            .map(|m| {
-                let mv = replay.legal_moves().into_iter().find(|x| replay.position().canonical(x) == m.text).unwrap();
-                replay.play(mv).unwrap().san
-            })
-            .collect();
+        let stored = stored_sans(&record);
         let sent = &games[i][..next[i]];
         lost += sent.len().saturating_sub(stored.len());
         doubled += stored.len().saturating_sub(sent.len());
         assert_eq!(stored, sent, "group {g}: the moves stored are not the moves sent, in order");
         let texts = server.texts(g);
         recaps += texts.iter().filter(|t| t.starts_with("Game ") && t.contains(" played ")).count();
-        let seen = announced(&texts);
-        let mut counts: HashMap<&String, usize> = HashMap::new();
-        sent.iter().for_each(|s| *counts.entry(s).or_insert(0) += 1);
-        for (san, n) in counts {
-            let got = seen.get(san).copied().unwrap_or(0);
-            assert!(got >= n, "group {g}: {san} announced {got} times for {n} moves");
-            sent_twice += got - n;
-        }
+        sent_twice += announced_twice(&format!("group {g}"), sent, &texts);
     }
     // The Clash match: every command applied once, in order.
     let clash_texts = server.texts(CLASH);

@@ -8,6 +8,7 @@ use std::process::{Child, Command};
 use std::time::Duration;
 
 use kibitz_rules::{Game, Variant};
+use kibitz_storage::GameRecord;
 
 /// The bot's process; killed if the test ends early.
 pub struct Bot(pub Child);
@@ -92,4 +93,32 @@ pub async fn until<S>(state: &S, limit: Duration, what: impl Fn(&S) -> bool) -> 
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     what(state)
+}
+
+/// A stored chess game's moves, in SAN.
+pub fn stored_sans(record: &GameRecord) -> Vec<String> {
+    let mut replay = Game::new(Variant::by_id("chess").unwrap());
+    record
+        .moves
+        .iter()
+        .map(|m| {
+            let mv = replay.legal_moves().into_iter().find(|x| replay.position().canonical(x) == m.text).unwrap();
+            replay.play(mv).unwrap().san
+        })
+        .collect()
+}
+
+/// How many announcements in `texts` there are beyond one for each move
+/// `sent`; fails (naming `place`) if a move was not announced.
+pub fn announced_twice(place: &str, sent: &[String], texts: &[String]) -> usize {
+    let seen = announced(texts);
+    let mut counts: HashMap<&String, usize> = HashMap::new();
+    sent.iter().for_each(|s| *counts.entry(s).or_insert(0) += 1);
+    let mut extra = 0;
+    for (san, n) in counts {
+        let got = seen.get(san).copied().unwrap_or(0);
+        assert!(got >= n, "{place}: {san} announced {got} times for {n} moves");
+        extra += got - n;
+    }
+    extra
 }
