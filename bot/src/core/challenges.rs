@@ -1,0 +1,192 @@
+//! Challenges: open, accept, decline, cancel.
+
+use super::*;
+
+impl Core {
+    pub(super) fn challenge(&self, msg: &Incoming, spec: ChallengeSpec) -> Answer {
+        let channel = Self::channel(msg);
+        let me = &msg.sender.id;
+        if spec.opponent.as_ref() == Some(me) {
+            return refuse(
+                "You cannot challenge yourself. Challenge a friend, or leave out the name for an open challenge.",
+            );
+        }
+        if spec.level.is_some() && !spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {
+            let me = mention(&self.bot_id(&msg.platform));
+            return refuse(format!("A level is for games against me: /challenge {me} level 5."));
+        }
+        if self.store.player_game_in_channel(&channel, me)?.is_some() {
+            return refuse("You are already playing here. Finish that game first (/board shows it).");
+        }
+        let settings_here = self.store.channel_settings(&channel)?;
+        let id = spec
+            .variant
+            .clone()
+            .or(settings_here.default_variant.clone())
+            .unwrap_or(self.config.default_variant.clone());
+        let v = self.variant(&id)?;
+        let colour = match spec.colour.unwrap_or(ColourWish::Random) {
+            ColourWish::White => ColourChoice::White,
+            ColourWish::Black => ColourChoice::Black,
+            ColourWish::Random => ColourChoice::Random,
+        };
+        let settings = GameSettings {
+            rated: settings_here.rated,
+            hints_allowed: spec.hints.unwrap_or(settings_here.hints_allowed),
+            days_per_move: spec.days.or(settings_here.days_per_move),
+            bot_level: None,
+        };
+        let clash = v.id == kibitz_rules::CLASH.id;
+        if spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {
+            let settings = GameSettings {
+                rated: false,
+                days_per_move: None,
+                bot_level: Some(spec.level.unwrap_or(5)),
+                ..settings
+            };
+            let bot = spec.opponent.clone().unwrap_or_else(|| self.bot_id(&msg.platform));
+            return self.play_the_bot(msg, v, colour, settings, bot);
+        }
+        let challenge = Challenge {
+            challenger: me.clone(),
+            challenged: spec.opponent.clone(),
+            variant: v.id.to_string(),
+            colour,
+            settings: settings.clone(),
+            clash,
+            at: msg.at,
+        };
+        // One open challenge a player per channel: a new one replaces the old.
+        let replaced = self.store.challenge(&channel, me)?.map(|old| match old.challenged {
+            Some(o) => format!(" (This replaces your challenge to {}.)", mention(&o)),
+            None => " (This replaces your open challenge.)".to_string(),
+        });
+        self.store.create_challenge(&channel, &challenge)?;
+        let side = match colour {
+            ColourChoice::White => "playing White",
+            ColourChoice::Black => "playing Black",
+            ColourChoice::Random => "colours by lot",
+        };
+        let mut extras = Vec::new();
+        if settings.hints_allowed {
+            extras.push("hints on".to_string());
+        }
+        if let Some(d) = settings.days_per_move {
+            extras.push(format!("{} per move", count(d as usize, "day")));
+        }
+        let extras = if extras.is_empty() { String::new() } else { format!(", {}", extras.join(", ")) };
+        let what = if clash { format!("a match of {}", v.name) } else { v.name.to_string() };
+        let (text, accept) = match &spec.opponent {
+            Some(o) => (
+                format!(
+                    "{} challenges {} to {what} ({side}{extras}). {}: /accept or /decline.",
+                    mention(me),
+                    mention(o),
+                    mention(o)
+                ),
+                format!("/accept @{me}"),
+            ),
+            None => (
+                format!(
+                    "{} opens a challenge: {what} ({side}{extras}). Anyone may /accept {}.",
+                    mention(me),
+                    mention(me)
+                ),
+                format!("/accept @{me}"),
+            ),
+        };
+        let text = text + replaced.as_deref().unwrap_or("");
+        let mut buttons = vec![Button { label: "Accept".into(), command: accept }];
+        if spec.opponent.is_some() {
+            buttons.push(Button { label: "Decline".into(), command: format!("/decline @{me}") });
+        }
+        Ok(vec![Reply { text, picture: None, buttons }])
+    }
+
+    /// The challenge a command means: the named challenger's, else the one
+    /// addressed to the sender, else the only open one.
+    pub(super) fn challenge_for(&self, msg: &Incoming, who: Option<&str>) -> Result<Challenge, Refusal> {
+        let channel = Self::channel(msg);
+        if let Some(who) = who {
+            return match self.store.challenge(&channel, who)? {
+                Some(c) => Ok(c),
+                None => refuse(format!("{} has no challenge open here.", mention(who))),
+            };
+        }
+        let all: Vec<Challenge> = self.store.challenges(&channel)?.into_iter().filter_map(|(_, c)| c.ok()).collect();
+        let mine: Vec<&Challenge> =
+            all.iter().filter(|c| c.challenged.as_deref() == Some(msg.sender.id.as_str())).collect();
+        let open: Vec<&Challenge> =
+            all.iter().filter(|c| c.challenged.is_none() && c.challenger != msg.sender.id).collect();
+        match (mine.as_slice(), open.as_slice()) {
+            ([one], _) => Ok((*one).clone()),
+            ([], [one]) => Ok((*one).clone()),
+            ([], []) => refuse("There is no challenge for you here. Start one with /challenge @friend."),
+            (list, _) if !list.is_empty() => refuse(format!(
+                "Several players challenge you; name one: {}.",
+                list.iter().map(|c| mention(&c.challenger)).collect::<Vec<_>>().join(", ")
+            )),
+            (_, list) => refuse(format!(
+                "Several challenges are open; name one: {}.",
+                list.iter().map(|c| mention(&c.challenger)).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    pub(super) fn accept(&self, msg: &Incoming, who: Option<&str>) -> Answer {
+        let channel = Self::channel(msg);
+        let challenge = self.challenge_for(msg, who)?;
+        if challenge.challenger == msg.sender.id {
+            return refuse("That is your own challenge; wait for someone to accept it, or /cancel it.");
+        }
+        if let Some(c) = &challenge.challenged
+            && c != &msg.sender.id
+        {
+            return refuse(format!("That challenge is for {}, not for you.", mention(c)));
+        }
+        if self.store.player_game_in_channel(&channel, &msg.sender.id)?.is_some() {
+            return refuse("You are already playing here. Finish that game first.");
+        }
+        let v = self.variant(&challenge.variant)?;
+        let record =
+            self.store.accept_challenge(&channel, &challenge.challenger, &msg.sender.id, v.start_fen, msg.at)?;
+        let loaded = self.load(record)?;
+        if loaded.clash.is_some() {
+            return Ok(vec![Reply::text(clash::match_begins(&loaded.record))]);
+        }
+        let r = &loaded.record;
+        let mut text = format!(
+            "Game {}: {} (White) vs {} (Black), {}.",
+            r.key.id.as_str(),
+            mention(&r.white),
+            mention(&r.black),
+            v.name
+        );
+        let _ = write!(text, " {} moves first.", mention(&r.white));
+        let picture = self.picture(&loaded, Color::White, |_| {});
+        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
+    }
+
+    pub(super) fn decline(&self, msg: &Incoming, who: Option<&str>) -> Answer {
+        let channel = Self::channel(msg);
+        let challenge = self.challenge_for(msg, who)?;
+        if challenge.challenged.as_deref() != Some(msg.sender.id.as_str()) {
+            return refuse("Only the challenged player can decline; an open challenge simply waits.");
+        }
+        self.store.withdraw_challenge(&channel, &challenge.challenger)?;
+        Ok(vec![Reply::text(format!(
+            "{} declines the challenge of {}.",
+            mention(&msg.sender.id),
+            mention(&challenge.challenger)
+        ))])
+    }
+
+    pub(super) fn cancel(&self, msg: &Incoming) -> Answer {
+        let channel = Self::channel(msg);
+        if self.store.challenge(&channel, &msg.sender.id)?.is_none() {
+            return refuse("You have no challenge open here.");
+        }
+        self.store.withdraw_challenge(&channel, &msg.sender.id)?;
+        Ok(vec![Reply::text(format!("{} withdraws the challenge.", mention(&msg.sender.id)))])
+    }
+}

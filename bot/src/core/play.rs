@@ -1,0 +1,276 @@
+//! Playing: moves (as commands and bare), the board, the legal moves, hints.
+
+use super::*;
+
+impl Core {
+    /// A message that is not a command: a move, if it is a legal move of the
+    /// sender's game here; otherwise nothing.
+    pub(super) fn bare_move(&self, msg: &Incoming) -> Vec<Reply> {
+        let text = msg.text.trim();
+        // A move is a word or a few (`Bxc6 keep`, `give rook e2`).
+        if text.is_empty() || text.len() > 20 || text.split_whitespace().count() > 3 {
+            return Vec::new();
+        }
+        let Ok(loaded) = self.own_game(msg) else { return Vec::new() };
+        if clash::between_rounds(&loaded) {
+            return Vec::new();
+        }
+        let my_turn = loaded.record.colour_of(&msg.sender.id) == Some(colour_of(loaded.game.position().turn()));
+        if !my_turn || loaded.game.position().parse_move(text).is_err() {
+            return Vec::new();
+        }
+        self.play(msg, text).unwrap_or_else(|Refusal(t)| vec![Reply::text(t)])
+    }
+
+    pub(super) fn play(&self, msg: &Incoming, text: &str) -> Answer {
+        let loaded = self.own_game(msg)?;
+        clash::check_round(&loaded)?;
+        let to_move = loaded.game.position().turn();
+        let mover = loaded.record.player(colour_of(to_move)).to_string();
+        if mover != msg.sender.id {
+            return refuse(format!("It is not your turn: {} is to move.", mention(&mover)));
+        }
+        if let Some(late) = self.too_late(msg, &loaded, to_move)? {
+            return Ok(late);
+        }
+        let mut game = loaded.game.clone();
+        let played = match game.play_text(text) {
+            Ok(p) => p,
+            Err(e) => return refuse(quoting(&format!("{e}."), text)),
+        };
+        let record = MoveRecord {
+            text: played.canonical.clone(),
+            by: msg.sender.id.clone(),
+            at: msg.at,
+            message_id: msg.message_id.clone(),
+        };
+        if loaded.clash.is_some()
+            && let Some(outcome) = played.outcome
+        {
+            // The move ends a round of a Clash match: move and round end are one change.
+            return self.move_ends_round(msg, &loaded, &game, record, &played, outcome);
+        }
+        let fen = game.position().fen();
+        let Some(stored) = applied(self.store.apply_move(&loaded.record.key, loaded.record.version, record, &fen))?
+        else {
+            return Ok(Vec::new());
+        };
+        let mut after = Loaded { record: stored, game, clash: loaded.clash };
+        let mut text = self.after_move(msg.at, msg.message_id.as_deref(), &mut after, &msg.sender.id, &played);
+        let mut view = after.game.position().turn();
+        if after.record.settings.bot_level.is_some() {
+            // Against the bot: it answers at once, and the board stays on the player's side.
+            view = to_move;
+            after = self.with_bot(msg, after, &mut text);
+            if clash::between_rounds(&after) {
+                // The bot's move ended a round: its final position.
+                return Ok(vec![Reply { text, picture: self.round_picture(&after, view), buttons: Vec::new() }]);
+            }
+        }
+        Ok(vec![self.shown(&after, view, text)])
+    }
+
+    /// A correspondence move judged by when it was sent: one sent after the
+    /// mover's days ran out loses on time, as the clock would have judged it
+    /// at the deadline (the bot may have been down then, or the message held
+    /// up). Clash rounds are left to the clock's tick.
+    pub(super) fn too_late(
+        &self,
+        msg: &Incoming,
+        loaded: &Loaded,
+        to_move: Color,
+    ) -> Result<Option<Vec<Reply>>, Refusal> {
+        let r = &loaded.record;
+        let Some(days) = r.settings.days_per_move.filter(|_| r.clash.is_none()) else { return Ok(None) };
+        let since = r.moves.last().map_or(r.started_at, |m| m.at);
+        let deadline = Timestamp(since.0.saturating_add(u64::from(days) * 86_400_000));
+        if msg.at < deadline {
+            return Ok(None);
+        }
+        let outcome = if to_move == Color::White { Outcome::BlackWins } else { Outcome::WhiteWins };
+        let end = GameEnd { outcome, reason: "time".into(), at: deadline, message_id: msg.message_id.clone() };
+        let Some(finished) = applied(self.store.finish_game(&r.key, r.version, &end))? else {
+            return Ok(Some(Vec::new()));
+        };
+        let words = result_words(&finished, Some(!to_move), "time");
+        let text = format!(
+            "Game {}: your move came after your time ran out ({} per move); {} ran out of time. {words}",
+            r.key.id.as_str(),
+            count(days as usize, "day"),
+            mention(&msg.sender.id)
+        );
+        Ok(Some(vec![Reply::text(text)]))
+    }
+
+    /// What to say after `mover` played: the move, removals, and the result
+    /// (the game is then finished in the store) or who moves next.
+    pub(super) fn after_move(
+        &self,
+        at: Timestamp,
+        message_id: Option<&str>,
+        after: &mut Loaded,
+        mover: &str,
+        played: &kibitz_rules::Played,
+    ) -> String {
+        let mut text = if played.san == played.canonical {
+            format!("{} played {}.", mention(mover), played.san)
+        } else {
+            format!("{} played {} ({}).", mention(mover), played.san, played.canonical)
+        };
+        for (sq, p) in &played.removed {
+            let _ = write!(text, " A5: the piece on {sq} ({}) is removed.", after.game.position().letter(*p));
+        }
+        if let Some(outcome) = played.outcome {
+            let end = GameEnd {
+                outcome: outcome_of(outcome.winner),
+                reason: outcome.reason.to_string(),
+                at,
+                message_id: message_id.map(|m| format!("{m}:end:{mover}")),
+            };
+            if let Ok(r) = self.store.finish_game(&after.record.key, after.record.version, &end) {
+                after.record = r;
+            }
+            let _ = write!(text, " {}", result_words(&after.record, outcome.winner, &outcome.reason.to_string()));
+        } else {
+            let next = after.game.position().turn();
+            let next_player = after.record.player(colour_of(next)).to_string();
+            if after.game.position().is_check() {
+                text.push_str(" Check!");
+            }
+            if !self.is_bot(&after.record.key.channel.platform, &next_player) {
+                let _ = write!(text, " {}, your move.", mention(&next_player));
+            }
+        }
+        text
+    }
+
+    pub(super) fn board(&self, msg: &Incoming, id: Option<&str>) -> Answer {
+        let loaded = self.find_game(msg, id)?;
+        let view = match loaded.record.colour_of(&msg.sender.id) {
+            Some(Colour::Black) => Color::Black,
+            _ => Color::White,
+        };
+        if let Some(m) = loaded.clash.as_ref().filter(|_| clash::between_rounds(&loaded)) {
+            // Between rounds the board is the armies as they stand.
+            let text = format!("Game {}: {}", loaded.record.key.id.as_str(), status_line(&loaded));
+            let picture = self.army_picture(&loaded.record, m, view);
+            return Ok(vec![Reply { text, picture, buttons: Vec::new() }]);
+        }
+        let text = format!("Game {}: {}", loaded.record.key.id.as_str(), game_line(&loaded));
+        let picture = self.picture(&loaded, view, |_| {});
+        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
+    }
+
+    pub(super) fn moves(&self, msg: &Incoming, square: Option<&str>) -> Answer {
+        let loaded = self.find_game(msg, None)?;
+        clash::check_round(&loaded)?;
+        let pos = loaded.game.position();
+        let legal = loaded.game.legal_moves();
+        if legal.is_empty() {
+            return refuse("The game is over: there are no moves.");
+        }
+        let Some(square) = square else {
+            // Grouped by the piece that moves.
+            let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+            for m in &legal {
+                let head = match m.from().and_then(|f| pos.piece_at(f).map(|p| (f, p))) {
+                    Some((f, p)) => format!("{}{f}", pos.piece_code(p).to_ascii_uppercase()),
+                    None if matches!(m, Move::Grant { .. }) => "powers".to_string(),
+                    None => "drops".to_string(),
+                };
+                let san = pos.san(m);
+                match groups.iter_mut().find(|(h, _)| *h == head) {
+                    Some((_, list)) => list.push(san),
+                    None => groups.push((head, vec![san])),
+                }
+            }
+            let heading = format!("{} legal moves:", legal.len());
+            let lines: Vec<String> = groups.iter().map(|(head, list)| format!("{head}: {}", list.join(" "))).collect();
+            // Too many for one message: the first groups, and how to ask for the rest.
+            let more = |n: usize| {
+                let left: usize = groups[groups.len() - n..].iter().map(|(_, list)| list.len()).sum();
+                format!("… ({left} more; /moves e2 for one piece)")
+            };
+            return Ok(vec![Reply::text(listing(&heading, &lines, REPLY_LIMIT, more))]);
+        };
+        let sq =
+            Square::parse(square).ok_or_else(|| Refusal(format!("'{}' is not a square (try e2).", excerpt(square))))?;
+        if !pos.pieces_of(pos.turn()).has(sq) {
+            return refuse(format!("No piece of the side to move stands on {sq}."));
+        }
+        let from_here: Vec<Move> = legal.iter().copied().filter(|m| m.from() == Some(sq)).collect();
+        // C2: powers the piece may be given.
+        let grants: Vec<String> =
+            legal.iter().filter(|m| matches!(m, Move::Grant { to, .. } if *to == sq)).map(|m| pos.san(m)).collect();
+        if from_here.is_empty() && grants.is_empty() {
+            return refuse(format!("The piece on {sq} has no legal move."));
+        }
+        let targets: Vec<Square> = from_here.iter().map(|m| m.to()).collect();
+        let mut list: Vec<String> = from_here.iter().map(|m| pos.san(m)).collect();
+        if !grants.is_empty() {
+            list.push(format!("(powers: {})", grants.join(" ")));
+        }
+        let view = match loaded.record.colour_of(&msg.sender.id) {
+            Some(Colour::Black) => Color::Black,
+            _ => Color::White,
+        };
+        let picture = self.picture(&loaded, view, |o| {
+            o.dots = targets.clone();
+            o.selected = Some(sq);
+        });
+        Ok(vec![Reply { text: format!("{sq}: {}", list.join(" ")), picture, buttons: Vec::new() }])
+    }
+
+    pub(super) fn hint(&self, msg: &Incoming) -> Answer {
+        let loaded = self.own_game(msg)?;
+        if !loaded.record.settings.hints_allowed {
+            return refuse("Hints are off in this game. Start a game with /challenge ... hints on to use them.");
+        }
+        clash::check_round(&loaded)?;
+        let pos = loaded.game.position();
+        if loaded.record.player(colour_of(pos.turn())) != msg.sender.id {
+            return refuse("Hints are for the player to move; wait for your turn.");
+        }
+        let Some(found) = search::best_move(pos, self.config.hint_time, self.config.hint_depth) else {
+            return refuse("The game is over: there is nothing to hint.");
+        };
+        // Record the hint with the game: it is marked in the PGN.
+        let ply = loaded.record.moves.len() as u32;
+        let stored =
+            self.store.update_game(&loaded.record.key, loaded.record.version, msg.message_id.as_deref(), |g| {
+                if !g.hints.contains(&ply) {
+                    g.hints.push(ply);
+                }
+                Ok(())
+            });
+        if applied(stored)?.is_none() {
+            return Ok(Vec::new());
+        }
+        let san = pos.san(&found.best);
+        let why = match (found.mate_in(), found.mated_in()) {
+            (Some(n), _) => format!("mate in {n}"),
+            (_, Some(n)) => format!("but mate follows in {n}"),
+            _ => format!("score {:+.2}", found.score as f64 / 100.0),
+        };
+        // The expected line of play, in SAN.
+        let mut line = Vec::new();
+        let mut p = pos.clone();
+        for m in found.pv.iter().take(6) {
+            line.push(p.san(m));
+            p.play_unchecked(*m);
+        }
+        let arrow = found.best.from().map(|f| (f, found.best.to()));
+        let view = pos.turn();
+        let picture = self.picture(&loaded, view, |o| o.arrows = arrow.into_iter().collect());
+        Ok(vec![Reply {
+            text: format!(
+                "Hint for {}: {san} ({}), {why}. Expected line: {}.",
+                mention(&msg.sender.id),
+                pos.canonical(&found.best),
+                line.join(" ")
+            ),
+            picture,
+            buttons: Vec::new(),
+        }])
+    }
+}
