@@ -555,6 +555,7 @@ impl Core {
                 white: self.name(platform, &r.white),
                 black: self.name(platform, &r.black),
                 status,
+                ..Caption::default()
             }),
             ..BoardOptions::default()
         };

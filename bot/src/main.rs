@@ -606,7 +606,12 @@ fn bench_render() -> Result<(), String> {
     let opts = BoardOptions {
         size: Some(640),
         last_move: Some((Square::parse("e2"), Square::parse("e4").ok_or("e4")?)),
-        caption: Some(Caption { white: "alice".into(), black: "bob".into(), status: "Black to move".into() }),
+        caption: Some(Caption {
+            white: "alice".into(),
+            black: "bob".into(),
+            status: "Black to move".into(),
+            ..Caption::default()
+        }),
         ..BoardOptions::default()
     };
     let renderer = Renderer::new(Default::default());

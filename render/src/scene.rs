@@ -48,6 +48,9 @@ pub struct Caption {
     pub black: String,
     /// Whose turn it is, or the result.
     pub status: String,
+    /// More about the game, on a line of its own (a Clash match's round,
+    /// score and draw odds; clocks); empty for none.
+    pub note: String,
 }
 
 /// Default width of the board's squares together.

@@ -59,7 +59,12 @@ fn chess_after_e4_from_black_with_caption() {
     let opts = BoardOptions {
         flip: true,
         last_move: Some((Some(sq("e2")), sq("e4"))),
-        caption: Some(Caption { white: "Alice".into(), black: "Bob".into(), status: "Black to move".into() }),
+        caption: Some(Caption {
+            white: "Alice".into(),
+            black: "Bob".into(),
+            status: "Black to move".into(),
+            ..Caption::default()
+        }),
         ..BoardOptions::default()
     };
     check("chess-e4-black", &board("chess", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", opts));
@@ -129,7 +134,10 @@ fn caption_with_names_in_other_scripts() {
     let opts = BoardOptions {
         size: Some(400),
         caption: Some(Caption {
-            white: "Zoë Ωμέγα".into(), black: "Жук 🐴".into(), status: "1-0 mate".into()
+            white: "Zoë Ωμέγα".into(),
+            black: "Жук 🐴".into(),
+            status: "1-0 mate".into(),
+            ..Caption::default()
         }),
         ..BoardOptions::default()
     };

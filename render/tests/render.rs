@@ -75,6 +75,7 @@ fn names_cannot_break_the_picture() {
         white: "<script>&\"evil\"</script> 🐴 Ωμέγα Жук".into(),
         black: "x".repeat(500),
         status: "White to move".into(),
+        ..Caption::default()
     };
     let opts = BoardOptions { caption: Some(caption), ..BoardOptions::default() };
     let svg = Renderer::shared().board_svg(&pos, &opts);

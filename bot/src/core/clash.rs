@@ -349,6 +349,7 @@ impl Core {
                 white: self.name(platform, &r.white),
                 black: self.name(platform, &r.black),
                 status,
+                ..Caption::default()
             }),
             notes: Some([army_notes(m, Color::White), army_notes(m, Color::Black)]),
             ..BoardOptions::default()
