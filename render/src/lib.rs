@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 mod art;
+mod caption;
 mod raster;
 mod scene;
 mod sheets;

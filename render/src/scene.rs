@@ -13,6 +13,7 @@ use std::fmt::Write;
 use kibitz_rules::{Color, Piece, Position, Square, Variant};
 
 use crate::art::{self, Art};
+use crate::caption::{self, CaptionLayout};
 use crate::theme::Theme;
 
 /// What to draw besides the position.
@@ -74,12 +75,18 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    pub fn new(variant: &Variant, size: u32, flip: bool, caption: bool, notes: bool) -> Layout {
+    /// Where everything goes; with a caption, also where its text goes.
+    pub fn new(
+        variant: &Variant,
+        size: u32,
+        flip: bool,
+        caption: Option<&Caption>,
+        notes: bool,
+    ) -> (Layout, Option<CaptionLayout>) {
         let size = size.clamp(80, 4096) as f32;
         let longest = variant.width.max(variant.height) as f32;
         let square = (size / longest).floor();
         let margin = (square * 0.32).round();
-        let caption = if caption { (square * 0.55).round().max(22.0) } else { 0.0 };
         let panel = if notes {
             (square * 2.4).round()
         } else if variant.grants {
@@ -91,8 +98,14 @@ impl Layout {
             0.0
         };
         let width = (2.0 * margin + square * variant.width as f32 + panel) as u32;
+        // The caption's height depends on how many lines its text needs at
+        // this width.
+        let text = caption.map(|c| caption::lay_out(c, width as f32, square, margin));
+        let caption = text.as_ref().map_or(0.0, |t| t.height);
         let height = (2.0 * margin + square * variant.height as f32 + caption) as u32;
-        Layout { files: variant.width, ranks: variant.height, flip, square, margin, caption, panel, width, height }
+        let layout =
+            Layout { files: variant.width, ranks: variant.height, flip, square, margin, caption, panel, width, height };
+        (layout, text)
     }
 
     /// Top-left corner of a square.
@@ -162,11 +175,11 @@ pub(crate) struct Scene {
 impl Scene {
     pub fn new(pos: &Position, opts: &BoardOptions, theme: &Theme) -> Scene {
         let variant = pos.variant();
-        let layout = Layout::new(
+        let (layout, caption) = Layout::new(
             variant,
             opts.size.unwrap_or(DEFAULT_SIZE),
             opts.flip,
-            opts.caption.is_some(),
+            opts.caption.as_ref(),
             opts.notes.is_some(),
         );
         let sq = layout.square;
@@ -356,20 +369,17 @@ impl Scene {
             }
         }
 
-        // Caption.
-        if let Some(c) = &opts.caption {
-            let fs = (layout.caption * 0.5).round();
-            let y = layout.caption * 0.5 + fs * 0.36 + layout.margin * 0.3;
-            let names = format!("{} (White) vs {} (Black)", short(&c.white), short(&c.black));
-            let right = layout.width as f32 - layout.margin;
+        // Caption: laid out by measured width (see `caption`).
+        for t in caption.iter().flat_map(|c| &c.texts) {
+            let anchor = if t.end { r#" text-anchor="end""# } else { "" };
             let _ = write!(
                 over,
-                r#"<text x="{}" y="{y}" font-size="{fs}" fill="{}">{}</text><text x="{right}" y="{y}" font-size="{fs}" text-anchor="end" fill="{}">{}</text>"#,
-                layout.margin,
+                r#"<text x="{}" y="{}" font-size="{}"{anchor} fill="{}">{}</text>"#,
+                t.x,
+                t.y,
+                t.size,
                 theme.caption_text,
-                escape(&names),
-                theme.caption_text,
-                escape(&c.status),
+                escape_upto(&t.text, usize::MAX),
             );
         }
 
@@ -496,12 +506,6 @@ fn arrow(l: &Layout, from: Square, to: Square, color: &str) -> String {
     }
     let _ = write!(s, r#"" fill="{color}"/>"#);
     s
-}
-
-/// A player's name, cut to fit the caption.
-fn short(name: &str) -> String {
-    const MAX: usize = 18;
-    if name.chars().count() <= MAX { name.to_string() } else { name.chars().take(MAX - 1).chain(['…']).collect() }
 }
 
 /// Escapes text for SVG and drops characters the embedded font cannot draw;

@@ -215,3 +215,67 @@ fn clash_army_panel() {
     let opts = BoardOptions { notes: Some(notes), ..BoardOptions::default() };
     check("clash-army-panel", &board("clash", "4k3/8/8/8/8/8/4P3/1T1QK3 w - - 0 1", opts));
 }
+
+/// Long names and long results on both board sizes (issue: captions that
+/// overlapped): names shortened with "…", the result on a line of its own,
+/// the note on another; nothing overlaps.
+#[test]
+fn captions_with_long_names_and_results() {
+    let long = |status: &str, note: &str| Caption {
+        white: "Maximilian_the_Magnificent_1999".into(),
+        black: "Bartholomew_Featherstonehaugh".into(),
+        status: status.into(),
+        note: note.into(),
+    };
+    let olympic_end = "rbsgk/4p/5/5/KGSBR[p] w - - 0 12";
+    let cases = [
+        ("caption-olympic-long", "olympic", olympic_end, 640, false, long("0-1 (the last pawn was captured)", "")),
+        (
+            "caption-olympic-short",
+            "olympic",
+            olympic_end,
+            640,
+            true,
+            Caption {
+                white: "alice".into(),
+                black: "bob".into(),
+                status: "White to move".into(),
+                ..Caption::default()
+            },
+        ),
+        ("caption-olympic-small", "olympic", olympic_end, 240, false, long("0-1 (the last pawn was captured)", "")),
+        (
+            "caption-chess-long",
+            "chess",
+            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+            640,
+            false,
+            long("0-1 (checkmate)", "Round 2 of 3 · match 1-0 · Black has draw odds"),
+        ),
+        (
+            "caption-chess-long-black",
+            "chess",
+            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+            400,
+            true,
+            long("0-1 (checkmate)", ""),
+        ),
+        (
+            "caption-chess-result",
+            "chess",
+            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+            640,
+            false,
+            Caption {
+                white: "alice".into(),
+                black: "bob".into(),
+                status: "0-1 (the last pawn was captured)".into(),
+                ..Caption::default()
+            },
+        ),
+    ];
+    for (name, variant, fen, size, flip, caption) in cases {
+        let opts = BoardOptions { size: Some(size), flip, caption: Some(caption), ..BoardOptions::default() };
+        check(name, &board(variant, fen, opts));
+    }
+}
