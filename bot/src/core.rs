@@ -551,6 +551,7 @@ impl Core {
             size: Some(self.config.board_size),
             flip: from == Color::Black,
             last_move: last,
+            touched: loaded.game.last_touched().to_vec(),
             caption: Some(Caption {
                 white: self.name(platform, &r.white),
                 black: self.name(platform, &r.black),

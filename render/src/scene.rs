@@ -26,6 +26,11 @@ pub struct BoardOptions {
     /// The squares of the last move, highlighted: its origin (none for a
     /// drop) and destination.
     pub last_move: Option<(Option<Square>, Square)>,
+    /// Every square the last turn touched, highlighted as the last move is
+    /// (both steps of a pawn pair, a Rabbit's chain, a shooter and its
+    /// target): see `Position::touched_squares`. Drawn together with
+    /// `last_move`; a square in both is highlighted once.
+    pub touched: Vec<Square>,
     /// Dots on these squares (the targets of one piece, for `moves e2`);
     /// occupied squares get a ring instead.
     pub dots: Vec<Square>,
@@ -187,12 +192,15 @@ impl Scene {
         let mut over = String::new();
 
         // Highlights under the pieces.
-        if let Some((from, to)) = opts.last_move {
-            for s in from.into_iter().chain([to]) {
-                let (x, y) = layout.square_origin(s);
-                let _ =
-                    write!(under, r#"<rect x="{x}" y="{y}" width="{sq}" height="{sq}" fill="{}"/>"#, theme.last_move);
+        let mut highlighted: Vec<Square> = Vec::new();
+        let last = opts.last_move.into_iter().flat_map(|(from, to)| from.into_iter().chain([to]));
+        for s in last.chain(opts.touched.iter().copied()) {
+            if highlighted.contains(&s) {
+                continue;
             }
+            highlighted.push(s);
+            let (x, y) = layout.square_origin(s);
+            let _ = write!(under, r#"<rect x="{x}" y="{y}" width="{sq}" height="{sq}" fill="{}"/>"#, theme.last_move);
         }
         if let Some(s) = opts.selected {
             let (x, y) = layout.square_origin(s);

@@ -279,3 +279,36 @@ fn captions_with_long_names_and_results() {
         check(name, &board(variant, fen, opts));
     }
 }
+
+/// The last turn's every square highlighted, as the bot draws it: a Balanced
+/// Alapawn two-pawn turn (A6) lights a2, a3, h2 and h3 (not a2 and h3 alone,
+/// which read as one move a2-h3); a Rabbit's chain (CA2) lights its start,
+/// the pieces it jumped and where it landed.
+#[test]
+fn last_turn_touches_every_square() {
+    use kibitz_rules::Game;
+    let cases = [
+        (
+            "touched-alapawn-pair",
+            "alapawn-balanced",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+            &["e2e3", "d7d6", "a2a3h2h3"][..],
+        ),
+        ("touched-clash-chain", "clash", "4k3/8/3p4/8/3P4/3T4/8/K7 w - - 0 1", &["d3d5d7"][..]),
+    ];
+    for (name, id, fen, moves) in cases {
+        let v = Variant::by_id(id).unwrap();
+        let mut game = Game::from_position(Position::from_fen(v, fen).unwrap());
+        for m in moves {
+            game.play_text(m).unwrap();
+        }
+        let last = game.moves().last().map(|m| (m.from(), m.to()));
+        let opts = BoardOptions {
+            size: Some(400),
+            last_move: last,
+            touched: game.last_touched().to_vec(),
+            ..BoardOptions::default()
+        };
+        check(name, &Renderer::shared().board_png(game.position(), &opts).unwrap());
+    }
+}

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::moves::{Move, MoveList};
+use crate::moves::{Move, MoveList, Touched};
 use crate::notation::MoveError;
 use crate::piece::{Piece, Power};
 use crate::position::Position;
@@ -182,6 +182,8 @@ pub struct Game {
     /// A5: the square of each side's most recently moved piece, while it
     /// stands there.
     last_moved: [Option<Square>; 2],
+    /// Every square the last move touched, read before it was played.
+    last_touched: Touched,
     outcome: Option<Outcome>,
 }
 
@@ -201,6 +203,7 @@ impl Game {
             moves: Vec::new(),
             history: vec![entry],
             last_moved: [None; 2],
+            last_touched: Touched::new(),
             outcome,
         }
     }
@@ -218,6 +221,12 @@ impl Game {
     /// The moves played so far.
     pub fn moves(&self) -> &[Move] {
         &self.moves
+    }
+
+    /// Every square the last move touched (see
+    /// [`Position::touched_squares`]); empty before the first move.
+    pub fn last_touched(&self) -> &[Square] {
+        &self.last_touched
     }
 
     /// The result, once the game is over.
@@ -251,6 +260,7 @@ impl Game {
         let canonical = self.position.canonical(&m);
         let san = self.position.san(&m);
         self.track_last_moved(mover, &m);
+        self.last_touched = self.position.touched_squares(&m);
         self.position.play_unchecked(m);
         self.moves.push(m);
         let entry = Entry { hash: self.position.repetition_key(), mover: Some(mover), check: self.position.is_check() };

@@ -39,7 +39,7 @@ mod zobrist;
 
 pub use fen::FenError;
 pub use game::{EndReason, Game, Outcome, Played};
-pub use moves::{MAX_CHAIN, MAX_MOVES, Move, MoveList, Promote};
+pub use moves::{MAX_CHAIN, MAX_MOVES, MAX_TOUCHED, Move, MoveList, Promote, Touched};
 pub use notation::MoveError;
 pub use perft::{divide, perft};
 pub use piece::{Piece, Powers};

@@ -152,6 +152,53 @@ impl Move {
     }
 }
 
+/// Most squares one turn touches: a Rabbit chain's start, and each jump's
+/// jumped square and landing.
+pub const MAX_TOUCHED: usize = 2 * MAX_CHAIN + 1;
+
+/// The squares one turn touched, in the order the turn touched them, each
+/// once.
+pub type Touched = ArrayVec<Square, MAX_TOUCHED>;
+
+impl crate::position::Position {
+    /// Every square `m` touches, read on this position (the one before `m`
+    /// is played), to highlight the last turn: origin and destination of a
+    /// move; the square of a drop, and of the piece a power is granted to
+    /// (C2); both squares of a swap (C6); the shooter and its target (CA4);
+    /// the Shielderer (CA8); a Rabbit's start and every square of its chain,
+    /// jumped and landed on (CA2); both steps of a pawn pair (A6). Castling
+    /// is the king's move, as it is written.
+    pub fn touched_squares(&self, m: &Move) -> Touched {
+        let mut out = Touched::new();
+        let mut add = |s: Square| {
+            if !out.contains(&s) && !out.is_full() {
+                out.push(s);
+            }
+        };
+        match *m {
+            Move::Chain { from, .. } => {
+                add(from);
+                for (jumped, land) in self.chain_path(m) {
+                    add(jumped);
+                    add(land);
+                }
+            }
+            Move::PawnPair { first, second } => {
+                for s in [first.0, first.1, second.0, second.1] {
+                    add(s);
+                }
+            }
+            _ => {
+                if let Some(from) = m.from() {
+                    add(from);
+                }
+                add(m.to());
+            }
+        }
+        out
+    }
+}
+
 /// Where king and rook end up when castling: (king, rook) destinations.
 pub(crate) fn castle_squares(king: Square, rook: Square) -> (Square, Square) {
     let rank = king.rank();
