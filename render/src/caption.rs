@@ -68,10 +68,12 @@ pub(crate) fn measure(text: &str, size: f32) -> f32 {
 }
 
 /// `text` as it will be drawn: characters the font lacks become `?`, runs of
-/// white space one space (as SVG shows them), no space at either end.
+/// white space one space (as SVG shows them), no space at either end; at most
+/// 200 characters (more never fits on a line).
 pub(crate) fn drawable(text: &str) -> String {
     let mapped: String = text
         .chars()
+        .take(200)
         .map(|c| {
             if c.is_whitespace() {
                 ' '
