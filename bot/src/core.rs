@@ -197,6 +197,8 @@ pub struct Core {
     bot_ids: Mutex<HashMap<String, String>>,
     /// Answers for other channels than the message's, until an adapter posts them.
     notices: Mutex<Vec<(ChannelKey, Reply)>>,
+    /// `/resign`s waiting for their confirmation (in memory: see `offers`).
+    resigns: offers::PendingResigns,
 }
 
 /// A stored game with its rules state rebuilt.
@@ -219,6 +221,7 @@ impl Core {
             names: Mutex::default(),
             bot_ids: Mutex::default(),
             notices: Mutex::default(),
+            resigns: Mutex::default(),
         }
     }
 
@@ -449,12 +452,14 @@ impl Core {
             Command::Challenge(spec) => self.challenge(msg, spec),
             Command::Accept(who) => self.accept(msg, who.as_deref()),
             Command::Decline(who) => self.decline(msg, who.as_deref()),
+            Command::DeclineOffer(which) => self.decline_offer(msg, which),
             Command::Cancel => self.cancel(msg),
             Command::Move(text) => self.play(msg, &text),
             Command::Board(id) => self.board(msg, id.as_deref()),
             Command::Moves(square) => self.moves(msg, square.as_deref()),
             Command::Hint => self.hint(msg),
             Command::Resign => self.resign(msg),
+            Command::ResignConfirm(yes) => self.resign_confirm(msg, yes),
             Command::Draw => self.draw(msg),
             Command::Takeback => self.takeback(msg),
             Command::Abort => self.abort(msg),

@@ -977,6 +977,8 @@ fn button_command(custom_id: &str) -> Option<String> {
         [word] if ["accept", "decline", "resign", "draw", "hint", "takeback"].contains(word) => {
             Some(format!("/{word}"))
         }
+        ["decline", what @ ("draw" | "takeback")] => Some(format!("/decline {what}")),
+        ["resign", answer @ ("yes" | "no")] => Some(format!("/resign {answer}")),
         [word @ ("accept" | "decline"), who] => {
             let id = who.strip_prefix('@')?;
             let valid = !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit());
@@ -1073,8 +1075,11 @@ const SLASH: &[Slash] = &[
     },
     Slash {
         name: "decline",
-        description: "Decline a challenge",
-        options: &[opt("challenger", Kind::Player, "Whose challenge (if several)")],
+        description: "Decline a challenge, or your opponent's draw or takeback offer",
+        options: &[
+            opt("challenger", Kind::Player, "Whose challenge (if several)"),
+            opt("offer", Kind::Text, "draw or takeback: which offer to decline"),
+        ],
     },
     Slash { name: "cancel", description: "Withdraw your challenge", options: &[] },
     Slash {
@@ -1097,7 +1102,11 @@ const SLASH: &[Slash] = &[
         options: &[opt("square", Kind::Text, "The piece's square, such as e2")],
     },
     Slash { name: "hint", description: "A hint for your move (if the game allows)", options: &[] },
-    Slash { name: "resign", description: "Resign your game", options: &[] },
+    Slash {
+        name: "resign",
+        description: "Resign your game (asks for a confirmation)",
+        options: &[opt("confirm", Kind::Text, "yes to resign now, no to play on")],
+    },
     Slash { name: "draw", description: "Offer a draw, or accept one", options: &[] },
     Slash { name: "takeback", description: "Ask to take back a move, or accept", options: &[] },
     Slash { name: "abort", description: "Abort a game before both sides have moved", options: &[] },
@@ -1342,13 +1351,25 @@ mod tests {
     fn only_our_buttons_are_pressed() {
         assert_eq!(button_command("/accept @123").as_deref(), Some("/accept @123"));
         assert_eq!(button_command("/decline @123").as_deref(), Some("/decline @123"));
-        for plain in ["/accept", "/resign", "/draw", "/hint", "/takeback"] {
+        for plain in [
+            "/accept",
+            "/resign",
+            "/draw",
+            "/hint",
+            "/takeback",
+            "/resign yes",
+            "/resign no",
+            "/decline draw",
+            "/decline takeback",
+        ] {
             assert_eq!(button_command(plain).as_deref(), Some(plain));
         }
         for bad in [
             "",
             "resign",
             "/resign now",
+            "/resign yes no",
+            "/decline everything",
             "/challenge @1",
             "/move e4",
             "/accept alice",

@@ -617,7 +617,9 @@ impl Keyboards {
             command::parse(data, ""),
             Ok(Command::Accept(_)
                 | Command::Decline(_)
+                | Command::DeclineOffer(_)
                 | Command::Resign
+                | Command::ResignConfirm(_)
                 | Command::Draw
                 | Command::Hint
                 | Command::Takeback)
@@ -1219,6 +1221,9 @@ mod tests {
         assert_eq!(k.command_for("resign"), None);
         // Buttons from before a restart still work.
         assert_eq!(k.command_for("/resign").as_deref(), Some("/resign"));
+        assert_eq!(k.command_for("/resign yes").as_deref(), Some("/resign yes"));
+        assert_eq!(k.command_for("/decline draw").as_deref(), Some("/decline draw"));
+        assert_eq!(k.command_for("/resign maybe"), None);
         // Old long keys are forgotten beyond the limit.
         k.data_for("/draw");
         k.data_for("/hint");

@@ -320,7 +320,7 @@ fn resigning_the_ultimate_round_ends_the_match() {
     let core = core(dir.path());
     ultimate(&core);
     // White resigns: Black wins the round and the match 2-1.
-    let over = say(&core, "alice", "/resign");
+    let over = say(&core, "alice", "/resign yes");
     assert!(over.contains("The match is over: 0-1: <@bob> wins (match 2-1)"), "{over}");
     let channel = ChannelKey::new("test", "c1");
     assert!(core.store().player_game_in_channel(&channel, "alice").unwrap().is_none());
@@ -366,11 +366,11 @@ fn between_rounds_resigning_gives_up_the_match_and_before_any_round_it_may_be_ab
 
     start(&core, "");
     armies(&core);
-    let resigned = say(&core, "bob", "/resign");
+    let resigned = say(&core, "bob", "/resign yes");
     assert!(resigned.contains("<@bob> loses the whole army"), "{resigned}");
     assert_eq!(state(&core).army(Color::Black).len(), 0);
     assert!(say(&core, "bob", "/abort").contains("can no longer be aborted"));
-    let given_up = say(&core, "bob", "/resign");
+    let given_up = say(&core, "bob", "/resign yes");
     assert!(given_up.contains("1-0: <@alice> wins (resignation)"), "{given_up}");
 }
 
@@ -502,7 +502,7 @@ fn the_bot_bids_raises_sets_up_and_plays_the_ultimate_round() {
     let core = core(dir.path());
     second_round_against_the_bot(&core);
     // alice resigns round 2: 1-1, the auction; the bot sends its sealed bid at once.
-    let resigned = say(&core, "alice", "/resign");
+    let resigned = say(&core, "alice", "/resign yes");
     assert!(resigned.contains("Score: <@alice> 1, <@kibitz> 1."), "{resigned}");
     assert!(resigned.contains("has sent a sealed bid"), "{resigned}");
     let m = state(&core);
@@ -533,7 +533,7 @@ fn the_bot_bids_raises_sets_up_and_plays_the_ultimate_round() {
     assert!(m.army(Color::Black).len() > 2, "the bot spends its gold: {}", m.army(Color::Black).describe());
     assert!(ready.contains("Round 3 begins"), "{ready}");
     // alice resigns the ultimate round: the bot wins the match 2-1.
-    let over = say(&core, "alice", "/resign");
+    let over = say(&core, "alice", "/resign yes");
     assert!(over.contains("The match is over: 0-1: <@kibitz> wins (match 2-1)"), "{over}");
     let r = core.store().archived_games_of("test", "alice", 1).unwrap().pop().unwrap().1.unwrap();
     assert_eq!(r.result.unwrap().outcome, Outcome::BlackWins);
