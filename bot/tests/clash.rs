@@ -2,7 +2,7 @@
 //! limits of an army, sealed bids, the ultimate round's rules, the ends of
 //! rounds and of the match.
 
-use kibitz_bot::core::{Core, CoreConfig, Incoming, Reply, User};
+use kibitz_bot::core::{Action, Core, CoreConfig, Incoming, Reply, User};
 use kibitz_rules::army::{Match, Phase, PieceKind, ULTIMATE_ROUND};
 use kibitz_rules::{Color, Square};
 use kibitz_storage::{ChannelKey, ClashMatch, GameRecord, GameSettings, NewGame, Outcome, Store, Timestamp};
@@ -215,9 +215,15 @@ fn a_bid_is_sent_privately_and_sealed_until_both_are_in() {
         })
         .unwrap();
 
-    // In the channel the bid is refused, and nothing of it is kept.
-    assert_eq!(say(&core, "alice", "/bid 12.5"), "Send your bid to me in a private message.");
+    // In the channel the bid does not count, nothing of it is kept, and
+    // the message is to be deleted.
+    let public = say(&core, "alice", "/bid 12.5");
+    assert!(public.starts_with("<@alice>, that bid was typed in public, so it does not count"), "{public}");
     assert_eq!(state(&core).auction.unwrap().bids, [None, None]);
+    let actions = core.take_actions("test");
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    assert_eq!(actions[0].0, ChannelKey::new("test", "c1"));
+    assert!(matches!(&actions[0].1, Action::Delete { author, .. } if author == "alice"), "{actions:?}");
     assert!(whisper(&core, "alice", "/bid 12.25").contains("multiple of 0.5"));
     assert!(whisper(&core, "alice", "/bid 41").contains("You cannot bid 41.00 gold: you have 40.00."));
     assert!(whisper(&core, "carol", "/bid 3").contains("You have no Clash of the Armies match."));
