@@ -22,7 +22,9 @@
 //! enforces, so an entry sent again after a crash shows once. The answer to
 //! an interaction is routed to it (`CHANNEL/ID/TOKEN` as the entry's channel)
 //! and edits its deferred response, or is posted in the channel once the
-//! token is refused.
+//! token is refused. A message the core asks to delete (a sealed bid typed
+//! in a server channel) is deleted in its turn in the channel's queue; that
+//! needs Manage Messages, and a refusal (403) is logged and ignored.
 //!
 //! Discord does not deliver again what was posted while the bot was away.
 //! On every READY each channel with a reading position or a running game is
@@ -582,6 +584,11 @@ impl Shared {
     /// Discord shows it once however often it is sent.
     async fn send(&self, route: Route, owed: Delivery) {
         let Some(http) = self.http() else { return };
+        if let Some(action) = &owed.action {
+            act(http, route.channel, action).await;
+            self.relay.delivered(owed.seq).await;
+            return;
+        }
         let parts = parts(&owed.reply);
         let mut token = route.token.clone();
         let mut backoff = Backoff::default();
@@ -788,6 +795,24 @@ fn snowflake(text: &str) -> Option<u64> {
 fn refused(e: &serenity::Error) -> bool {
     matches!(e, serenity::Error::Http(HttpError::UnsuccessfulRequest(r))
         if r.status_code.is_client_error() && r.status_code.as_u16() != 429)
+}
+
+/// Takes an action of the core in `channel`. Deleting another's message
+/// needs Manage Messages: a refusal is logged and ignored (the player was
+/// told already).
+async fn act(http: &Http, channel: ChannelId, action: &crate::core::Action) {
+    let crate::core::Action::Delete { message_id, author } = action;
+    let Some(id) = message_id.as_deref().and_then(|m| m.parse::<u64>().ok()).filter(|&id| id != 0) else {
+        tracing::info!(%channel, "discord: no message of {author} to delete");
+        return;
+    };
+    match with_retry(|| channel.delete_message(http, MessageId::new(id))).await {
+        Ok(()) => tracing::info!(%channel, "discord: deleted a message of {author} (a sealed bid typed in public)"),
+        Err(e) => tracing::warn!(
+            %channel,
+            "discord: could not delete a message of {author} (the bot needs Manage Messages there): {e}"
+        ),
+    }
 }
 
 /// The message the core reads.
