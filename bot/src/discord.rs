@@ -913,7 +913,10 @@ fn embed() -> CreateEmbed {
 }
 
 fn style_of(command: &str) -> ButtonStyle {
-    match command.trim_start_matches('/').split_whitespace().next().unwrap_or("") {
+    let mut words = command.trim_start_matches('/').split_whitespace();
+    match words.next().unwrap_or("") {
+        // "No, play on" is the safe answer to a resignation's question.
+        "resign" if words.next() == Some("no") => ButtonStyle::Secondary,
         "accept" => ButtonStyle::Success,
         "decline" | "resign" => ButtonStyle::Danger,
         "hint" => ButtonStyle::Primary,
@@ -1370,6 +1373,19 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn offers_and_resignation_options_are_read_by_the_core_grammar() {
+        use crate::command::{Command, OfferChoice, parse};
+        let offer = vec![("offer".to_string(), Arg::Text("takeback".into()))];
+        let text = slash_text("decline", &offer).unwrap();
+        assert_eq!(parse(&text, "kibitz"), Ok(Command::DeclineOffer(OfferChoice::Takeback)));
+        let yes = vec![("confirm".to_string(), Arg::Text("yes".into()))];
+        assert_eq!(parse(&slash_text("resign", &yes).unwrap(), "kibitz"), Ok(Command::ResignConfirm(true)));
+        assert_eq!(parse(&slash_text("resign", &[]).unwrap(), "kibitz"), Ok(Command::Resign));
+        assert_eq!(style_of("/resign yes"), ButtonStyle::Danger);
+        assert_eq!(style_of("/resign no"), ButtonStyle::Secondary);
     }
 
     #[test]
