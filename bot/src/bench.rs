@@ -149,7 +149,7 @@ fn worker(core: &Core, games: &[usize], stop: &AtomicBool) -> Result<Vec<Duratio
             let moves = pos.legal_moves();
             let who = if pos.turn() == kibitz_rules::Color::White { "white" } else { "black" };
             if moves.is_empty() || game.moves.len() > 200 {
-                say(core, channel, who, "/resign", n);
+                say(core, channel, who, "/resign yes", n);
                 continue;
             }
             let m = pos.canonical(&moves[rng.usize(..moves.len())]);

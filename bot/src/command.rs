@@ -53,8 +53,11 @@ pub enum Command {
     Challenge(ChallengeSpec),
     /// Accept a challenge (from this player, if named).
     Accept(Option<String>),
-    /// Decline a challenge (from this player, if named).
+    /// Decline a challenge (from this player, if named), or the one draw or
+    /// takeback offer made to the sender.
     Decline(Option<String>),
+    /// Decline the opponent's pending draw or takeback offer, by its kind.
+    DeclineOffer(OfferChoice),
     /// Withdraw one's own challenge.
     Cancel,
     /// Play a move.
@@ -65,8 +68,10 @@ pub enum Command {
     Moves(Option<String>),
     /// Ask for a hint.
     Hint,
-    /// Resign.
+    /// Resign: asks for a confirmation first.
     Resign,
+    /// `/resign yes` (resign now) or `/resign no` (play on).
+    ResignConfirm(bool),
     /// Offer or accept a draw.
     Draw,
     /// Ask for or accept a takeback.
@@ -117,6 +122,15 @@ pub enum Command {
     Pass,
 }
 
+/// Which kind of offer a command means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OfferChoice {
+    /// A draw offer.
+    Draw,
+    /// A takeback request.
+    Takeback,
+}
+
 /// Why a message could not be read as a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParseError {
@@ -156,13 +170,13 @@ pub const USAGE: &[(&str, &str)] = &[
     ("piece", "piece NAME"),
     ("challenge", "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N] [level 1-8]"),
     ("accept", "accept [@user]"),
-    ("decline", "decline [@user]"),
+    ("decline", "decline [@user|draw|takeback]"),
     ("cancel", "cancel"),
     ("move", "move MOVE"),
     ("board", "board [GAME]"),
     ("moves", "moves [SQUARE]"),
     ("hint", "hint"),
-    ("resign", "resign"),
+    ("resign", "resign [yes|no]"),
     ("draw", "draw"),
     ("takeback", "takeback"),
     ("abort", "abort"),
@@ -246,7 +260,14 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         },
         "challenge" => challenge(&args).map(Command::Challenge),
         "accept" => user("accept").map(Command::Accept),
-        "decline" => user("decline").map(Command::Decline),
+        "decline" => match args.as_slice() {
+            [word] if word.eq_ignore_ascii_case("draw") => Ok(Command::DeclineOffer(OfferChoice::Draw)),
+            [word] if word.eq_ignore_ascii_case("takeback") => Ok(Command::DeclineOffer(OfferChoice::Takeback)),
+            [word] if !word.starts_with('@') => {
+                Err(problem("decline", format!("'{}' is neither a @mention nor draw or takeback", excerpt(word))))
+            }
+            _ => user("decline").map(Command::Decline),
+        },
         "cancel" => none("cancel", Command::Cancel),
         "move" | "m" => match args.as_slice() {
             [] => Err(problem("move", "Which move?")),
@@ -255,7 +276,12 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         "board" => one("board").map(Command::Board),
         "moves" => one("moves").map(Command::Moves),
         "hint" => none("hint", Command::Hint),
-        "resign" => none("resign", Command::Resign),
+        "resign" => match args.as_slice() {
+            [] => Ok(Command::Resign),
+            [word] if ["yes", "y"].iter().any(|w| word.eq_ignore_ascii_case(w)) => Ok(Command::ResignConfirm(true)),
+            [word] if ["no", "n"].iter().any(|w| word.eq_ignore_ascii_case(w)) => Ok(Command::ResignConfirm(false)),
+            _ => Err(problem("resign", "Say /resign yes to resign, or /resign no to play on")),
+        },
         "draw" => none("draw", Command::Draw),
         "takeback" => none("takeback", Command::Takeback),
         "abort" => none("abort", Command::Abort),
@@ -361,6 +387,16 @@ mod tests {
         assert_eq!(parse("hello", "k"), Err(ParseError::NotACommand));
         assert!(matches!(parse("/fly", "k"), Err(ParseError::Unknown(w)) if w == "fly"));
         assert!(matches!(parse("/resign now", "k"), Err(ParseError::Usage { command: "resign", .. })));
+        assert_eq!(parse("/resign", "k"), Ok(Command::Resign));
+        assert_eq!(parse("/resign YES", "k"), Ok(Command::ResignConfirm(true)));
+        assert_eq!(parse("!resign no", "k"), Ok(Command::ResignConfirm(false)));
+        assert!(matches!(parse("/resign yes no", "k"), Err(ParseError::Usage { command: "resign", .. })));
+        assert_eq!(parse("/decline", "k"), Ok(Command::Decline(None)));
+        assert_eq!(parse("/decline @bob", "k"), Ok(Command::Decline(Some("bob".into()))));
+        assert_eq!(parse("/decline draw", "k"), Ok(Command::DeclineOffer(OfferChoice::Draw)));
+        assert_eq!(parse("/decline Takeback", "k"), Ok(Command::DeclineOffer(OfferChoice::Takeback)));
+        assert!(matches!(parse("/decline everything", "k"), Err(ParseError::Usage { command: "decline", .. })));
+        assert!(matches!(parse("/decline draw now", "k"), Err(ParseError::Usage { command: "decline", .. })));
         assert!(matches!(parse("/accept alice", "k"), Err(ParseError::Usage { command: "accept", .. })));
     }
 

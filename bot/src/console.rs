@@ -6,7 +6,8 @@
 //! (`dm-NAME`), as on Telegram, where a private chat's id is the user's.
 //! Replies print as text, pictures are written to the output folder and
 //! their paths printed; answers for another channel (an auction announced
-//! in its match's channel) print with that channel's name first. Piped
+//! in its match's channel) print with that channel's name first; a message
+//! the bot would delete (a sealed bid typed in public) is noted. Piped
 //! input works the same, so transcripts can be scripted.
 
 use std::io::{self, BufRead, IsTerminal, Write};
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use kibitz_storage::Timestamp;
 
-use crate::core::{Core, Incoming, LOCAL_BOT_ID, Reply, User};
+use crate::core::{Action, Core, Incoming, LOCAL_BOT_ID, Reply, User};
 
 /// The console's state: who speaks, where, and where pictures go.
 pub struct Console {
@@ -140,6 +141,12 @@ impl Console {
         for (channel, notice) in self.core.take_notices(PLATFORM) {
             let shown = self.show(&notice);
             lines.extend(shown.into_iter().map(|l| format!("[#{}] {l}", channel.channel)));
+        }
+        // The console has no messages to delete: it says what a chat would do.
+        for (_, action) in self.core.take_actions(PLATFORM) {
+            match action {
+                Action::Delete { author, .. } => lines.push(format!("  [deleted: the message of {author}]")),
+            }
         }
         lines
     }

@@ -32,8 +32,10 @@ mod info;
 mod offers;
 mod opponent;
 mod play;
+mod sealed;
 
 use info::{help, variants};
+pub use sealed::private_route;
 
 pub use bounds::{CAPTION_LIMIT, CUT_NOTE, EXCERPT, REPLY_LIMIT, cut, excerpt, units};
 use bounds::{listing, quoting};
@@ -100,6 +102,22 @@ impl Reply {
     fn text(text: impl Into<String>) -> Reply {
         Reply { text: text.into(), ..Reply::default() }
     }
+}
+
+/// Something an adapter does besides posting replies, asked for by the
+/// core while it handled a message: see [`Core::take_actions`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Delete a message (a sealed bid typed in public). The platform may not
+    /// let the bot (Discord without Manage Messages, a Telegram group where
+    /// the bot is no admin): the adapter then logs it and goes on.
+    Delete {
+        /// The platform's id of the message, as in [`Incoming::message_id`]
+        /// (none on the console).
+        message_id: Option<String>,
+        /// Who wrote it.
+        author: String,
+    },
 }
 
 /// Settings of the core.
@@ -197,6 +215,10 @@ pub struct Core {
     bot_ids: Mutex<HashMap<String, String>>,
     /// Answers for other channels than the message's, until an adapter posts them.
     notices: Mutex<Vec<(ChannelKey, Reply)>>,
+    /// `/resign`s waiting for their confirmation (in memory: see `offers`).
+    resigns: offers::PendingResigns,
+    /// Actions for the adapters, until they take them.
+    actions: Mutex<Vec<(ChannelKey, Action)>>,
 }
 
 /// A stored game with its rules state rebuilt.
@@ -219,6 +241,8 @@ impl Core {
             names: Mutex::default(),
             bot_ids: Mutex::default(),
             notices: Mutex::default(),
+            resigns: Mutex::default(),
+            actions: Mutex::default(),
         }
     }
 
@@ -231,6 +255,23 @@ impl Core {
         let (mine, others): (Vec<_>, Vec<_>) = notices.drain(..).partition(|(k, _)| k.platform == platform);
         *notices = others;
         bounded_notices(mine)
+    }
+
+    /// Takes the actions the messages of `platform` asked for (deleting a
+    /// sealed bid typed in public). The relay stores them in the outbox with
+    /// the message's replies, so that a crash loses none; the console
+    /// performs them at once.
+    pub fn take_actions(&self, platform: &str) -> Vec<(ChannelKey, Action)> {
+        let Ok(mut actions) = self.actions.lock() else { return Vec::new() };
+        let (mine, others): (Vec<_>, Vec<_>) = actions.drain(..).partition(|(k, _)| k.platform == platform);
+        *actions = others;
+        mine
+    }
+
+    fn act(&self, channel: ChannelKey, action: Action) {
+        if let Ok(mut actions) = self.actions.lock() {
+            actions.push((channel, action));
+        }
     }
 
     fn notify(&self, channel: ChannelKey, reply: Reply) {
@@ -449,12 +490,14 @@ impl Core {
             Command::Challenge(spec) => self.challenge(msg, spec),
             Command::Accept(who) => self.accept(msg, who.as_deref()),
             Command::Decline(who) => self.decline(msg, who.as_deref()),
+            Command::DeclineOffer(which) => self.decline_offer(msg, which),
             Command::Cancel => self.cancel(msg),
             Command::Move(text) => self.play(msg, &text),
             Command::Board(id) => self.board(msg, id.as_deref()),
             Command::Moves(square) => self.moves(msg, square.as_deref()),
             Command::Hint => self.hint(msg),
             Command::Resign => self.resign(msg),
+            Command::ResignConfirm(yes) => self.resign_confirm(msg, yes),
             Command::Draw => self.draw(msg),
             Command::Takeback => self.takeback(msg),
             Command::Abort => self.abort(msg),

@@ -22,7 +22,9 @@
 //! enforces, so an entry sent again after a crash shows once. The answer to
 //! an interaction is routed to it (`CHANNEL/ID/TOKEN` as the entry's channel)
 //! and edits its deferred response, or is posted in the channel once the
-//! token is refused.
+//! token is refused. A message the core asks to delete (a sealed bid typed
+//! in a server channel) is deleted in its turn in the channel's queue; that
+//! needs Manage Messages, and a refusal (403) is logged and ignored.
 //!
 //! Discord does not deliver again what was posted while the bot was away.
 //! On every READY each channel with a reading position or a running game is
@@ -582,6 +584,11 @@ impl Shared {
     /// Discord shows it once however often it is sent.
     async fn send(&self, route: Route, owed: Delivery) {
         let Some(http) = self.http() else { return };
+        if let Some(action) = &owed.action {
+            act(http, route.channel, action).await;
+            self.relay.delivered(owed.seq).await;
+            return;
+        }
         let parts = parts(&owed.reply);
         let mut token = route.token.clone();
         let mut backoff = Backoff::default();
@@ -790,6 +797,24 @@ fn refused(e: &serenity::Error) -> bool {
         if r.status_code.is_client_error() && r.status_code.as_u16() != 429)
 }
 
+/// Takes an action of the core in `channel`. Deleting another's message
+/// needs Manage Messages: a refusal is logged and ignored (the player was
+/// told already).
+async fn act(http: &Http, channel: ChannelId, action: &crate::core::Action) {
+    let crate::core::Action::Delete { message_id, author } = action;
+    let Some(id) = message_id.as_deref().and_then(|m| m.parse::<u64>().ok()).filter(|&id| id != 0) else {
+        tracing::info!(%channel, "discord: no message of {author} to delete");
+        return;
+    };
+    match with_retry(|| channel.delete_message(http, MessageId::new(id))).await {
+        Ok(()) => tracing::info!(%channel, "discord: deleted a message of {author} (a sealed bid typed in public)"),
+        Err(e) => tracing::warn!(
+            %channel,
+            "discord: could not delete a message of {author} (the bot needs Manage Messages there): {e}"
+        ),
+    }
+}
+
 /// The message the core reads.
 /// `private` for a DM with the bot (no guild).
 fn incoming(
@@ -888,7 +913,10 @@ fn embed() -> CreateEmbed {
 }
 
 fn style_of(command: &str) -> ButtonStyle {
-    match command.trim_start_matches('/').split_whitespace().next().unwrap_or("") {
+    let mut words = command.trim_start_matches('/').split_whitespace();
+    match words.next().unwrap_or("") {
+        // "No, play on" is the safe answer to a resignation's question.
+        "resign" if words.next() == Some("no") => ButtonStyle::Secondary,
         "accept" => ButtonStyle::Success,
         "decline" | "resign" => ButtonStyle::Danger,
         "hint" => ButtonStyle::Primary,
@@ -977,6 +1005,8 @@ fn button_command(custom_id: &str) -> Option<String> {
         [word] if ["accept", "decline", "resign", "draw", "hint", "takeback"].contains(word) => {
             Some(format!("/{word}"))
         }
+        ["decline", what @ ("draw" | "takeback")] => Some(format!("/decline {what}")),
+        ["resign", answer @ ("yes" | "no")] => Some(format!("/resign {answer}")),
         [word @ ("accept" | "decline"), who] => {
             let id = who.strip_prefix('@')?;
             let valid = !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit());
@@ -1073,8 +1103,11 @@ const SLASH: &[Slash] = &[
     },
     Slash {
         name: "decline",
-        description: "Decline a challenge",
-        options: &[opt("challenger", Kind::Player, "Whose challenge (if several)")],
+        description: "Decline a challenge, or your opponent's draw or takeback offer",
+        options: &[
+            opt("challenger", Kind::Player, "Whose challenge (if several)"),
+            opt("offer", Kind::Text, "draw or takeback: which offer to decline"),
+        ],
     },
     Slash { name: "cancel", description: "Withdraw your challenge", options: &[] },
     Slash {
@@ -1097,7 +1130,11 @@ const SLASH: &[Slash] = &[
         options: &[opt("square", Kind::Text, "The piece's square, such as e2")],
     },
     Slash { name: "hint", description: "A hint for your move (if the game allows)", options: &[] },
-    Slash { name: "resign", description: "Resign your game", options: &[] },
+    Slash {
+        name: "resign",
+        description: "Resign your game (asks for a confirmation)",
+        options: &[opt("confirm", Kind::Text, "yes to resign now, no to play on")],
+    },
     Slash { name: "draw", description: "Offer a draw, or accept one", options: &[] },
     Slash { name: "takeback", description: "Ask to take back a move, or accept", options: &[] },
     Slash { name: "abort", description: "Abort a game before both sides have moved", options: &[] },
@@ -1339,16 +1376,41 @@ mod tests {
     }
 
     #[test]
+    fn offers_and_resignation_options_are_read_by_the_core_grammar() {
+        use crate::command::{Command, OfferChoice, parse};
+        let offer = vec![("offer".to_string(), Arg::Text("takeback".into()))];
+        let text = slash_text("decline", &offer).unwrap();
+        assert_eq!(parse(&text, "kibitz"), Ok(Command::DeclineOffer(OfferChoice::Takeback)));
+        let yes = vec![("confirm".to_string(), Arg::Text("yes".into()))];
+        assert_eq!(parse(&slash_text("resign", &yes).unwrap(), "kibitz"), Ok(Command::ResignConfirm(true)));
+        assert_eq!(parse(&slash_text("resign", &[]).unwrap(), "kibitz"), Ok(Command::Resign));
+        assert_eq!(style_of("/resign yes"), ButtonStyle::Danger);
+        assert_eq!(style_of("/resign no"), ButtonStyle::Secondary);
+    }
+
+    #[test]
     fn only_our_buttons_are_pressed() {
         assert_eq!(button_command("/accept @123").as_deref(), Some("/accept @123"));
         assert_eq!(button_command("/decline @123").as_deref(), Some("/decline @123"));
-        for plain in ["/accept", "/resign", "/draw", "/hint", "/takeback"] {
+        for plain in [
+            "/accept",
+            "/resign",
+            "/draw",
+            "/hint",
+            "/takeback",
+            "/resign yes",
+            "/resign no",
+            "/decline draw",
+            "/decline takeback",
+        ] {
             assert_eq!(button_command(plain).as_deref(), Some(plain));
         }
         for bad in [
             "",
             "resign",
             "/resign now",
+            "/resign yes no",
+            "/decline everything",
             "/challenge @1",
             "/move e4",
             "/accept alice",

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use kibitz_storage::{Completion, Owed, StoreError, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::core::{Button, Core, Incoming, Picture, Reply};
+use crate::core::{Action, Button, Core, Incoming, Picture, Reply};
 
 /// A reply the bot owes a channel, as the outbox keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,14 +34,21 @@ pub struct Delivery {
     pub reply: Reply,
     /// How many of its parts the platform has accepted already.
     pub progress: u32,
+    /// An action to take in the channel instead of posting (`reply` is then
+    /// empty): deleting a sealed bid typed in public.
+    pub action: Option<Action>,
 }
 
 /// The stored form of a reply: this header (JSON), then the picture's bytes.
+/// An action is stored the same way, with its own field set.
 #[derive(Serialize, Deserialize)]
 struct Header {
     text: String,
     buttons: Vec<(String, String)>,
     picture: Option<String>,
+    /// A message to delete: its id (if any) and its author.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    delete: Option<(Option<String>, String)>,
 }
 
 /// A reply as outbox bytes.
@@ -50,6 +57,7 @@ pub fn encode(reply: &Reply) -> Vec<u8> {
         text: reply.text.clone(),
         buttons: reply.buttons.iter().map(|b| (b.label.clone(), b.command.clone())).collect(),
         picture: reply.picture.as_ref().map(|p| p.name.clone()),
+        delete: None,
     };
     let json = serde_json::to_vec(&header).unwrap_or_default();
     let png = reply.picture.as_ref().map_or(&[][..], |p| &p.png[..]);
@@ -72,9 +80,34 @@ pub fn decode(bytes: &[u8]) -> Option<Reply> {
     })
 }
 
+/// An action as outbox bytes.
+pub fn encode_action(action: &Action) -> Vec<u8> {
+    let Action::Delete { message_id, author } = action;
+    let header = Header {
+        text: String::new(),
+        buttons: Vec::new(),
+        picture: None,
+        delete: Some((message_id.clone(), author.clone())),
+    };
+    let json = serde_json::to_vec(&header).unwrap_or_default();
+    let mut out = Vec::with_capacity(4 + json.len());
+    out.extend_from_slice(&(json.len() as u32).to_be_bytes());
+    out.extend_from_slice(&json);
+    out
+}
+
+/// The action in outbox bytes, if they hold one.
+pub fn decode_action(bytes: &[u8]) -> Option<Action> {
+    let len = u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    let header: Header = serde_json::from_slice(bytes.get(4..4usize.checked_add(len)?)?).ok()?;
+    let (message_id, author) = header.delete?;
+    Some(Action::Delete { message_id, author })
+}
+
 fn delivery(owed: Owed) -> Option<Delivery> {
     let reply = decode(&owed.payload)?;
-    Some(Delivery { seq: owed.seq, channel: owed.channel, reply, progress: owed.progress })
+    let action = decode_action(&owed.payload);
+    Some(Delivery { seq: owed.seq, channel: owed.channel, reply, progress: owed.progress, action })
 }
 
 /// Why a message's result could not be kept: it is to be handled again later
@@ -175,6 +208,9 @@ impl Relay {
             first.0 = route;
         }
         owed.extend(self.core.take_notices(self.platform).into_iter().map(|(k, r)| (k.channel, encode(&r))));
+        // Actions wait in the outbox like replies: a deletion asked for is
+        // not lost in a crash.
+        owed.extend(self.core.take_actions(self.platform).into_iter().map(|(k, a)| (k.channel, encode_action(&a))));
         let done = Completion {
             platform: self.platform.to_string(),
             message_id: msg.message_id.clone(),
@@ -300,9 +336,24 @@ mod tests {
         };
         assert_eq!(decode(&encode(&reply)), Some(reply));
         let plain = Reply { text: "hello".into(), ..Reply::default() };
-        assert_eq!(decode(&encode(&plain)), Some(plain));
+        assert_eq!(decode(&encode(&plain)), Some(plain.clone()));
         assert_eq!(decode(b"\0\0\0\x09{}"), None);
         assert_eq!(decode(b""), None);
         assert_eq!(decode(b"\xff\xff\xff\xff"), None);
+        // A reply holds no action; an action is no reply to post.
+        assert_eq!(decode_action(&encode(&plain)), None);
+    }
+
+    #[test]
+    fn actions_survive_the_outbox() {
+        for action in [
+            Action::Delete { message_id: Some("-100:42".into()), author: "7".into() },
+            Action::Delete { message_id: None, author: "alice".into() },
+        ] {
+            let bytes = encode_action(&action);
+            assert_eq!(decode_action(&bytes), Some(action));
+            let reply = decode(&bytes).expect("an action reads as an empty reply");
+            assert!(reply.text.is_empty() && reply.picture.is_none() && reply.buttons.is_empty());
+        }
     }
 }

@@ -43,7 +43,7 @@ use tokio::sync::watch;
 
 use crate::adapter::{self, Backoff, Lanes, Shutdown};
 use crate::command::{self, Command};
-use crate::core::{Button, Core, Incoming, Reply, User};
+use crate::core::{Action, Button, Core, Incoming, Reply, User};
 use crate::relay::{Delivery, Relay};
 
 /// The platform name the adapter uses in the store.
@@ -347,13 +347,13 @@ fn describe(name: &str, usage: &str) -> String {
         "piece" => "How a piece moves",
         "challenge" => "Challenge a player, or anyone",
         "accept" => "Accept a challenge",
-        "decline" => "Decline a challenge",
+        "decline" => "Decline a challenge, or a draw or takeback offer",
         "cancel" => "Withdraw your challenge",
         "move" => "Play a move (or just type it)",
         "board" => "Show the board",
         "moves" => "The legal moves, or one piece's",
         "hint" => "A hint, if the game allows them",
-        "resign" => "Resign the game",
+        "resign" => "Resign the game (asks you to confirm)",
         "draw" => "Offer or accept a draw",
         "takeback" => "Ask for or accept a takeback",
         "abort" => "Abort before both sides have moved",
@@ -617,7 +617,9 @@ impl Keyboards {
             command::parse(data, ""),
             Ok(Command::Accept(_)
                 | Command::Decline(_)
+                | Command::DeclineOffer(_)
                 | Command::Resign
+                | Command::ResignConfirm(_)
                 | Command::Draw
                 | Command::Hint
                 | Command::Takeback)
@@ -1032,9 +1034,38 @@ impl Chats {
         });
     }
 
+    /// Takes an action of the core in `chat`. Telegram lets a bot delete
+    /// others' messages only where it is an admin: a refusal is logged and
+    /// ignored (the player was told already).
+    async fn act(&self, chat: ChatId, action: &Action) {
+        let Action::Delete { message_id, author } = action;
+        // The core knows a message as `CHAT:MESSAGE`; a button press (`CHAT:button:ID`) is none.
+        let id = message_id
+            .as_deref()
+            .and_then(|m| m.split_once(':'))
+            .filter(|(c, _)| *c == chat.0.to_string())
+            .and_then(|(_, m)| m.parse::<i32>().ok());
+        let Some(id) = id else {
+            tracing::info!(chat = chat.0, "no message of {author} to delete");
+            return;
+        };
+        match retrying("deleteMessage", || self.bot.delete_message(chat, teloxide::types::MessageId(id)).send()).await {
+            Ok(_) => tracing::info!(chat = chat.0, "deleted a message of {author} (a sealed bid typed in public)"),
+            Err(e) => tracing::warn!(
+                chat = chat.0,
+                "could not delete a message of {author} (the bot deletes only where it is an admin): {e}"
+            ),
+        }
+    }
+
     /// Sends one owed reply as its messages, at the chat's pace, noting each
     /// part the platform accepts; the reply leaves the outbox when all are.
     async fn send(&self, chat: ChatId, owed: Delivery) {
+        if let Some(action) = &owed.action {
+            self.act(chat, action).await;
+            self.relay.delivered(owed.seq).await;
+            return;
+        }
         let reply = &owed.reply;
         let text = render(&reply.text, |id| self.shown(id));
         let plan = plan(&text, reply.picture.is_some());
@@ -1219,6 +1250,9 @@ mod tests {
         assert_eq!(k.command_for("resign"), None);
         // Buttons from before a restart still work.
         assert_eq!(k.command_for("/resign").as_deref(), Some("/resign"));
+        assert_eq!(k.command_for("/resign yes").as_deref(), Some("/resign yes"));
+        assert_eq!(k.command_for("/decline draw").as_deref(), Some("/decline draw"));
+        assert_eq!(k.command_for("/resign maybe"), None);
         // Old long keys are forgotten beyond the limit.
         k.data_for("/draw");
         k.data_for("/hint");

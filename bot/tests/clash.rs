@@ -2,7 +2,7 @@
 //! limits of an army, sealed bids, the ultimate round's rules, the ends of
 //! rounds and of the match.
 
-use kibitz_bot::core::{Core, CoreConfig, Incoming, Reply, User};
+use kibitz_bot::core::{Action, Core, CoreConfig, Incoming, Reply, User};
 use kibitz_rules::army::{Match, Phase, PieceKind, ULTIMATE_ROUND};
 use kibitz_rules::{Color, Square};
 use kibitz_storage::{ChannelKey, ClashMatch, GameRecord, GameSettings, NewGame, Outcome, Store, Timestamp};
@@ -215,9 +215,15 @@ fn a_bid_is_sent_privately_and_sealed_until_both_are_in() {
         })
         .unwrap();
 
-    // In the channel the bid is refused, and nothing of it is kept.
-    assert_eq!(say(&core, "alice", "/bid 12.5"), "Send your bid to me in a private message.");
+    // In the channel the bid does not count, nothing of it is kept, and
+    // the message is to be deleted.
+    let public = say(&core, "alice", "/bid 12.5");
+    assert!(public.starts_with("<@alice>, that bid was typed in public, so it does not count"), "{public}");
     assert_eq!(state(&core).auction.unwrap().bids, [None, None]);
+    let actions = core.take_actions("test");
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    assert_eq!(actions[0].0, ChannelKey::new("test", "c1"));
+    assert!(matches!(&actions[0].1, Action::Delete { author, .. } if author == "alice"), "{actions:?}");
     assert!(whisper(&core, "alice", "/bid 12.25").contains("multiple of 0.5"));
     assert!(whisper(&core, "alice", "/bid 41").contains("You cannot bid 41.00 gold: you have 40.00."));
     assert!(whisper(&core, "carol", "/bid 3").contains("You have no Clash of the Armies match."));
@@ -320,7 +326,7 @@ fn resigning_the_ultimate_round_ends_the_match() {
     let core = core(dir.path());
     ultimate(&core);
     // White resigns: Black wins the round and the match 2-1.
-    let over = say(&core, "alice", "/resign");
+    let over = say(&core, "alice", "/resign yes");
     assert!(over.contains("The match is over: 0-1: <@bob> wins (match 2-1)"), "{over}");
     let channel = ChannelKey::new("test", "c1");
     assert!(core.store().player_game_in_channel(&channel, "alice").unwrap().is_none());
@@ -366,11 +372,11 @@ fn between_rounds_resigning_gives_up_the_match_and_before_any_round_it_may_be_ab
 
     start(&core, "");
     armies(&core);
-    let resigned = say(&core, "bob", "/resign");
+    let resigned = say(&core, "bob", "/resign yes");
     assert!(resigned.contains("<@bob> loses the whole army"), "{resigned}");
     assert_eq!(state(&core).army(Color::Black).len(), 0);
     assert!(say(&core, "bob", "/abort").contains("can no longer be aborted"));
-    let given_up = say(&core, "bob", "/resign");
+    let given_up = say(&core, "bob", "/resign yes");
     assert!(given_up.contains("1-0: <@alice> wins (resignation)"), "{given_up}");
 }
 
@@ -502,7 +508,7 @@ fn the_bot_bids_raises_sets_up_and_plays_the_ultimate_round() {
     let core = core(dir.path());
     second_round_against_the_bot(&core);
     // alice resigns round 2: 1-1, the auction; the bot sends its sealed bid at once.
-    let resigned = say(&core, "alice", "/resign");
+    let resigned = say(&core, "alice", "/resign yes");
     assert!(resigned.contains("Score: <@alice> 1, <@kibitz> 1."), "{resigned}");
     assert!(resigned.contains("has sent a sealed bid"), "{resigned}");
     let m = state(&core);
@@ -533,7 +539,7 @@ fn the_bot_bids_raises_sets_up_and_plays_the_ultimate_round() {
     assert!(m.army(Color::Black).len() > 2, "the bot spends its gold: {}", m.army(Color::Black).describe());
     assert!(ready.contains("Round 3 begins"), "{ready}");
     // alice resigns the ultimate round: the bot wins the match 2-1.
-    let over = say(&core, "alice", "/resign");
+    let over = say(&core, "alice", "/resign yes");
     assert!(over.contains("The match is over: 0-1: <@kibitz> wins (match 2-1)"), "{over}");
     let r = core.store().archived_games_of("test", "alice", 1).unwrap().pop().unwrap().1.unwrap();
     assert_eq!(r.result.unwrap().outcome, Outcome::BlackWins);

@@ -203,3 +203,56 @@ fn a_move_refused_by_a_full_disk_is_not_played_and_works_later() {
     assert_eq!(moves_played(&core), 1);
     assert!(fen(&core).contains("4P3"), "{}", fen(&core));
 }
+
+fn finished(core: &Core) -> bool {
+    let channel = ChannelKey::new("test", "c1");
+    core.store().player_game_in_channel(&channel, "alice").unwrap().is_none()
+}
+
+#[test]
+fn a_resignation_waits_for_its_confirmation() {
+    const MINUTE: u64 = 60_000;
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    say(&core, "alice", "e4", MINUTE, None);
+    // A second /resign after the two minutes have passed asks again.
+    let asked = say(&core, "bob", "/resign", 2 * MINUTE, None);
+    assert!(asked[0].text.contains("Confirm with /resign yes"), "{asked:?}");
+    let commands: Vec<&str> = asked[0].buttons.iter().map(|b| b.command.as_str()).collect();
+    assert_eq!(commands, ["/resign yes", "/resign no"]);
+    let again = say(&core, "bob", "/resign", 4 * MINUTE + 1, None);
+    assert!(again[0].text.contains("Confirm with /resign yes") && !finished(&core), "{}", again[0].text);
+    // A takeback in between withdraws the question, even when the same
+    // moves are played again.
+    say(&core, "bob", "e5", 5 * MINUTE, None);
+    say(&core, "bob", "/resign", 5 * MINUTE + 1, None);
+    say(&core, "alice", "/takeback", 5 * MINUTE + 2, None);
+    let back = say(&core, "bob", "/takeback", 5 * MINUTE + 3, None);
+    assert!(back[0].text.contains("2 moves taken back"), "{}", back[0].text);
+    say(&core, "alice", "e4", 5 * MINUTE + 4, None);
+    say(&core, "bob", "e5", 5 * MINUTE + 5, None);
+    let asked = say(&core, "bob", "/resign", 5 * MINUTE + 6, None);
+    assert!(asked[0].text.contains("Confirm with /resign yes") && !finished(&core), "{}", asked[0].text);
+    // Within the two minutes, on the same position, the second one counts.
+    let done = say(&core, "bob", "/resign", 6 * MINUTE, None);
+    assert!(done[0].text.contains("1-0: <@alice> wins (resignation)") && finished(&core), "{}", done[0].text);
+}
+
+#[test]
+fn declining_an_offer_changes_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    say(&core, "alice", "e4", 1, None);
+    say(&core, "alice", "/draw", 2, None);
+    let declined = say(&core, "bob", "/decline", 3, Some("d1"));
+    assert_eq!(declined[0].text, "<@bob> declines the draw offer of <@alice>. Play goes on.");
+    let channel = ChannelKey::new("test", "c1");
+    let game = core.store().player_game_in_channel(&channel, "alice").unwrap().unwrap();
+    assert!(game.offers.is_empty() && game.moves.len() == 1 && game.result.is_none());
+    // The offer can be made again, and accepted.
+    say(&core, "alice", "/draw", 4, None);
+    let drawn = say(&core, "bob", "/draw", 5, None);
+    assert!(drawn[0].text.contains("1/2-1/2"), "{}", drawn[0].text);
+}

@@ -596,7 +596,7 @@ async fn a_whole_game_on_a_fake_discord() {
 
     // Alice resigns by slash command.
     let mark = fake.len();
-    let (id, token) = players.slash(A, "resign", &[]);
+    let (id, token) = players.slash(A, "resign", &[("confirm", 3, json!("yes"))]);
     let resigned = fake.deferred_then_edited(mark, &id, &token).await;
     assert!(text(&resigned).contains(&format!("0-1: <@{BOB}> wins (resignation)")), "{resigned:?}");
 

@@ -89,7 +89,7 @@ fn an_impostor_holding_a_taken_over_username_cannot_resign() {
     // `@Bob_T` now names the impostor, who has no game.
     assert_eq!(core.store().user_by_username("telegram", "bob_t").unwrap().as_deref(), Some("9999"));
     // Bob, under his new name, still plays.
-    let r = tg_say(&core, CHAT, &tg(22, "Bob", Some("bobby")), "/resign", 6);
+    let r = tg_say(&core, CHAT, &tg(22, "Bob", Some("bobby")), "/resign yes", 6);
     assert!(text(&r).contains("1-0: <@11> wins (resignation)"), "{r:?}");
 }
 
@@ -100,7 +100,7 @@ fn a_released_username_hands_over_no_games_or_rating() {
     let alice = tg(11, "Alice", Some("alice"));
     let bob = tg(22, "Bob", Some("Bob_T"));
     start(&core, &alice, &bob);
-    let r = tg_say(&core, CHAT, &bob, "/resign", 4);
+    let r = tg_say(&core, CHAT, &bob, "/resign yes", 4);
     assert!(text(&r).contains("1-0"), "{r:?}");
     start(&core, &alice, &bob);
     // Bob drops his username (he has none now); 9999 takes it.
@@ -263,7 +263,7 @@ fn legacy_username_records_move_to_the_id_once() {
         // A rated game played out, a game going on, a challenge pending.
         legacy("alice", "/challenge @bob_t white", 1, CHAT);
         legacy("bob_t", "/accept", 2, CHAT);
-        assert!(text(&legacy("bob_t", "/resign", 3, CHAT)).contains("1-0"));
+        assert!(text(&legacy("bob_t", "/resign yes", 3, CHAT)).contains("1-0"));
         legacy("alice", "/challenge @bob_t white", 4, CHAT);
         legacy("bob_t", "/accept", 5, CHAT);
         legacy("alice", "e4", 6, CHAT);
@@ -296,7 +296,7 @@ fn legacy_username_records_move_to_the_id_once() {
     assert_eq!(text(&r), "<@9999>: no rated games yet.");
     assert!(game_of(&core, CHAT, "22").is_some_and(|g| g.result.is_none()));
     // Bob resigns his game under his id.
-    let r = tg_say(&core, CHAT, &tg(22, "Bob", Some("bobby")), "/resign", 15);
+    let r = tg_say(&core, CHAT, &tg(22, "Bob", Some("bobby")), "/resign yes", 15);
     assert!(text(&r).contains("wins (resignation)"), "{r:?}");
 }
 

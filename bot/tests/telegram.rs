@@ -370,7 +370,7 @@ async fn a_whole_game_through_the_bot_api() {
     // Resignation, answered through a 429 from Telegram.
     fake.refuse_once.lock().unwrap().insert("sendMessage".into());
     let m = fake.mark();
-    fake.say(GROUP, bob(), "/resign");
+    fake.say(GROUP, bob(), "/resign yes");
     let result = fake.wait_for(m, "the result", |c| c.method == "sendMessage").await;
     assert!(result.text().contains("1-0: @Alice wins (resignation)."), "{result:?}");
     let attempts = fake.calls()[m..].iter().filter(|c| c.method == "sendMessage").count();
@@ -501,7 +501,7 @@ async fn players_are_their_ids_through_the_bot_api() {
     fake.push(json!({"message": {"message_id": message_id, "date": now_secs(), "chat": old_group,
         "from": alice(), "migrate_to_chat_id": SUPERGROUP}}));
     let m = fake.mark();
-    fake.say(SUPERGROUP, user(44, "Dave", Some("dave_new")), "/resign");
+    fake.say(SUPERGROUP, user(44, "Dave", Some("dave_new")), "/resign yes");
     let result = fake.wait_for(m, "the resignation", |c| c.method == "sendMessage").await;
     assert_eq!(result.chat(), SUPERGROUP);
     assert!(result.text().contains("1-0: @erin wins (resignation)."), "{result:?}");

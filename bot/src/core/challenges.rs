@@ -169,6 +169,48 @@ impl Core {
 
     pub(super) fn decline(&self, msg: &Incoming, who: Option<&str>) -> Answer {
         let channel = Self::channel(msg);
+        // Without a name, `/decline` may mean an offer of the opponent in
+        // the sender's game (a game that cannot be read offers nothing).
+        if who.is_none()
+            && let Ok(Some((loaded, offers))) = self.offers_to(msg)
+        {
+            let to_me: Vec<String> = self
+                .store
+                .challenges(&channel)?
+                .into_iter()
+                .filter_map(|(_, c)| c.ok())
+                .filter(|c| c.challenged.as_deref() == Some(msg.sender.id.as_str()))
+                .map(|c| c.challenger)
+                .collect();
+            let kinds: Vec<&str> = offers.iter().map(|o| o.kind.name()).collect();
+            match (offers.as_slice(), to_me.is_empty()) {
+                ([], true) => {
+                    return refuse(
+                        "There is nothing to decline: your opponent has made no draw offer or takeback request, \
+                         and nobody challenges you here.",
+                    );
+                }
+                // Only challenges: as below.
+                ([], false) => {}
+                (_, false) => {
+                    let names: Vec<String> = to_me.iter().map(|c| format!("/decline {}", mention(c))).collect();
+                    return refuse(format!(
+                        "You have a challenge and your opponent's {} offer here; say which to decline: {} or \
+                         /decline {}.",
+                        kinds.join(" and "),
+                        names.join(", "),
+                        kinds.join(" or /decline ")
+                    ));
+                }
+                ([one], true) => return self.decline_this(msg, &loaded, one),
+                (_, true) => {
+                    return refuse(format!(
+                        "Your opponent offers a draw and asks for a takeback; say which to decline: /decline {}.",
+                        kinds.join(" or /decline ")
+                    ));
+                }
+            }
+        }
         let challenge = self.challenge_for(msg, who)?;
         if challenge.challenged.as_deref() != Some(msg.sender.id.as_str()) {
             return refuse("Only the challenged player can decline; an open challenge simply waits.");

@@ -535,7 +535,7 @@ impl Core {
     pub(super) fn bid(&self, msg: &Incoming, amount: &str, game: Option<&str>) -> Answer {
         if !msg.private {
             // Not even checked: nothing of the bid is kept or shown.
-            return refuse("Send your bid to me in a private message.");
+            return Ok(self.public_bid(msg));
         }
         let mut all = self.matches_of(msg)?;
         if all.is_empty() {

@@ -1,6 +1,49 @@
-//! Offers and endings: resign, draw, takeback, abort.
+//! Offers and endings: resign, draw, takeback, abort, and declining offers.
 
 use super::*;
+use crate::command::OfferChoice;
+
+/// How long a `/resign` waits for its confirmation, in milliseconds.
+pub(super) const RESIGN_WINDOW: u64 = 120_000;
+
+/// A `/resign` waiting for its confirmation: the game and the position it
+/// was asked in. Kept in memory only: losing it in a restart only means the
+/// player is asked again.
+#[derive(Debug, Clone)]
+pub(super) struct PendingResign {
+    game: String,
+    /// The position: moves played, the FEN, when the last move came, the
+    /// Clash rounds played. A move or a takeback changes it.
+    position: (usize, String, Option<Timestamp>, usize),
+    at: Timestamp,
+}
+
+impl PendingResign {
+    fn of(loaded: &Loaded, at: Timestamp) -> PendingResign {
+        let r = &loaded.record;
+        PendingResign {
+            game: r.key.id.as_str().to_string(),
+            position: (
+                r.moves.len(),
+                r.fen.clone(),
+                r.moves.last().map(|m| m.at),
+                loaded.clash.as_ref().map_or(0, |m| m.history.len()),
+            ),
+            at,
+        }
+    }
+
+    fn same_position(&self, other: &PendingResign) -> bool {
+        self.game == other.game && self.position == other.position
+    }
+}
+
+/// The pending resignations, by platform, channel and player.
+pub(super) type PendingResigns = Mutex<HashMap<(String, String, String), PendingResign>>;
+
+fn resign_key(msg: &Incoming) -> (String, String, String) {
+    (msg.platform.clone(), msg.channel.clone(), msg.sender.id.clone())
+}
 
 impl Core {
     pub(super) fn finish(&self, msg: &Incoming, loaded: &Loaded, outcome: Outcome, reason: &str) -> Answer {
@@ -20,19 +63,78 @@ impl Core {
         loaded.record.colour_of(&msg.sender.id).ok_or_else(|| Refusal("Only the players can do that.".into()))
     }
 
+    /// `/resign`: asks for a confirmation, unless the sender asked to resign
+    /// this very position within [`RESIGN_WINDOW`] already (a second
+    /// `/resign` confirms, like `/resign yes`).
     pub(super) fn resign(&self, msg: &Incoming) -> Answer {
         let loaded = self.own_game(msg)?;
-        let colour = self.player_colour(msg, &loaded)?;
-        if loaded.clash.is_some() && !clash::between_rounds(&loaded) {
+        self.player_colour(msg, &loaded)?;
+        let who = resign_key(msg);
+        let now = PendingResign::of(&loaded, msg.at);
+        let mut pending = self.resigns.lock().map_err(|_| Refusal("Please try again.".into()))?;
+        // Confirmations nobody answered lapse: the map stays as small as the
+        // players asking right now.
+        pending.retain(|_, p| msg.at.0.saturating_sub(p.at.0) <= RESIGN_WINDOW);
+        if pending.get(&who).is_some_and(|p| p.same_position(&now)) {
+            pending.remove(&who);
+            drop(pending);
+            return self.resign_now(msg, &loaded);
+        }
+        pending.insert(who, now);
+        drop(pending);
+        let id = loaded.record.key.id.as_str();
+        let loses = match &loaded.clash {
+            Some(m) if !clash::between_rounds(&loaded) => {
+                format!("resign round {} of game {id}? You lose the round and your whole army (CA13).", m.round)
+            }
+            Some(_) => format!("give up the match (game {id})? You lose it."),
+            None => format!("resign game {id}? You lose it."),
+        };
+        let minutes = RESIGN_WINDOW / 60_000;
+        Ok(vec![Reply {
+            text: format!(
+                "{}, {loses} Confirm with /resign yes (or /resign again within {minutes} minutes); /resign no to play \
+                 on.",
+                mention(&msg.sender.id)
+            ),
+            picture: None,
+            buttons: vec![
+                Button { label: "Yes, resign".into(), command: "/resign yes".into() },
+                Button { label: "No, play on".into(), command: "/resign no".into() },
+            ],
+        }])
+    }
+
+    /// `/resign yes` resigns at once; `/resign no` withdraws the question.
+    pub(super) fn resign_confirm(&self, msg: &Incoming, yes: bool) -> Answer {
+        let loaded = self.own_game(msg)?;
+        self.player_colour(msg, &loaded)?;
+        let asked = self.resigns.lock().ok().and_then(|mut p| p.remove(&resign_key(msg)));
+        if yes {
+            return self.resign_now(msg, &loaded);
+        }
+        let now = PendingResign::of(&loaded, msg.at);
+        match asked {
+            Some(p) if p.same_position(&now) && msg.at.0.saturating_sub(p.at.0) <= RESIGN_WINDOW => {
+                Ok(vec![Reply::text(format!("{} plays on.", mention(&msg.sender.id)))])
+            }
+            _ => refuse("You have not asked to resign this position: there is nothing to withdraw. Play on."),
+        }
+    }
+
+    /// Resigns the sender's game (or Clash round) now.
+    fn resign_now(&self, msg: &Incoming, loaded: &Loaded) -> Answer {
+        let colour = self.player_colour(msg, loaded)?;
+        if loaded.clash.is_some() && !clash::between_rounds(loaded) {
             // CA13: resigning a round loses it, and the whole army.
-            return self.resign_round(msg, &loaded, colour);
+            return self.resign_round(msg, loaded, colour);
         }
         // Between the rounds of a Clash match, resigning gives up the match.
         let outcome = match colour {
             Colour::White => Outcome::BlackWins,
             Colour::Black => Outcome::WhiteWins,
         };
-        self.finish(msg, &loaded, outcome, "resignation")
+        self.finish(msg, loaded, outcome, "resignation")
     }
 
     pub(super) fn draw(&self, msg: &Incoming) -> Answer {
@@ -61,12 +163,15 @@ impl Core {
                 let opponent = other_player(&loaded.record, &msg.sender.id);
                 Ok(vec![Reply {
                     text: format!(
-                        "{} offers a draw. {}: /draw to accept.",
+                        "{} offers a draw. {}: /draw to accept, /decline draw to decline.",
                         mention(&msg.sender.id),
                         mention(&opponent)
                     ),
                     picture: None,
-                    buttons: vec![Button { label: "Accept draw".into(), command: "/draw".into() }],
+                    buttons: vec![
+                        Button { label: "Accept draw".into(), command: "/draw".into() },
+                        Button { label: "Decline".into(), command: "/decline draw".into() },
+                    ],
                 }])
             }
         }
@@ -123,13 +228,16 @@ impl Core {
         let opponent = other_player(r, &msg.sender.id);
         Ok(vec![Reply {
             text: format!(
-                "{} asks to take back {}. {}: /takeback to accept.",
+                "{} asks to take back {}. {}: /takeback to accept, /decline takeback to decline.",
                 mention(&msg.sender.id),
                 count(plies as usize, "move"),
                 mention(&opponent)
             ),
             picture: None,
-            buttons: vec![Button { label: "Accept takeback".into(), command: "/takeback".into() }],
+            buttons: vec![
+                Button { label: "Accept takeback".into(), command: "/takeback".into() },
+                Button { label: "Decline".into(), command: "/decline takeback".into() },
+            ],
         }])
     }
 
@@ -143,5 +251,61 @@ impl Core {
             return refuse("Both sides have moved: the game can no longer be aborted. /resign or offer a /draw.");
         }
         self.finish(msg, &loaded, Outcome::Aborted, "aborted")
+    }
+
+    /// The draw and takeback offers the opponent has made to the sender in
+    /// the sender's game here (none without a game).
+    pub(super) fn offers_to(&self, msg: &Incoming) -> Result<Option<(Loaded, Vec<Offer>)>, Refusal> {
+        let Some(record) = self.store.player_game_in_channel(&Self::channel(msg), &msg.sender.id)? else {
+            return Ok(None);
+        };
+        let loaded = self.load(record)?;
+        let offers: Vec<Offer> = loaded.record.offers.iter().filter(|o| o.by != msg.sender.id).cloned().collect();
+        Ok(Some((loaded, offers)))
+    }
+
+    /// `/decline draw`, `/decline takeback`: declines the opponent's offer
+    /// of that kind.
+    pub(super) fn decline_offer(&self, msg: &Incoming, choice: OfferChoice) -> Answer {
+        let kind = match choice {
+            OfferChoice::Draw => OfferKind::Draw,
+            OfferChoice::Takeback => OfferKind::Takeback { plies: 0 },
+        };
+        let what = offer_words(&kind);
+        let loaded = self.own_game(msg)?;
+        self.player_colour(msg, &loaded)?;
+        match loaded.record.offer(kind) {
+            None => refuse(format!("There is no {what} to decline.")),
+            Some(o) if o.by == msg.sender.id => refuse(format!(
+                "That {what} is your own; it stands until your opponent answers it or a move is played."
+            )),
+            Some(o) => {
+                let offer = o.clone();
+                self.decline_this(msg, &loaded, &offer)
+            }
+        }
+    }
+
+    /// Clears `offer` as declined by the sender.
+    pub(super) fn decline_this(&self, msg: &Incoming, loaded: &Loaded, offer: &Offer) -> Answer {
+        let r = &loaded.record;
+        let cleared = self.store.clear_offer(&r.key, r.version, offer.kind, msg.message_id.as_deref());
+        if applied(cleared)?.is_none() {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Reply::text(format!(
+            "{} declines the {} of {}. Play goes on.",
+            mention(&msg.sender.id),
+            offer_words(&offer.kind),
+            mention(&offer.by)
+        ))])
+    }
+}
+
+/// "draw offer", "takeback request".
+fn offer_words(kind: &OfferKind) -> &'static str {
+    match kind {
+        OfferKind::Draw => "draw offer",
+        OfferKind::Takeback { .. } => "takeback request",
     }
 }

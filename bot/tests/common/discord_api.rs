@@ -64,6 +64,12 @@ pub struct Discord {
     edits: Mutex<Vec<(String, String)>>,
     /// Interaction tokens no longer accepted.
     expired: Mutex<Vec<String>>,
+    /// Messages deleted by the bot: (channel, message).
+    deleted: Mutex<Vec<(u64, u64)>>,
+    /// Deletions refused (403, Missing Permissions): (channel, message).
+    denied: Mutex<Vec<(u64, u64)>>,
+    /// Whether the bot lacks Manage Messages: deletions are refused.
+    pub no_manage_messages: std::sync::atomic::AtomicBool,
 }
 
 pub fn now_ms() -> u64 {
@@ -175,6 +181,16 @@ impl Discord {
         self.say_at(channel, who, content, now_ms())
     }
 
+    /// Messages the bot deleted: (channel, message).
+    pub fn deleted(&self) -> Vec<(u64, u64)> {
+        self.deleted.lock().unwrap().clone()
+    }
+
+    /// Deletions refused for want of Manage Messages: (channel, message).
+    pub fn denied(&self) -> Vec<(u64, u64)> {
+        self.denied.lock().unwrap().clone()
+    }
+
     /// The history of `channel`, oldest first.
     pub fn history(&self, channel: u64) -> Vec<Posted> {
         self.state.lock().unwrap().channels.get(&channel).map(|c| c.values().cloned().collect()).unwrap_or_default()
@@ -246,6 +262,9 @@ pub async fn start(first_id: u64) -> Arc<Discord> {
         pages: AtomicU64::new(0),
         edits: Mutex::default(),
         expired: Mutex::default(),
+        deleted: Mutex::default(),
+        denied: Mutex::default(),
+        no_manage_messages: Default::default(),
     });
     let app = Router::new().route("/ws", get(gateway)).fallback(rest).with_state(discord.clone());
     tokio::spawn(async move {
@@ -322,6 +341,25 @@ async fn rest(State(discord): State<Arc<Discord>>, req: Request) -> Response {
             (200, message_json(id, 1, bot_user(), &content, now_ms()))
         }
         (&Method::DELETE, ["webhooks", _, _, "messages", _]) => (204, Value::Null),
+        (&Method::DELETE, ["channels", channel, "messages", message]) => {
+            match (channel.parse::<u64>(), message.parse::<u64>()) {
+                (Ok(c), Ok(m)) if discord.no_manage_messages.load(Ordering::SeqCst) => {
+                    discord.denied.lock().unwrap().push((c, m));
+                    (403, json!({"message": "Missing Permissions", "code": 50013}))
+                }
+                (Ok(c), Ok(m)) => {
+                    let removed = discord.state.lock().unwrap().channels.get_mut(&c).and_then(|h| h.remove(&m));
+                    match removed {
+                        Some(_) => {
+                            discord.deleted.lock().unwrap().push((c, m));
+                            (204, Value::Null)
+                        }
+                        None => (404, json!({"message": "Unknown Message", "code": 10008})),
+                    }
+                }
+                _ => (404, json!({"message": "Unknown Message", "code": 10008})),
+            }
+        }
         _ => (404, json!({"message": "Unknown route", "code": 0})),
     };
     let status = StatusCode::from_u16(status).unwrap();

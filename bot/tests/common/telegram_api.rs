@@ -30,6 +30,11 @@ pub struct Server {
     pub sent: Mutex<Vec<(String, i64, String)>>,
     /// Calls of `getMe`: one per start of the bot.
     pub starts: Mutex<usize>,
+    /// `deleteMessage` calls: (chat, message), whether refused or not.
+    pub deletions: Mutex<Vec<(i64, i64)>>,
+    /// Whether the bot is no admin: `deleteMessage` is refused, as Telegram
+    /// refuses it in a group where the bot may not delete others' messages.
+    pub not_admin: std::sync::atomic::AtomicBool,
 }
 
 pub fn unix_now() -> i64 {
@@ -74,6 +79,19 @@ impl Server {
         }}))
     }
 
+    /// A text message sent now; returns the message's id (not the update's).
+    pub fn post(&self, chat_id: i64, from: Value, text: &str) -> i64 {
+        let message_id = {
+            let mut last = self.last_message.lock().unwrap();
+            *last += 1;
+            *last
+        };
+        self.push(json!({"message": {
+            "message_id": message_id, "date": unix_now(), "chat": chat(chat_id), "from": from, "text": text,
+        }}));
+        message_id
+    }
+
     /// A text message sent now.
     pub fn say(&self, chat_id: i64, from: Value, text: &str) -> i64 {
         self.message_at(chat_id, from, text, unix_now())
@@ -91,6 +109,11 @@ impl Server {
     /// Texts sent to `chat`.
     pub fn texts(&self, chat_id: i64) -> Vec<String> {
         self.sent().into_iter().filter(|(_, c, _)| *c == chat_id).map(|(_, _, t)| t).collect()
+    }
+
+    /// `deleteMessage` calls: (chat, message).
+    pub fn deletions(&self) -> Vec<(i64, i64)> {
+        self.deletions.lock().unwrap().clone()
     }
 
     pub fn starts(&self) -> usize {
@@ -198,6 +221,18 @@ async fn api(
         "getupdates" => server.updates(&body).await,
         "sendmessage" => server.answer_send("sendMessage", &body),
         "sendphoto" => server.answer_send("sendPhoto", &body),
+        "deletemessage" => {
+            let number = |v: &Value| v.as_i64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).unwrap_or(0);
+            server.deletions.lock().unwrap().push((number(&body["chat_id"]), number(&body["message_id"])));
+            if server.not_admin.load(std::sync::atomic::Ordering::SeqCst) {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    Json(json!({"ok": false, "error_code": 400,
+                        "description": "Bad Request: message can't be deleted"})),
+                );
+            }
+            json!(true)
+        }
         "setmycommands" | "deletewebhook" | "answercallbackquery" => json!(true),
         _ => {
             return (

@@ -1,0 +1,117 @@
+//! A sealed bid typed in public (CA14 wants it secret): the Telegram and
+//! Discord adapters delete the message where the platform lets the bot, and
+//! go on where it does not; the player is warned either way.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{discord_api, telegram_api};
+use kibitz_bot::core::{Core, CoreConfig};
+use kibitz_bot::{adapter, discord, telegram};
+use kibitz_storage::Store;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn core(dir: &std::path::Path) -> Arc<Core> {
+    Arc::new(Core::new(Store::open(dir).unwrap(), CoreConfig { board_size: 120, ..CoreConfig::default() }))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_deletes_a_bid_typed_in_a_group() {
+    const TOKEN: &str = "778:public-bid-token";
+    const GROUP: i64 = -100_777;
+    let (server, addr) = telegram_api::start(TOKEN).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (stop, shutdown) = adapter::shutdown_channel();
+    let run = tokio::spawn(telegram::run(core(dir.path()), TOKEN.into(), Some(format!("http://{addr}")), shutdown));
+
+    let bid = server.post(GROUP, telegram_api::user(11, "alice"), "/bid 12");
+    let warned = server.until(WAIT, |s| s.texts(GROUP).iter().any(|t| t.contains("does not count"))).await;
+    assert!(warned, "no warning: {:?}", server.sent());
+    let warning = server.texts(GROUP).into_iter().find(|t| t.contains("does not count")).unwrap();
+    assert!(
+        warning.starts_with("@alice, that bid was typed in public") && warning.contains("On Telegram"),
+        "{warning}"
+    );
+    assert!(server.until(WAIT, |s| s.deletions() == [(GROUP, bid)]).await, "{:?}", server.deletions());
+
+    // Where the bot is no admin Telegram refuses; the bot goes on.
+    server.not_admin.store(true, std::sync::atomic::Ordering::SeqCst);
+    let second = server.post(GROUP, telegram_api::user(22, "bob"), "/bid 7");
+    assert!(server.until(WAIT, |s| s.deletions().len() == 2).await, "{:?}", server.deletions());
+    assert_eq!(server.deletions()[1], (GROUP, second));
+    server.say(GROUP, telegram_api::user(22, "bob"), "/variants");
+    let answered = server.until(WAIT, |s| s.texts(GROUP).iter().any(|t| t.starts_with("Games I play"))).await;
+    assert!(answered, "the bot stopped after a refused deletion: {:?}", server.sent());
+    // A bid in a private chat is read, and nothing is deleted.
+    server.say(11, telegram_api::user(11, "alice"), "/bid 12");
+    let read = server.until(WAIT, |s| s.texts(11).iter().any(|t| t.contains("no Clash of the Armies match"))).await;
+    assert!(read, "{:?}", server.sent());
+    assert_eq!(server.deletions().len(), 2);
+
+    stop.send(true).unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(30), run).await.expect("run stops");
+    assert_eq!(ended.unwrap(), Ok(()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discord_deletes_a_bid_typed_in_a_server_channel() {
+    const TOKEN: &str = "public-bid-discord-token";
+    const CHANNEL: u64 = 600;
+    let fake = discord_api::start(1 << 40).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (stop, shutdown) = adapter::shutdown_channel();
+    let bot = tokio::spawn(discord::run(core(dir.path()), TOKEN.into(), Some(fake.url()), shutdown));
+    assert!(fake.until(WAIT, |d| d.connected()).await, "no connection");
+
+    let bid = fake.say(CHANNEL, ("11", "alice"), "!bid 12");
+    let warned = fake.until(WAIT, |d| d.texts(CHANNEL).iter().any(|t| t.contains("does not count"))).await;
+    assert!(warned, "no warning: {:?}", fake.texts(CHANNEL));
+    let warning = fake.texts(CHANNEL).into_iter().find(|t| t.contains("does not count")).unwrap();
+    assert!(warning.starts_with("<@11>, that bid was typed in public") && warning.contains("On Discord"), "{warning}");
+    assert!(fake.until(WAIT, |d| d.deleted() == [(CHANNEL, bid)]).await, "{:?}", fake.deleted());
+    assert!(!fake.history(CHANNEL).iter().any(|p| p.content == "!bid 12"), "the bid is gone from the channel");
+
+    // Without Manage Messages Discord answers 403; the bot goes on.
+    fake.no_manage_messages.store(true, std::sync::atomic::Ordering::SeqCst);
+    let second = fake.say(CHANNEL, ("22", "bob"), "/bid 7");
+    assert!(fake.until(WAIT, |d| d.denied() == [(CHANNEL, second)]).await, "{:?}", fake.denied());
+    fake.say(CHANNEL, ("22", "bob"), "!variants");
+    let answered = fake.until(WAIT, |d| d.texts(CHANNEL).iter().any(|t| t.starts_with("Games I play"))).await;
+    assert!(answered, "the bot stopped after a refused deletion: {:?}", fake.texts(CHANNEL));
+    assert!(fake.history(CHANNEL).iter().any(|p| p.content == "/bid 7"), "a refused deletion leaves the message");
+
+    stop.send(true).unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(30), bot).await.expect("run returns after shutdown");
+    assert_eq!(result.unwrap(), Ok(()));
+}
+
+#[test]
+fn the_deletion_waits_in_the_outbox_with_the_warning() {
+    use kibitz_bot::core::{Action, Incoming, User};
+    use kibitz_bot::relay::Relay;
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let relay = Relay::new(core.clone(), "telegram");
+    let msg = Incoming {
+        platform: "telegram".into(),
+        channel: "-100".into(),
+        sender: User { id: "11".into(), name: "alice".into() },
+        text: "/bid 12".into(),
+        message_id: Some("-100:5".into()),
+        at: kibitz_storage::Timestamp::now(),
+        private: false,
+    };
+    let owed = relay.handle_blocking(&msg, None).unwrap();
+    assert_eq!(owed.len(), 2, "{owed:?}");
+    assert!(owed[0].reply.text.contains("does not count") && owed[0].action.is_none());
+    let delete = Action::Delete { message_id: Some("-100:5".into()), author: "11".into() };
+    assert_eq!(owed[1].action.as_ref(), Some(&delete));
+    assert_eq!(owed[1].channel, "-100");
+    // After a crash, before the platform had them, both are still owed.
+    drop(relay);
+    let again = Relay::new(core, "telegram").owed();
+    assert_eq!(again.iter().map(|d| d.action.clone()).collect::<Vec<_>>(), [None, Some(delete)]);
+}
