@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use kibitz_render::{BoardOptions, Caption, Renderer};
-use kibitz_rules::{Color, Game, Move, Position, Square, Variant, search};
+use kibitz_rules::{Color, Game, Position, Square, Variant, search};
 use kibitz_storage::{
     Challenge, ChannelKey, Colour, ColourChoice, GameEnd, GameId, GameRecord, GameSettings, MoveRecord, NewGame, Offer,
     OfferKind, Outcome, Store, StoreError, Timestamp,
@@ -29,6 +29,7 @@ mod bounds;
 mod challenges;
 mod clash;
 mod info;
+mod moves;
 mod offers;
 mod opponent;
 mod play;
@@ -197,6 +198,9 @@ pub struct Core {
     bot_ids: Mutex<HashMap<String, String>>,
     /// Answers for other channels than the message's, until an adapter posts them.
     notices: Mutex<Vec<(ChannelKey, Reply)>>,
+    /// The page of `/moves` each asker saw last, by platform, channel and
+    /// user, for `/moves more`.
+    pages: Mutex<HashMap<(String, String, String), usize>>,
 }
 
 /// A stored game with its rules state rebuilt.
@@ -219,6 +223,7 @@ impl Core {
             names: Mutex::default(),
             bot_ids: Mutex::default(),
             notices: Mutex::default(),
+            pages: Mutex::default(),
         }
     }
 
