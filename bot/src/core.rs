@@ -564,6 +564,9 @@ impl Core {
             }),
             ..BoardOptions::default()
         };
+        if let (Some(m), Some(c)) = (&loaded.clash, opts.caption.as_mut()) {
+            c.note = self.standing_note(r, m, false);
+        }
         extra(&mut opts);
         let png = self.renderer.board_png(pos, &opts).ok()?;
         Some(Picture { name: format!("board-{}-{}.png", r.key.id.as_str(), r.moves.len()), png })

@@ -76,7 +76,9 @@ impl Core {
 
     pub(super) fn pgn(&self, msg: &Incoming, id: Option<&str>) -> Answer {
         let loaded = self.find_game(msg, id)?;
-        clash::check_shown(&loaded)?;
+        if loaded.clash.is_some() {
+            return self.match_pgn(&loaded);
+        }
         let r = &loaded.record;
         let date = date_of(r.started_at);
         let site = format!("Kibitz {}", r.key.channel.platform);
