@@ -28,6 +28,7 @@ use crate::command::{self, ChallengeSpec, ColourWish, Command, ParseError};
 mod bounds;
 mod challenges;
 mod clash;
+mod elsewhere;
 mod info;
 mod moves;
 mod offers;
@@ -455,17 +456,17 @@ impl Core {
             Command::Accept(who) => self.accept(msg, who.as_deref()),
             Command::Decline(who) => self.decline(msg, who.as_deref()),
             Command::Cancel => self.cancel(msg),
-            Command::Move(text) => self.play(msg, &text),
-            Command::Board(id) => self.board(msg, id.as_deref()),
-            Command::Moves(square) => self.moves(msg, square.as_deref()),
+            Command::Move(text) => self.routed(msg, elsewhere::Routed::Move(&text)),
+            Command::Board(id) => self.routed(msg, elsewhere::Routed::Board(id.as_deref())),
+            Command::Moves(what) => self.routed(msg, elsewhere::Routed::Moves(what.as_deref())),
             Command::Hint => self.hint(msg),
             Command::Resign => self.resign(msg),
             Command::Draw => self.draw(msg),
             Command::Takeback => self.takeback(msg),
             Command::Abort => self.abort(msg),
             Command::Games => self.games(msg),
-            Command::Pgn(id) => self.pgn(msg, id.as_deref()),
-            Command::Fen(id) => self.fen(msg, id.as_deref()),
+            Command::Pgn(id) => self.routed(msg, elsewhere::Routed::Pgn(id.as_deref())),
+            Command::Fen(id) => self.routed(msg, elsewhere::Routed::Fen(id.as_deref())),
             Command::Stats(who) => self.stats(msg, who.as_deref()),
             Command::Leaderboard(v) => self.leaderboard(msg, v.as_deref()),
             Command::Army => self.army(msg),

@@ -347,7 +347,7 @@ fn an_agreed_draw_ends_a_round_and_the_match_goes_on() {
     // Both keep their armies; a new round gives 40 gold more.
     assert_eq!(m.army(Color::White).len(), 2);
     assert_eq!(m.gold(Color::White), 160 - 20 - 4 + 160);
-    assert!(say(&core, "alice", "/games").contains("Round 2: White's army phase"));
+    assert!(say(&core, "alice", "/games").contains("here: round 2, your army phase"));
     // The same armies start round 2.
     say(&core, "alice", "/ready");
     assert!(say(&core, "bob", "/ready").contains("Round 2 begins"));
