@@ -24,6 +24,11 @@ pub(super) enum Routed<'a> {
     Fen(Option<&'a str>),
 }
 
+/// Whether `word` reads as a game id rather than a page number of `/moves`.
+fn is_game_id(word: &str) -> bool {
+    GameId::parse(word).is_ok() && !word.chars().all(|c| c.is_ascii_digit())
+}
+
 /// `msg` as if it had been sent in `channel` (not privately).
 fn relayed(msg: &Incoming, channel: &ChannelKey) -> Incoming {
     Incoming { channel: channel.channel.clone(), private: false, ..msg.clone() }
@@ -51,6 +56,8 @@ impl Core {
     /// in a private chat without one there.
     pub(super) fn routed(&self, msg: &Incoming, cmd: Routed<'_>) -> Answer {
         // The first word, when it is the id of one of the sender's running games.
+        // `/moves ID ...` of a game here, the sender's or not.
+        let mut moves_id: Option<String> = None;
         let (named, rest): (Option<GameKey>, Option<String>) = match cmd {
             Routed::Move(text) => match text.trim().split_once(char::is_whitespace) {
                 Some((first, rest)) => match self.own_running_game(msg, first) {
@@ -61,10 +68,11 @@ impl Core {
             },
             Routed::Moves(Some(text)) => {
                 let mut words = text.split_whitespace();
-                match words.next().and_then(|w| self.own_running_game(msg, w)) {
-                    Some(key) => {
+                match words.next().filter(|w| is_game_id(w)) {
+                    Some(id) => {
                         let rest: Vec<&str> = words.collect();
-                        (Some(key), (!rest.is_empty()).then(|| rest.join(" ")))
+                        moves_id = Some(id.to_string());
+                        (self.own_running_game(msg, id), (!rest.is_empty()).then(|| rest.join(" ")))
                     }
                     None => (None, Some(text.to_string())),
                 }
@@ -90,7 +98,7 @@ impl Core {
             return match cmd {
                 Routed::Move(_) => self.play(msg, rest.unwrap_or_default()),
                 Routed::Board(id) => self.board(msg, named.as_ref().map(|k| k.id.as_str()).or(id)),
-                Routed::Moves(_) => self.moves(msg, rest),
+                Routed::Moves(_) => self.moves(msg, moves_id.as_deref(), rest),
                 Routed::Pgn(id) => self.pgn(msg, named.as_ref().map(|k| k.id.as_str()).or(id)),
                 Routed::Fen(id) => self.fen(msg, named.as_ref().map(|k| k.id.as_str()).or(id)),
             };
@@ -116,7 +124,7 @@ impl Core {
                 ))])
             }
             Routed::Board(_) => self.board(&there, id),
-            Routed::Moves(_) => self.moves(&there, rest),
+            Routed::Moves(_) => self.moves(&there, id, rest),
             Routed::Pgn(_) => self.pgn(&there, id),
             Routed::Fen(_) => self.fen(&there, id),
         }

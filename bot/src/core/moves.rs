@@ -27,7 +27,7 @@ impl Ask {
         if t.is_empty() {
             return Ok(Ask::Page(1));
         }
-        if t.eq_ignore_ascii_case("more") || t.eq_ignore_ascii_case("next") {
+        if t.eq_ignore_ascii_case("more") {
             return Ok(Ask::More);
         }
         if t.chars().all(|c| c.is_ascii_digit()) {

@@ -161,11 +161,11 @@ impl Core {
         Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
     }
 
-    /// `/moves [SQUARE | PAGE | more]`: the legal moves of the asker (as if
+    /// `/moves [GAME] [SQUARE | PAGE | more]`: the legal moves of the asker (as if
     /// it were their turn when it is not), or of the side to move for
     /// someone not playing; grouped by piece and paged.
-    pub(super) fn moves(&self, msg: &Incoming, arg: Option<&str>) -> Answer {
-        let loaded = self.find_game(msg, None)?;
+    pub(super) fn moves(&self, msg: &Incoming, id: Option<&str>, arg: Option<&str>) -> Answer {
+        let loaded = self.find_game(msg, id)?;
         clash::check_round(&loaded)?;
         if loaded.record.result.is_some() || loaded.game.outcome().is_some() {
             return refuse("The game is over: there are no moves.");
