@@ -1239,3 +1239,43 @@ fn army_notes(m: &Match, color: Color) -> Vec<String> {
     }
     lines
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kibitz_storage::{ChannelKey, ClashMatch, GameSettings, NewGame, Store};
+
+    #[test]
+    fn the_caption_note_tells_the_round_the_score_and_the_draw_odds() {
+        let dir = tempfile::tempdir().unwrap();
+        let core = Core::new(Store::open(dir.path()).unwrap(), super::super::CoreConfig::default());
+        let new = NewGame {
+            variant: "clash".into(),
+            white: "alice".into(),
+            black: "bob".into(),
+            settings: GameSettings::default(),
+            start_fen: CLASH.start_fen.into(),
+            at: Timestamp(1),
+            clash: Some(ClashMatch::default()),
+        };
+        let r = core.store().create_game(&ChannelKey::new("test", "c1"), &new).unwrap();
+        let mut m = Match::new();
+        assert_eq!(core.standing_note(&r, &m, false), "Round 1 of 3; match: alice 0, bob 0");
+        // CA14: the ultimate round, 1-1, Black lost the auction and has draw odds.
+        m.round = ULTIMATE_ROUND;
+        m.half_points = [2, 2];
+        m.phase = Phase::Playing { round: ULTIMATE_ROUND };
+        m.draw_odds = Some(Color::Black);
+        assert_eq!(core.standing_note(&r, &m, false), "Round 3 of 3; match: alice 1, bob 1; draw odds: bob");
+        // A drawn ultimate round is the odds-holder's win (CA14): the match is over.
+        m.half_points = [2, 4];
+        m.phase = Phase::Over { winner: Color::Black };
+        assert_eq!(core.standing_note(&r, &m, false), "Match over: alice 1, bob 2");
+        // After a round that leaves the match going, the note is the match's.
+        m.round = 2;
+        m.half_points = [1, 1];
+        m.phase = Phase::Army { color: Color::White };
+        m.draw_odds = None;
+        assert_eq!(core.standing_note(&r, &m, true), "Match: alice 0.5, bob 0.5");
+    }
+}
