@@ -129,7 +129,7 @@ fn a_long_list_of_games_is_cut_with_a_count_of_the_rest() {
     assert!(shown > 10 && shown < games as usize, "{text}");
     assert_eq!(text.lines().last().unwrap(), format!("… ({} more; /board GAME shows one)", games as usize - shown));
     // /moves lists every move, or says how many it leaves out.
-    let moves = say(&core, "alice", "/challenge @carol", 101);
+    let moves = say(&core, "alice", "/challenge @carol white", 101);
     assert_eq!(moves.len(), 1);
     say(&core, "carol", "/accept", 102);
     let moves = say(&core, "alice", "/moves", 103);
