@@ -172,9 +172,9 @@ pub const USAGE: &[(&str, &str)] = &[
     ("accept", "accept [@user]"),
     ("decline", "decline [@user|draw|takeback]"),
     ("cancel", "cancel"),
-    ("move", "move MOVE"),
+    ("move", "move [GAME] MOVE"),
     ("board", "board [GAME]"),
-    ("moves", "moves [SQUARE]"),
+    ("moves", "moves [GAME] [SQUARE|PAGE]"),
     ("hint", "hint"),
     ("resign", "resign [yes|no]"),
     ("draw", "draw"),
@@ -274,7 +274,11 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
             words => Ok(Command::Move(words.join(" "))),
         },
         "board" => one("board").map(Command::Board),
-        "moves" => one("moves").map(Command::Moves),
+        "moves" => match args.as_slice() {
+            [] => Ok(Command::Moves(None)),
+            [_] | [_, _] => Ok(Command::Moves(Some(args.join(" ")))),
+            _ => Err(problem("moves", "That is one word too many")),
+        },
         "hint" => none("hint", Command::Hint),
         "resign" => match args.as_slice() {
             [] => Ok(Command::Resign),
@@ -383,6 +387,8 @@ mod tests {
         assert_eq!(parse("!move e4", "kibitz"), Ok(Command::Move("e4".into())));
         assert_eq!(parse("/move@kibitz_bot Nf3", "kibitz_bot"), Ok(Command::Move("Nf3".into())));
         assert_eq!(parse("/MOVES e2", "k"), Ok(Command::Moves(Some("e2".into()))));
+        assert_eq!(parse("/moves vuaf 2", "k"), Ok(Command::Moves(Some("vuaf 2".into()))));
+        assert!(matches!(parse("/moves vuaf e2 3", "k"), Err(ParseError::Usage { command: "moves", .. })));
         assert_eq!(parse("/accept @alice", "k"), Ok(Command::Accept(Some("alice".into()))));
         assert_eq!(parse("hello", "k"), Err(ParseError::NotACommand));
         assert!(matches!(parse("/fly", "k"), Err(ParseError::Unknown(w)) if w == "fly"));

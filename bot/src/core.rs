@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use kibitz_render::{BoardOptions, Caption, Renderer};
-use kibitz_rules::{Color, Game, Move, Position, Square, Variant, search};
+use kibitz_rules::{Color, Game, Position, Square, Variant, search};
 use kibitz_storage::{
     Challenge, ChannelKey, Colour, ColourChoice, GameEnd, GameId, GameRecord, GameSettings, MoveRecord, NewGame, Offer,
     OfferKind, Outcome, Store, StoreError, Timestamp,
@@ -28,7 +28,9 @@ use crate::command::{self, ChallengeSpec, ColourWish, Command, ParseError};
 mod bounds;
 mod challenges;
 mod clash;
+mod elsewhere;
 mod info;
+mod moves;
 mod offers;
 mod opponent;
 mod play;
@@ -219,6 +221,9 @@ pub struct Core {
     resigns: offers::PendingResigns,
     /// Actions for the adapters, until they take them.
     actions: Mutex<Vec<(ChannelKey, Action)>>,
+    /// The page of `/moves` each asker saw last, by platform, channel and
+    /// user, for `/moves more`.
+    pages: Mutex<HashMap<(String, String, String), usize>>,
 }
 
 /// A stored game with its rules state rebuilt.
@@ -243,6 +248,7 @@ impl Core {
             notices: Mutex::default(),
             resigns: Mutex::default(),
             actions: Mutex::default(),
+            pages: Mutex::default(),
         }
     }
 
@@ -492,9 +498,9 @@ impl Core {
             Command::Decline(who) => self.decline(msg, who.as_deref()),
             Command::DeclineOffer(which) => self.decline_offer(msg, which),
             Command::Cancel => self.cancel(msg),
-            Command::Move(text) => self.play(msg, &text),
-            Command::Board(id) => self.board(msg, id.as_deref()),
-            Command::Moves(square) => self.moves(msg, square.as_deref()),
+            Command::Move(text) => self.routed(msg, elsewhere::Routed::Move(&text)),
+            Command::Board(id) => self.routed(msg, elsewhere::Routed::Board(id.as_deref())),
+            Command::Moves(what) => self.routed(msg, elsewhere::Routed::Moves(what.as_deref())),
             Command::Hint => self.hint(msg),
             Command::Resign => self.resign(msg),
             Command::ResignConfirm(yes) => self.resign_confirm(msg, yes),
@@ -502,8 +508,8 @@ impl Core {
             Command::Takeback => self.takeback(msg),
             Command::Abort => self.abort(msg),
             Command::Games => self.games(msg),
-            Command::Pgn(id) => self.pgn(msg, id.as_deref()),
-            Command::Fen(id) => self.fen(msg, id.as_deref()),
+            Command::Pgn(id) => self.routed(msg, elsewhere::Routed::Pgn(id.as_deref())),
+            Command::Fen(id) => self.routed(msg, elsewhere::Routed::Fen(id.as_deref())),
             Command::Stats(who) => self.stats(msg, who.as_deref()),
             Command::Leaderboard(v) => self.leaderboard(msg, v.as_deref()),
             Command::Army => self.army(msg),
@@ -603,6 +609,9 @@ impl Core {
             }),
             ..BoardOptions::default()
         };
+        if let (Some(m), Some(c)) = (&loaded.clash, opts.caption.as_mut()) {
+            c.note = self.standing_note(r, m, false);
+        }
         extra(&mut opts);
         let png = self.renderer.board_png(pos, &opts).ok()?;
         Some(Picture { name: format!("board-{}-{}.png", r.key.id.as_str(), r.moves.len()), png })

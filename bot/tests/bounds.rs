@@ -125,17 +125,18 @@ fn a_long_list_of_games_is_cut_with_a_count_of_the_rest() {
     let list = say(&core, "alice", "/games", 100);
     check_bounds(&list, "").unwrap();
     let text = &list[0].text;
-    let shown = text.lines().filter(|l| l.contains("(elsewhere)")).count();
+    let shown = text.lines().filter(|l| l.contains(", in channel room")).count();
     assert!(shown > 10 && shown < games as usize, "{text}");
     assert_eq!(text.lines().last().unwrap(), format!("… ({} more; /board GAME shows one)", games as usize - shown));
     // /moves lists every move, or says how many it leaves out.
-    let moves = say(&core, "alice", "/challenge @carol", 101);
+    let moves = say(&core, "alice", "/challenge @carol white", 101);
     assert_eq!(moves.len(), 1);
     say(&core, "carol", "/accept", 102);
     let moves = say(&core, "alice", "/moves", 103);
     check_bounds(&moves, "").unwrap();
-    assert!(moves[0].text.starts_with("20 legal moves:\n"), "{moves:?}");
-    assert_eq!(moves[0].text.lines().skip(1).map(|l| l.split(' ').count() - 1).sum::<usize>(), 20);
+    assert!(moves[0].text.starts_with("Your 20 legal moves:\n"), "{moves:?}");
+    let listed = moves[0].text.lines().skip(1).filter_map(|l| l.split_once("): ")).map(|(_, m)| m.split(' ').count());
+    assert_eq!(listed.sum::<usize>(), 20);
 }
 
 proptest! {

@@ -347,13 +347,13 @@ fn an_agreed_draw_ends_a_round_and_the_match_goes_on() {
     assert!(say(&core, "alice", "/draw").contains("offers a draw"));
     let drawn = say(&core, "bob", "/draw");
     assert!(drawn.contains("Round 1 is drawn (agreement)"), "{drawn}");
-    assert!(drawn.contains("Score: <@alice> 0.5, <@bob> 0.5"), "{drawn}");
+    assert!(drawn.contains("Match score: <@alice> 0.5, <@bob> 0.5"), "{drawn}");
     let m = state(&core);
     assert_eq!((m.round, m.phase), (2, Phase::Army { color: Color::White }));
     // Both keep their armies; a new round gives 40 gold more.
     assert_eq!(m.army(Color::White).len(), 2);
     assert_eq!(m.gold(Color::White), 160 - 20 - 4 + 160);
-    assert!(say(&core, "alice", "/games").contains("Round 2: White's army phase"));
+    assert!(say(&core, "alice", "/games").contains("here: round 2, your army phase"));
     // The same armies start round 2.
     say(&core, "alice", "/ready");
     assert!(say(&core, "bob", "/ready").contains("Round 2 begins"));
@@ -428,7 +428,7 @@ fn running_out_of_time_loses_the_round_and_the_leader() {
     assert_eq!(end.len(), 1, "{end:?}");
     let text = &end[0].1.text;
     assert!(text.contains("<@alice> ran out of time"), "{text}");
-    assert!(text.contains("Round 1: <@bob> wins by time. <@alice> loses the King."), "{text}");
+    assert!(text.contains("Round 1 to <@bob> (time). <@alice> loses the King."), "{text}");
     let m = state(&core);
     assert_eq!(m.army(Color::White).leader(), None);
     assert_eq!(m.half_points(Color::Black), 2);
@@ -509,7 +509,7 @@ fn the_bot_bids_raises_sets_up_and_plays_the_ultimate_round() {
     second_round_against_the_bot(&core);
     // alice resigns round 2: 1-1, the auction; the bot sends its sealed bid at once.
     let resigned = say(&core, "alice", "/resign yes");
-    assert!(resigned.contains("Score: <@alice> 1, <@kibitz> 1."), "{resigned}");
+    assert!(resigned.contains("Match score: <@alice> 1, <@kibitz> 1."), "{resigned}");
     assert!(resigned.contains("has sent a sealed bid"), "{resigned}");
     let m = state(&core);
     assert_eq!(m.phase, Phase::Bidding);
@@ -568,8 +568,12 @@ fn the_bots_checkmate_ends_the_round_and_takes_the_leader() {
     round_against_the_bot(&core, &white, &black, "r3k3/8/8/8/8/8/1P3PPP/6K1 w - - 0 20");
     let replies = send(&core, "alice", "c1", false, "b3", 1, Some("m1"));
     let text = texts(&replies);
-    assert!(text.contains("<@kibitz> played Ra1# (a8a1). 0-1 (checkmate)."), "{text}");
-    assert!(text.contains("Round 1: <@kibitz> wins by checkmate. <@alice> loses the King."), "{text}");
+    // The round's result, apart from the match's score.
+    assert!(
+        text.contains("<@kibitz> played Ra1# (a8a1). Round 1 to <@kibitz> (checkmate). <@alice> loses the King."),
+        "{text}"
+    );
+    assert!(text.contains("Match score: <@alice> 0, <@kibitz> 1."), "{text}");
     // The picture is the round's final position.
     assert!(replies[0].picture.as_ref().is_some_and(|p| p.name.starts_with("board-")), "{text}");
     let m = state(&core);
@@ -604,4 +608,100 @@ fn a_bot_stopped_before_its_answer_catches_up_on_the_clock_tick() {
     assert_eq!(state(&core).phase, Phase::Playing { round: 1 });
     // Nothing more to do: the next tick says nothing.
     assert!(core.tick(Timestamp(2 * HOUR), "test").is_empty());
+}
+
+#[test]
+fn the_round_starts_on_the_side_of_the_player_to_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    for line in ["/buy king", "/buy pawn e2", "/ready"] {
+        say(&core, "alice", line);
+    }
+    for line in ["/buy king", "/buy pawn e7"] {
+        say(&core, "bob", line);
+    }
+    // Black's /ready starts the round; White moves first, so the picture is
+    // White's view: the same picture alice's /board shows, not bob's.
+    let begun = send(&core, "bob", "c1", false, "/ready", 1, None);
+    let picture = |r: &[Reply]| r[0].picture.as_ref().map(|p| p.png.clone()).expect("a picture");
+    let alices = send(&core, "alice", "c1", false, "/board", 1, None);
+    let bobs = send(&core, "bob", "c1", false, "/board", 1, None);
+    assert_eq!(picture(&begun), picture(&alices));
+    assert_ne!(picture(&begun), picture(&bobs));
+}
+
+/// The PGN's games, split at their Event tags.
+fn pgn_games(text: &str) -> Vec<String> {
+    let mut games: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("[Event ") {
+            games.push(String::new());
+        }
+        if let Some(g) = games.last_mut() {
+            g.push_str(line);
+            g.push('\n');
+        }
+    }
+    games
+}
+
+#[test]
+fn a_match_pgn_holds_every_round_with_its_own_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    armies(&core);
+    // Round 1: drawn by agreement after a move each.
+    say(&core, "alice", "e3");
+    say(&core, "bob", "e6");
+    say(&core, "alice", "/draw");
+    let drawn = say(&core, "bob", "/draw");
+    assert!(drawn.contains("Round 1 is drawn (agreement). Match score: <@alice> 0.5, <@bob> 0.5."), "{drawn}");
+    // During round 2 the PGN has round 1, finished, and round 2 in play.
+    say(&core, "alice", "/ready");
+    say(&core, "bob", "/ready");
+    say(&core, "alice", "e4");
+    let during = pgn_games(&say(&core, "alice", "/pgn"));
+    assert_eq!(during.len(), 2, "{during:?}");
+    assert!(during[1].contains("[Round \"2\"]") && during[1].contains("[Result \"*\"]"), "{}", during[1]);
+    assert!(during[1].contains("1. e4 *"), "{}", during[1]);
+    // Round 2: bob resigns; alice leads 1.5-0.5.
+    let resigned = say(&core, "bob", "/resign");
+    assert!(resigned.contains("Round 2 to <@alice> (resignation)."), "{resigned}");
+    assert!(resigned.contains("Match score: <@alice> 1.5, <@bob> 0.5."), "{resigned}");
+    // Round 3, the ultimate: bob takes the Amazon, alice has draw odds.
+    whisper(&core, "alice", "/bid 1");
+    let bids = whisper(&core, "bob", "/bid 2");
+    assert!(bids.contains("takes the Amazon"), "{bids}");
+    say(&core, "alice", "/ready");
+    say(&core, "bob", "/buy king");
+    assert!(say(&core, "bob", "/ready").contains("Round 3 begins"));
+    say(&core, "alice", "e3");
+    let over = say(&core, "bob", "/resign");
+    assert!(over.contains("The match is over"), "{over}");
+
+    let text = say(&core, "alice", "/pgn");
+    let games = pgn_games(&text);
+    assert_eq!(games.len(), 3, "{text}");
+    for (i, (result, standing)) in [
+        ("1/2-1/2", "round 1 drawn (agreement); match: alice 0.5, bob 0.5"),
+        ("1-0", "round 2 to alice by resignation; match: alice 1.5, bob 0.5"),
+        ("1-0", "round 3 to alice by resignation; match: alice 2.5, bob 0.5"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let g = &games[i];
+        assert!(g.contains(&format!("[Round \"{}\"]", i + 1)), "{g}");
+        assert!(g.contains(&format!("[Result \"{result}\"]")), "{g}");
+        assert!(g.contains(&format!("[Match \"{standing}\"]")), "{g}");
+        // Each round is set up from its armies, and ends with its result.
+        assert!(g.contains("[SetUp \"1\"]") && g.contains("[FEN \""), "{g}");
+        assert!(g.trim_end().ends_with(result), "{g}");
+    }
+    assert!(games[0].contains("1. e3 e6 1/2-1/2"), "{}", games[0]);
+    assert!(games[1].contains("1. e4 1-0"), "{}", games[1]);
+    // Round 3 was played with bob's Amazon on the board.
+    assert!(games[2].contains("[FEN \"") && games[2].to_lowercase().contains('a'), "{}", games[2]);
 }

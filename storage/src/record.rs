@@ -174,6 +174,13 @@ pub struct ClashRound {
     pub bids: Vec<SealedBid>,
     /// What happened, as text the Clash rules wrote.
     pub outcome: String,
+    /// The round's start position (FEN); empty in records written before
+    /// rounds kept their moves.
+    #[serde(default)]
+    pub start_fen: String,
+    /// The round's moves, canonical, in order (for its PGN).
+    #[serde(default)]
+    pub moves: Vec<String>,
 }
 
 /// The state of a Clash match beside its board: rounds, gold, armies and sealed bids.

@@ -342,7 +342,7 @@ impl Core {
             Phase::Bidding | Phase::Raising { .. } => format!("Round {}: auction", m.round),
             _ => format!("Round {}: armies", m.round),
         };
-        let opts = BoardOptions {
+        let mut opts = BoardOptions {
             size: Some(self.config.board_size),
             flip: view == Color::Black,
             caption: Some(Caption {
@@ -354,6 +354,9 @@ impl Core {
             notes: Some([army_notes(m, Color::White), army_notes(m, Color::Black)]),
             ..BoardOptions::default()
         };
+        if let Some(c) = opts.caption.as_mut() {
+            c.note = self.standing_note(r, m, false);
+        }
         let png = self.renderer.board_png(&pos, &opts).ok()?;
         Some(Picture { name: format!("army-{}-{}.png", r.key.id.as_str(), m.round), png })
     }
@@ -488,7 +491,7 @@ impl Core {
                 let mut text = format!("{me}'s army is ready: {}.", m.army(color).describe());
                 let after = Loaded { record: stored, game: loaded.game.clone(), clash: Some(m.clone()) };
                 let after = self.with_bot(msg, after, &mut text);
-                return Ok(vec![self.shown(&after, color, text)]);
+                return Ok(vec![self.shown(&after, round_view(&after, color), text)]);
             }
             let text = format!(
                 "{me}'s army is ready: {}.\n{}, your army phase: you have {} gold. /buy, /sell and /place, then \
@@ -510,7 +513,7 @@ impl Core {
         let mut text = format!("{me}'s army is ready. {}", Self::round_begins(&after.record, &m, round));
         // Against the bot, it opens the round if it has White.
         let after = self.with_bot(msg, after, &mut text);
-        Ok(vec![self.shown(&after, color, text)])
+        Ok(vec![self.shown(&after, round_view(&after, color), text)])
     }
 
     /// "Round 2 begins: ..." when both armies are ready.
@@ -740,7 +743,7 @@ impl Core {
         let over = m.winner().is_some();
         let mut words = match result.winner {
             Some(w) => {
-                let mut s = format!("Round {round}: {} wins by {}.", name(w), result.reason);
+                let mut s = format!("Round {round} to {} ({}).", name(w), result.reason);
                 match result.reason {
                     // The match is over: no army goes on.
                     _ if over => {}
@@ -768,7 +771,7 @@ impl Core {
         };
         let _ = write!(
             words,
-            " Score: {} {}, {} {}.",
+            " Match score: {} {}, {} {}.",
             name(Color::White),
             points_text(m.half_points(Color::White)),
             name(Color::Black),
@@ -787,7 +790,13 @@ impl Core {
             write_match(g, &m)?;
             if let Some(c) = g.clash.as_mut() {
                 let bids = c.sealed_bids.iter().filter(|b| b.round == u32::from(round)).cloned().collect();
-                c.rounds.push(ClashRound { number: u32::from(round), bids, outcome: outcome_text.clone() });
+                c.rounds.push(ClashRound {
+                    number: u32::from(round),
+                    bids,
+                    outcome: outcome_text.clone(),
+                    start_fen: g.start_fen.clone(),
+                    moves: g.moves.iter().map(|m| m.text.clone()).collect(),
+                });
             }
             Ok(())
         };
@@ -889,10 +898,19 @@ impl Core {
     /// result; `None` for a round that ended otherwise.
     pub(super) fn round_picture(&self, l: &Loaded, view: Color) -> Option<Picture> {
         let outcome = l.game.outcome()?;
-        let status = format!("{} ({})", outcome.score(), outcome.reason);
+        let r = &l.record;
+        let platform = &r.key.channel.platform;
+        let round = l.clash.as_ref().and_then(|m| m.history.last()).map_or(1, |h| h.round);
+        // The round's result, apart from the match's (the note).
+        let status = match outcome.winner {
+            Some(w) => format!("Round {round} to {} ({})", self.name(platform, r.player(colour_of(w))), outcome.reason),
+            None => format!("Round {round} drawn ({})", outcome.reason),
+        };
+        let note = l.clash.as_ref().map(|m| self.standing_note(r, m, true)).unwrap_or_default();
         self.picture(l, view, |o| {
             if let Some(c) = o.caption.as_mut() {
                 c.status = status;
+                c.note = note;
             }
         })
     }
@@ -920,7 +938,7 @@ impl Core {
         } else {
             format!("{} played {} ({}).", mention(mover), played.san, played.canonical)
         };
-        let _ = write!(text, " {} ({}). {words}", outcome.score(), outcome.reason);
+        let _ = write!(text, " {words}");
         Ok(Some((after, text)))
     }
 
@@ -1044,6 +1062,156 @@ impl Core {
     }
 }
 
+impl Core {
+    /// The match's standing for a caption's note: the round, the score and
+    /// who has draw odds (CA10, CA14). `after_round`: the note of a round's
+    /// final position, where the match has moved on.
+    pub(super) fn standing_note(&self, r: &GameRecord, m: &Match, after_round: bool) -> String {
+        let platform = &r.key.channel.platform;
+        let name = |c: Color| self.name(platform, r.player(colour_of(c)));
+        let score = format!(
+            "{} {}, {} {}",
+            name(Color::White),
+            points_text(m.half_points(Color::White)),
+            name(Color::Black),
+            points_text(m.half_points(Color::Black))
+        );
+        let over = matches!(m.phase, Phase::Over { .. });
+        let mut s = match m.phase {
+            _ if over => format!("Match over: {score}"),
+            _ if after_round => format!("Match: {score}"),
+            Phase::Playing { round } => format!("Round {round} of {ULTIMATE_ROUND}; match: {score}"),
+            _ => format!("Round {} of {ULTIMATE_ROUND}; match: {score}", m.round),
+        };
+        if let Some(odds) = m.draw_odds.filter(|_| !over) {
+            let _ = write!(s, "; draw odds: {}", name(odds));
+        }
+        s
+    }
+
+    /// `/pgn` of a match: every round as a game of its own, with its result
+    /// as played (a drawn round is `1/2-1/2`, draw odds or not), its number
+    /// in `Round` and the match's standing after it in `Match`; the round
+    /// in play last, unfinished.
+    pub(super) fn match_pgn(&self, loaded: &Loaded) -> Answer {
+        let Some(m) = &loaded.clash else { return refuse("That is no Clash of the Armies match.") };
+        let r = &loaded.record;
+        let platform = &r.key.channel.platform;
+        let (white, black) = (self.name(platform, &r.white), self.name(platform, &r.black));
+        let site = format!("Kibitz {platform}");
+        let date = super::info::date_of(r.started_at);
+        let event = "Kibitz match, Clash of the Armies";
+        let mut games = Vec::new();
+        let mut half = [0u32; 2];
+        let rounds = r.clash.as_ref().map(|c| c.rounds.clone()).unwrap_or_default();
+        for cr in &rounds {
+            let record = m.history.iter().find(|h| u32::from(h.round) == cr.number);
+            let result = match record.map(|h| h.result.winner) {
+                Some(Some(Color::White)) => "1-0",
+                Some(Some(Color::Black)) => "0-1",
+                Some(None) => "1/2-1/2",
+                None => "*",
+            };
+            let mut standing = format!("round {}", cr.number);
+            if let Some(h) = record {
+                match h.scored_winner {
+                    Some(w) => half[w.index()] += 2,
+                    None => {
+                        half[0] += 1;
+                        half[1] += 1;
+                    }
+                }
+                match (h.result.winner, h.scored_winner) {
+                    (Some(w), _) => {
+                        let _ = write!(
+                            standing,
+                            " to {} by {}",
+                            if w == Color::White { &white } else { &black },
+                            h.result.reason
+                        );
+                    }
+                    (None, Some(odds)) => {
+                        let _ = write!(
+                            standing,
+                            " drawn ({}), a win for {} by the draw odds",
+                            h.result.reason,
+                            if odds == Color::White { &white } else { &black }
+                        );
+                    }
+                    (None, None) => {
+                        let _ = write!(standing, " drawn ({})", h.result.reason);
+                    }
+                }
+            }
+            let _ = write!(standing, "; match: {white} {}, {black} {}", points_text(half[0]), points_text(half[1]));
+            let number = cr.number.to_string();
+            let tags = [
+                ("Result", result),
+                ("Event", event),
+                ("Site", site.as_str()),
+                ("Date", date.as_str()),
+                ("Round", number.as_str()),
+                ("White", white.as_str()),
+                ("Black", black.as_str()),
+                ("Match", standing.as_str()),
+            ];
+            games.push(round_game(&cr.start_fen, &cr.moves).pgn(&tags, &[]));
+        }
+        if let Phase::Playing { round } = m.phase
+            && r.result.is_none()
+        {
+            let number = round.to_string();
+            let standing = format!(
+                "round {round} in play; match: {white} {}, {black} {}",
+                points_text(m.half_points(Color::White)),
+                points_text(m.half_points(Color::Black))
+            );
+            let tags = [
+                ("Result", "*"),
+                ("Event", event),
+                ("Site", site.as_str()),
+                ("Date", date.as_str()),
+                ("Round", number.as_str()),
+                ("White", white.as_str()),
+                ("Black", black.as_str()),
+                ("Match", standing.as_str()),
+            ];
+            let comments: Vec<(usize, &str)> =
+                r.hints.iter().map(|&p| (p as usize, "hint")).filter(|(p, _)| *p < r.moves.len()).collect();
+            games.push(loaded.game.pgn(&tags, &comments));
+        }
+        if games.is_empty() {
+            return refuse("No round has been played yet: /army shows the armies.");
+        }
+        let note = "… (the round is too long for one message; /fen gives the position)";
+        let all = games.join("\n");
+        if super::bounds::units(&all) <= super::REPLY_LIMIT {
+            return Ok(vec![Reply::text(all)]);
+        }
+        Ok(games.iter().map(|g| Reply::text(super::bounds::cut(g, super::REPLY_LIMIT, note))).collect())
+    }
+}
+
+/// A finished round's game, replayed from its start and canonical moves
+/// (as far as they replay); a round kept without them is an empty game.
+fn round_game(start_fen: &str, moves: &[String]) -> Game {
+    let Ok(start) = Position::from_fen(&CLASH, start_fen) else { return Game::new(&CLASH) };
+    let mut game = Game::from_position(start);
+    for text in moves {
+        let Some(mv) = game.legal_moves().into_iter().find(|x| game.position().canonical(x) == *text) else { break };
+        if game.play(mv).is_err() {
+            break;
+        }
+    }
+    game
+}
+
+/// The side a picture of `l` is drawn from: during a round, the player to
+/// move's; between rounds, `asker`'s.
+fn round_view(l: &Loaded, asker: Color) -> Color {
+    if between_rounds(l) { asker } else { l.game.position().turn() }
+}
+
 /// "alice raises the bid to 6.00 gold. bob: /raise to 6.50, or /pass."
 fn raise_words(r: &GameRecord, m: &Match, by: Color) -> String {
     let standing = m.auction.as_ref().and_then(|a| a.standing).unwrap_or(0);
@@ -1070,4 +1238,44 @@ fn army_notes(m: &Match, color: Color) -> Vec<String> {
         lines.push(format!("{} {}/{}", class.name(), army.count_class(class), class.limit()));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kibitz_storage::{ChannelKey, ClashMatch, GameSettings, NewGame, Store};
+
+    #[test]
+    fn the_caption_note_tells_the_round_the_score_and_the_draw_odds() {
+        let dir = tempfile::tempdir().unwrap();
+        let core = Core::new(Store::open(dir.path()).unwrap(), super::super::CoreConfig::default());
+        let new = NewGame {
+            variant: "clash".into(),
+            white: "alice".into(),
+            black: "bob".into(),
+            settings: GameSettings::default(),
+            start_fen: CLASH.start_fen.into(),
+            at: Timestamp(1),
+            clash: Some(ClashMatch::default()),
+        };
+        let r = core.store().create_game(&ChannelKey::new("test", "c1"), &new).unwrap();
+        let mut m = Match::new();
+        assert_eq!(core.standing_note(&r, &m, false), "Round 1 of 3; match: alice 0, bob 0");
+        // CA14: the ultimate round, 1-1, Black lost the auction and has draw odds.
+        m.round = ULTIMATE_ROUND;
+        m.half_points = [2, 2];
+        m.phase = Phase::Playing { round: ULTIMATE_ROUND };
+        m.draw_odds = Some(Color::Black);
+        assert_eq!(core.standing_note(&r, &m, false), "Round 3 of 3; match: alice 1, bob 1; draw odds: bob");
+        // A drawn ultimate round is the odds-holder's win (CA14): the match is over.
+        m.half_points = [2, 4];
+        m.phase = Phase::Over { winner: Color::Black };
+        assert_eq!(core.standing_note(&r, &m, false), "Match over: alice 1, bob 2");
+        // After a round that leaves the match going, the note is the match's.
+        m.round = 2;
+        m.half_points = [1, 1];
+        m.phase = Phase::Army { color: Color::White };
+        m.draw_odds = None;
+        assert_eq!(core.standing_note(&r, &m, true), "Match: alice 0.5, bob 0.5");
+    }
 }

@@ -55,28 +55,11 @@ impl Core {
         refuse(format!("I know no piece called '{}'. Try /rules VARIANT to see the pieces.", excerpt(&name)))
     }
 
-    pub(super) fn games(&self, msg: &Incoming) -> Answer {
-        let list = self.store.games_of(&msg.platform, &msg.sender.id)?;
-        if list.is_empty() {
-            return Ok(vec![Reply::text("You have no games running. /challenge @friend to start one.")]);
-        }
-        let mut lines = Vec::new();
-        for (key, record) in list {
-            lines.push(match record.ok().and_then(|r| self.load(r).ok()) {
-                Some(l) => {
-                    let here = if key.channel.channel == msg.channel { "here" } else { "elsewhere" };
-                    format!("{} ({here}): {}", key.id.as_str(), game_line(&l))
-                }
-                None => format!("{}: cannot be read", key.id.as_str()),
-            });
-        }
-        let more = |n: usize| format!("… ({n} more; /board GAME shows one)");
-        Ok(vec![Reply::text(listing("Your games:", &lines, REPLY_LIMIT, more))])
-    }
-
     pub(super) fn pgn(&self, msg: &Incoming, id: Option<&str>) -> Answer {
         let loaded = self.find_game(msg, id)?;
-        clash::check_shown(&loaded)?;
+        if loaded.clash.is_some() {
+            return self.match_pgn(&loaded);
+        }
         let r = &loaded.record;
         let date = date_of(r.started_at);
         let site = format!("Kibitz {}", r.key.channel.platform);

@@ -161,64 +161,64 @@ impl Core {
         Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
     }
 
-    pub(super) fn moves(&self, msg: &Incoming, square: Option<&str>) -> Answer {
-        let loaded = self.find_game(msg, None)?;
+    /// `/moves [GAME] [SQUARE | PAGE | more]`: the legal moves of the asker (as if
+    /// it were their turn when it is not), or of the side to move for
+    /// someone not playing; grouped by piece and paged.
+    pub(super) fn moves(&self, msg: &Incoming, id: Option<&str>, arg: Option<&str>) -> Answer {
+        let loaded = self.find_game(msg, id)?;
         clash::check_round(&loaded)?;
-        let pos = loaded.game.position();
-        let legal = loaded.game.legal_moves();
-        if legal.is_empty() {
+        if loaded.record.result.is_some() || loaded.game.outcome().is_some() {
             return refuse("The game is over: there are no moves.");
         }
-        let Some(square) = square else {
-            // Grouped by the piece that moves.
-            let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-            for m in &legal {
-                let head = match m.from().and_then(|f| pos.piece_at(f).map(|p| (f, p))) {
-                    Some((f, p)) => format!("{}{f}", pos.piece_code(p).to_ascii_uppercase()),
-                    None if matches!(m, Move::Grant { .. }) => "powers".to_string(),
-                    None => "drops".to_string(),
-                };
-                let san = pos.san(m);
-                match groups.iter_mut().find(|(h, _)| *h == head) {
-                    Some((_, list)) => list.push(san),
-                    None => groups.push((head, vec![san])),
-                }
-            }
-            let heading = format!("{} legal moves:", legal.len());
-            let lines: Vec<String> = groups.iter().map(|(head, list)| format!("{head}: {}", list.join(" "))).collect();
-            // Too many for one message: the first groups, and how to ask for the rest.
-            let more = |n: usize| {
-                let left: usize = groups[groups.len() - n..].iter().map(|(_, list)| list.len()).sum();
-                format!("… ({left} more; /moves e2 for one piece)")
-            };
-            return Ok(vec![Reply::text(listing(&heading, &lines, REPLY_LIMIT, more))]);
-        };
-        let sq =
-            Square::parse(square).ok_or_else(|| Refusal(format!("'{}' is not a square (try e2).", excerpt(square))))?;
-        if !pos.pieces_of(pos.turn()).has(sq) {
-            return refuse(format!("No piece of the side to move stands on {sq}."));
-        }
-        let from_here: Vec<Move> = legal.iter().copied().filter(|m| m.from() == Some(sq)).collect();
-        // C2: powers the piece may be given.
-        let grants: Vec<String> =
-            legal.iter().filter(|m| matches!(m, Move::Grant { to, .. } if *to == sq)).map(|m| pos.san(m)).collect();
-        if from_here.is_empty() && grants.is_empty() {
-            return refuse(format!("The piece on {sq} has no legal move."));
-        }
-        let targets: Vec<Square> = from_here.iter().map(|m| m.to()).collect();
-        let mut list: Vec<String> = from_here.iter().map(|m| pos.san(m)).collect();
-        if !grants.is_empty() {
-            list.push(format!("(powers: {})", grants.join(" ")));
-        }
-        let view = match loaded.record.colour_of(&msg.sender.id) {
-            Some(Colour::Black) => Color::Black,
-            _ => Color::White,
-        };
-        let picture = self.picture(&loaded, view, |o| {
-            o.dots = targets.clone();
-            o.selected = Some(sq);
+        let ask = moves::Ask::read(arg.unwrap_or(""))?;
+        let turn = loaded.game.position().turn();
+        let asker = loaded.record.colour_of(&msg.sender.id).map(|c| match c {
+            Colour::White => Color::White,
+            Colour::Black => Color::Black,
         });
-        Ok(vec![Reply { text: format!("{sq}: {}", list.join(" ")), picture, buttons: Vec::new() }])
+        let (game, whose) = match asker {
+            Some(c) if c == turn => (loaded.game.clone(), moves::Whose::Yours),
+            Some(c) => match moves::as_if_to_move(&loaded.game, c) {
+                Some(g) => (g, moves::Whose::YoursLater),
+                None => {
+                    let next = mention(loaded.record.player(colour_of(turn)));
+                    return refuse(format!(
+                        "It is {next}'s turn, and your last move gave check: your moves depend on the reply. Ask again \
+                         on your turn."
+                    ));
+                }
+            },
+            None => (loaded.game.clone(), moves::Whose::Side(turn, loaded.record.player(colour_of(turn)).to_string())),
+        };
+        let pos = game.position();
+        let legal = game.legal_moves();
+        if legal.is_empty() {
+            return refuse(match whose {
+                moves::Whose::YoursLater => "As the board stands you would have no legal move.",
+                _ => "There are no legal moves.",
+            });
+        }
+        let key = (msg.platform.clone(), msg.channel.clone(), msg.sender.id.clone());
+        let page = match ask {
+            moves::Ask::Square(square) => {
+                let sq = Square::parse(&square)
+                    .ok_or_else(|| Refusal(format!("'{}' is not a square (try e2).", excerpt(&square))))?;
+                let (text, targets) = moves::one_piece(pos, &legal, sq, &whose)?;
+                let view = asker.unwrap_or(Color::White);
+                let picture = self.picture(&loaded, view, |o| {
+                    o.dots = targets.clone();
+                    o.selected = Some(sq);
+                });
+                return Ok(vec![Reply { text, picture, buttons: Vec::new() }]);
+            }
+            moves::Ask::Page(n) => n,
+            moves::Ask::More => self.pages.lock().ok().and_then(|p| p.get(&key).copied()).map_or(2, |n| n + 1),
+        };
+        let text = moves::listing_page(pos, &legal, &whose, page)?;
+        if let Ok(mut pages) = self.pages.lock() {
+            pages.insert(key, page);
+        }
+        Ok(vec![Reply::text(text)])
     }
 
     pub(super) fn hint(&self, msg: &Incoming) -> Answer {

@@ -1,0 +1,321 @@
+//! `/moves`: the legal moves grouped by the piece that moves, shortened
+//! (a Balanced Alapawn two-pawn turn is listed under its first step) and
+//! paged so that each page fits one message.
+
+use std::fmt::Write;
+
+use kibitz_rules::{Color, Game, Move, Piece, Position, Square};
+
+use super::bounds::{cut, units};
+use super::{REPLY_LIMIT, Refusal, count, mention, refuse};
+
+/// What `/moves` was asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Ask {
+    /// The moves of the piece on a square (as typed).
+    Square(String),
+    /// A page of the whole list, from 1.
+    Page(usize),
+    /// The page after the one shown last.
+    More,
+}
+
+impl Ask {
+    /// Reads the argument of `/moves`: nothing, a page number, `more`, or a square.
+    pub(super) fn read(text: &str) -> Result<Ask, Refusal> {
+        let t = text.trim();
+        if t.is_empty() {
+            return Ok(Ask::Page(1));
+        }
+        if t.eq_ignore_ascii_case("more") {
+            return Ok(Ask::More);
+        }
+        if t.chars().all(|c| c.is_ascii_digit()) {
+            return match t.parse::<usize>() {
+                Ok(n) if n >= 1 => Ok(Ask::Page(n)),
+                _ => refuse("Pages count from 1: /moves 2 shows the second."),
+            };
+        }
+        Ok(Ask::Square(t.to_string()))
+    }
+}
+
+/// Whose moves a listing shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Whose {
+    /// The asker's, on their turn.
+    Yours,
+    /// The asker's, as if it were their turn (it is the opponent's).
+    YoursLater,
+    /// The side to move's (for someone not playing), and its player.
+    Side(Color, String),
+}
+
+/// The game as if `color` were to move on the board as it stands (no en
+/// passant, since that belongs to the other side's last move). `None` when
+/// that is no position: `color`'s last move gave check.
+pub(super) fn as_if_to_move(game: &Game, color: Color) -> Option<Game> {
+    let pos = game.position();
+    let fen = pos.fen();
+    let mut fields: Vec<&str> = fen.split(' ').collect();
+    if fields.len() < 4 {
+        return None;
+    }
+    fields[1] = if color == Color::White { "w" } else { "b" };
+    fields[3] = "-";
+    let flipped = Position::from_fen(pos.variant(), &fields.join(" ")).ok()?;
+    if flipped.royal_square(!color).is_some_and(|k| flipped.is_attacked(k, color)) {
+        return None;
+    }
+    Some(Game::from_position(flipped))
+}
+
+/// "Knight", "Bishop+Knight" style names: the variant's name for the piece,
+/// else its code (`(BN)`).
+fn piece_name(pos: &Position, p: Piece) -> String {
+    let v = pos.variant();
+    let name = match v.piece_index_of(p.powers, p.royal) {
+        Some(i) => v.pieces[i as usize].name.to_string(),
+        None => pos.piece_code(Piece { color: Color::White, ..p }),
+    };
+    if p.promoted { format!("Promoted {}", name.to_lowercase()) } else { name }
+}
+
+/// The moves of one piece (or of the drops, or of the powers to give).
+struct Group {
+    head: String,
+    square: Option<Square>,
+    sans: Vec<String>,
+}
+
+fn groups(pos: &Position, legal: &[Move]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    for m in legal {
+        let (head, square) = match *m {
+            Move::Drop { piece, .. } => {
+                let name = pos.variant().pieces.get(piece as usize).map_or("Piece", |p| p.name);
+                (format!("{name} drops"), None)
+            }
+            Move::Grant { .. } => ("Powers to give".to_string(), None),
+            _ => match m.from().and_then(|f| pos.piece_at(f).map(|p| (f, p))) {
+                Some((f, p)) => (format!("{} {f}", piece_name(pos, p)), Some(f)),
+                None => ("Other moves".to_string(), None),
+            },
+        };
+        let san = pos.san(m);
+        match groups.iter_mut().find(|g| g.head == head) {
+            Some(g) => g.sans.push(san),
+            None => groups.push(Group { head, square, sans: vec![san] }),
+        }
+    }
+    groups
+}
+
+/// The moves of a group, shortened: two-pawn turns that share their first
+/// step are listed once under it (`a6 then: a5 b6`).
+fn shortened(sans: &[String]) -> String {
+    let mut singles: Vec<&str> = Vec::new();
+    let mut pairs: Vec<(&str, Vec<&str>)> = Vec::new();
+    for san in sans {
+        match san.split_once(',') {
+            Some((first, second)) => match pairs.iter_mut().find(|(f, _)| *f == first) {
+                Some((_, list)) => list.push(second),
+                None => pairs.push((first, vec![second])),
+            },
+            None => singles.push(san),
+        }
+    }
+    let mut parts = Vec::new();
+    if !singles.is_empty() {
+        parts.push(singles.join(" "));
+    }
+    for (first, seconds) in pairs {
+        parts.push(format!("{first} then: {}", seconds.join(" ")));
+    }
+    parts.join("; ")
+}
+
+fn group_line(g: &Group) -> String {
+    format!("{} ({}): {}", g.head, g.sans.len(), shortened(&g.sans))
+}
+
+fn heading(whose: &Whose, n: usize) -> String {
+    let moves = count(n, "legal move");
+    match whose {
+        Whose::Yours => format!("Your {moves}:"),
+        Whose::YoursLater => format!("Your moves for when it is your turn ({moves} as the board stands):"),
+        Whose::Side(c, player) => {
+            let side = if *c == Color::White { "White" } else { "Black" };
+            format!("{} ({side}) to move, {moves}:", mention(player))
+        }
+    }
+}
+
+/// Room kept on each page for the heading's neighbours: the page line and
+/// the note on pairs.
+const FOOTER_ROOM: usize = 140;
+
+/// Page `page` (from 1) of the grouped list of `legal` in `pos`.
+pub(super) fn listing_page(pos: &Position, legal: &[Move], whose: &Whose, page: usize) -> Result<String, Refusal> {
+    paged(pos, legal, whose, page, REPLY_LIMIT)
+}
+
+/// [`listing_page`] with pages of at most `limit` units.
+fn paged(pos: &Position, legal: &[Move], whose: &Whose, page: usize, limit: usize) -> Result<String, Refusal> {
+    let head = heading(whose, legal.len());
+    let room = limit.saturating_sub(units(&head) + FOOTER_ROOM).max(40);
+    let lines: Vec<String> = groups(pos, legal)
+        .iter()
+        .map(|g| {
+            let note = match g.square {
+                Some(sq) => format!("… (/moves {sq} for all)"),
+                None => "…".to_string(),
+            };
+            cut(&group_line(g), room, &note)
+        })
+        .collect();
+    // Lines to pages, each within the room.
+    let mut pages: Vec<Vec<&String>> = vec![Vec::new()];
+    let mut used = 0;
+    for line in &lines {
+        let len = units(line) + 1;
+        if used + len > room
+            && let Some(last) = pages.last()
+            && !last.is_empty()
+        {
+            pages.push(Vec::new());
+            used = 0;
+        }
+        used += len;
+        if let Some(last) = pages.last_mut() {
+            last.push(line);
+        }
+    }
+    let total = pages.len();
+    let Some(shown) = pages.get(page - 1) else {
+        return refuse(if total == 1 {
+            "All the moves fit on one page: /moves shows them.".to_string()
+        } else {
+            format!("There are {}: /moves {total} is the last.", count(total, "page"))
+        });
+    };
+    let mut text = head;
+    for line in shown {
+        text.push('\n');
+        text.push_str(line);
+    }
+    if total > 1 {
+        let _ = write!(text, "\nPage {page} of {total}.");
+        if page < total {
+            let _ = write!(text, " /moves {} (or /moves more) for the next;", page + 1);
+        }
+        text.push_str(" /moves SQUARE for one piece.");
+    }
+    if legal.iter().any(|m| matches!(m, Move::PawnPair { .. })) {
+        text.push_str("\nA two-pawn turn is written with a comma: a6,b5.");
+    }
+    Ok(text)
+}
+
+/// `/moves SQUARE`: the moves of the piece on `sq` (and the powers it may
+/// be given), and the squares to mark on the picture.
+pub(super) fn one_piece(
+    pos: &Position,
+    legal: &[Move],
+    sq: Square,
+    whose: &Whose,
+) -> Result<(String, Vec<Square>), Refusal> {
+    let Some(piece) = pos.piece_at(sq).filter(|p| p.color == pos.turn()) else {
+        return refuse(match whose {
+            Whose::Side(..) => format!("No piece of the side to move stands on {sq}."),
+            _ => format!("None of your pieces stands on {sq}."),
+        });
+    };
+    let name = piece_name(pos, piece);
+    let from_here: Vec<Move> = legal.iter().copied().filter(|m| m.from() == Some(sq)).collect();
+    // C2: powers the piece may be given.
+    let grants: Vec<String> =
+        legal.iter().filter(|m| matches!(m, Move::Grant { to, .. } if *to == sq)).map(|m| pos.san(m)).collect();
+    if from_here.is_empty() && grants.is_empty() {
+        return refuse(match whose {
+            Whose::YoursLater => format!("Your {} on {sq} would have no legal move as the board stands.", name),
+            _ => format!("The {} on {sq} has no legal move.", name),
+        });
+    }
+    let targets: Vec<Square> = from_here.iter().map(|m| m.to()).collect();
+    let sans: Vec<String> = from_here.iter().map(|m| pos.san(m)).collect();
+    let mut text = match whose {
+        Whose::YoursLater => "Your moves for when it is your turn: ".to_string(),
+        _ => String::new(),
+    };
+    let _ = write!(text, "{name} {sq} ({}): {}", count(sans.len(), "move"), shortened(&sans));
+    if !grants.is_empty() {
+        let _ = write!(text, " (powers: {})", grants.join(" "));
+    }
+    Ok((text, targets))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asks_are_read() {
+        assert_eq!(Ask::read("").ok(), Some(Ask::Page(1)));
+        assert_eq!(Ask::read(" 3 ").ok(), Some(Ask::Page(3)));
+        assert_eq!(Ask::read("MORE").ok(), Some(Ask::More));
+        assert_eq!(Ask::read("e2").ok(), Some(Ask::Square("e2".into())));
+        assert!(Ask::read("0").is_err());
+        assert!(Ask::read("99999999999999999999999").is_err());
+    }
+
+    #[test]
+    fn pairs_are_listed_under_their_first_step() {
+        let sans: Vec<String> = ["a6", "ab6", "a6,a5", "a6,b6", "ab6,bc5"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(shortened(&sans), "a6 ab6; a6 then: a5 b6; ab6 then: bc5");
+    }
+
+    #[test]
+    fn the_waiting_side_sees_its_own_moves() {
+        // After 1. e4 it is Black's turn; White's moves as if it were White's.
+        let mut game = Game::new(&kibitz_rules::CHESS);
+        game.play_text("e4").unwrap();
+        let white = as_if_to_move(&game, Color::White).unwrap();
+        assert_eq!(white.position().turn(), Color::White);
+        // 1. e4 opened the bishop's and queen's lines: 30 moves (FIDE counts).
+        assert_eq!(white.legal_moves().len(), 30);
+        // A side whose last move gave check has no such position.
+        let mut game = Game::new(&kibitz_rules::CHESS);
+        for m in ["e4", "f5", "Qh5+"] {
+            game.play_text(m).unwrap();
+        }
+        assert!(as_if_to_move(&game, Color::White).is_none());
+    }
+
+    #[test]
+    fn pages_fit_one_message_each() {
+        let game = Game::new(&kibitz_rules::CHESS);
+        let legal: Vec<Move> = game.legal_moves().into_iter().collect();
+        let Ok(one) = listing_page(game.position(), &legal, &Whose::Yours, 1) else { panic!("no first page") };
+        assert!(one.starts_with("Your 20 legal moves:\n") && one.contains("\nPawn a2 (2): a3 a4\n"), "{one}");
+        assert!(one.contains("\nKnight b1 (2): Na3 Nc3"), "{one}");
+        assert!(listing_page(game.position(), &legal, &Whose::Yours, 2).is_err());
+        // Small pages: each within its limit, and every move on exactly one of them.
+        let mut seen = Vec::new();
+        let mut page = 1;
+        while let Ok(text) = paged(game.position(), &legal, &Whose::Yours, page, 300) {
+            assert!(units(&text) <= 300, "{text}");
+            assert!(text.contains(&format!("Page {page} of ")), "{text}");
+            for line in text.lines().skip(1).filter(|l| !l.starts_with("Page ")) {
+                let (_, moves) = line.split_once("): ").unwrap_or_default();
+                seen.extend(moves.split(' ').map(str::to_string));
+            }
+            page += 1;
+        }
+        assert!(page > 2, "one page only");
+        let mut all: Vec<String> = legal.iter().map(|m| game.position().san(m)).collect();
+        all.sort();
+        seen.sort();
+        assert_eq!(seen, all);
+    }
+}
