@@ -667,7 +667,7 @@ fn a_match_pgn_holds_every_round_with_its_own_result() {
     assert!(during[1].contains("[Round \"2\"]") && during[1].contains("[Result \"*\"]"), "{}", during[1]);
     assert!(during[1].contains("1. e4 *"), "{}", during[1]);
     // Round 2: bob resigns; alice leads 1.5-0.5.
-    let resigned = say(&core, "bob", "/resign");
+    let resigned = say(&core, "bob", "/resign yes");
     assert!(resigned.contains("Round 2 to <@alice> (resignation)."), "{resigned}");
     assert!(resigned.contains("Match score: <@alice> 1.5, <@bob> 0.5."), "{resigned}");
     // Round 3, the ultimate: bob takes the Amazon, alice has draw odds.
@@ -678,7 +678,7 @@ fn a_match_pgn_holds_every_round_with_its_own_result() {
     say(&core, "bob", "/buy king");
     assert!(say(&core, "bob", "/ready").contains("Round 3 begins"));
     say(&core, "alice", "e3");
-    let over = say(&core, "bob", "/resign");
+    let over = say(&core, "bob", "/resign yes");
     assert!(over.contains("The match is over"), "{over}");
 
     let text = say(&core, "alice", "/pgn");
