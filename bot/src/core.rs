@@ -32,6 +32,7 @@ mod info;
 mod offers;
 mod opponent;
 mod play;
+mod shape;
 
 use info::{help, variants};
 
