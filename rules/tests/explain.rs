@@ -213,3 +213,13 @@ fn construction_reasons() {
     let p = after("construction", "S@b1 S@e7 N>b1 S@d7");
     assert_eq!(said(&p, "N>b1"), "N>b1 is not possible: the knight on b1 already holds the Knight power (C3)");
 }
+
+/// The generic reasons hold in Clash too (CA2's Rabbit, its King in check).
+#[test]
+fn clash_reasons() {
+    let p = pos("clash", "4k3/8/3p4/8/3P4/3T4/8/K7 w - - 0 1");
+    assert_eq!(said(&p, "Td4"), "Td4 is not possible: your pawn stands on d4");
+    assert_eq!(said(&p, "Nf3"), "Nf3 is not possible: you have no knight");
+    let p = pos("clash", "r3k3/8/8/8/8/3T4/8/K7 w - - 0 1");
+    assert!(said(&p, "Td5").contains("your king is in check from the rook on a8"), "{}", said(&p, "Td5"));
+}
