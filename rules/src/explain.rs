@@ -182,6 +182,11 @@ impl fmt::Display for Why {
                 }
                 Ok(())
             }
+            Why::Blocked { piece, to, by } if by.square == *to => write!(
+                f,
+                "your {} on {} cannot move onto {to}: {by} stands there (pawns capture diagonally)",
+                piece.name, piece.square
+            ),
             Why::Blocked { piece, to, by } => {
                 write!(f, "{by} stands between your {} on {} and {to}", piece.name, piece.square)
             }
@@ -521,6 +526,13 @@ impl Position {
                     return Some(Why::Blocked { piece, to, by });
                 }
             }
+            // A pawn straight behind the target, with a piece in its way.
+            if intent.letter.is_none()
+                && !intent.canonical
+                && let Some(why) = self.pawn_blocked(&meant, to)
+            {
+                return Some(why);
+            }
             let instead = self.suggestions(&meant, to, legal);
             let (piece, from) = match meant.as_slice() {
                 [one] => (self.named(*one).map(|n| n.name).unwrap_or_default(), Some(*one)),
@@ -540,6 +552,28 @@ impl Position {
         }
         if legal_here.is_empty() {
             return Some(self.why_king(pseudo[0]));
+        }
+        None
+    }
+
+    /// A pawn on the target's file, one or two squares behind it, whose
+    /// step forward is stopped by a piece (on the target or before it).
+    fn pawn_blocked(&self, pawns: &[Square], to: Square) -> Option<Why> {
+        let us = self.turn;
+        let dir: i8 = if us == Color::White { 1 } else { -1 };
+        for &from in pawns {
+            let ahead = to.rank() as i8 - from.rank() as i8;
+            if from.file() != to.file()
+                || !(ahead == dir
+                    || (ahead == 2 * dir && self.variant.double_step && self.double_step_rank(us).has(from)))
+            {
+                continue;
+            }
+            let first = from.offset(0, dir)?;
+            let stop = if self.piece_at(first).is_some() { first } else { to };
+            if let (Some(piece), Some(by)) = (self.named(from), self.named(stop)) {
+                return Some(Why::Blocked { piece, to, by });
+            }
         }
         None
     }

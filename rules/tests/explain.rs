@@ -61,6 +61,17 @@ fn a_piece_in_the_way() {
 }
 
 #[test]
+fn a_pawn_in_the_way() {
+    let p = after("chess", "e4 e5");
+    assert_eq!(
+        said(&p, "e5"),
+        "e5 is not possible: your pawn on e4 cannot move onto e5: the pawn on e5 stands there (pawns capture diagonally)"
+    );
+    let p = after("chess", "Nf3 e5");
+    assert_eq!(said(&p, "f4"), "f4 is not possible: the knight on f3 stands between your pawn on f2 and f4");
+}
+
+#[test]
 fn no_such_piece() {
     let p = pos("chess", "4k3/8/8/8/8/8/8/4K2R w - - 0 1");
     assert_eq!(said(&p, "Nf3"), "Nf3 is not possible: you have no knight");
