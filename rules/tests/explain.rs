@@ -234,3 +234,12 @@ fn clash_reasons() {
     let p = pos("clash", "r3k3/8/8/8/8/3T4/8/K7 w - - 0 1");
     assert!(said(&p, "Td5").contains("your king is in check from the rook on a8"), "{}", said(&p, "Td5"));
 }
+
+/// C3: in Construction a piece given several powers answers to each letter.
+#[test]
+fn construction_compound_answers_to_its_power_letters() {
+    let p = after("construction", "S@b1 S@e7 N>b1 S@d7 R>b1 S@c7");
+    assert_eq!(p.canonical(&p.parse_move("Nc3").unwrap()), "b1c3");
+    assert_eq!(p.canonical(&p.parse_move("Rb4").unwrap()), "b1b4");
+    assert_eq!(p.san(&p.parse_move("Rb4").unwrap()), "(RN)b4");
+}
