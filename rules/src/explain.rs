@@ -178,7 +178,10 @@ impl fmt::Display for Why {
                     None => write!(f, "no {piece} of yours can reach {to}")?,
                 }
                 if !instead.is_empty() {
-                    write!(f, " (it can play {})", or_list(instead))?;
+                    match from {
+                        Some(_) => write!(f, " (it can play {})", or_list(instead))?,
+                        None => write!(f, " (your {piece}s can play {})", or_list(instead))?,
+                    }
                 }
                 Ok(())
             }

@@ -45,8 +45,11 @@ fn own_piece_on_the_target() {
 #[test]
 fn unreachable_with_moves_of_the_same_piece() {
     let p = start("chess");
-    assert_eq!(said(&p, "Nf4"), "Nf4 is not possible: no knight of yours can reach f4 (it can play Nf3, Nh3 or Nc3)");
-    assert_eq!(said(&p, "e5"), "e5 is not possible: no pawn of yours can reach e5 (it can play e4, d4 or e3)");
+    assert_eq!(
+        said(&p, "Nf4"),
+        "Nf4 is not possible: no knight of yours can reach f4 (your knights can play Nf3, Nh3 or Nc3)"
+    );
+    assert_eq!(said(&p, "e5"), "e5 is not possible: no pawn of yours can reach e5 (your pawns can play e4, d4 or e3)");
     assert_eq!(said(&p, "e2e5"), "e2e5 is not possible: your pawn on e2 cannot reach e5 (it can play e4 or e3)");
     assert_eq!(said(&p, "Bb5"), "Bb5 is not possible: the pawn on e2 stands between your bishop on f1 and b5");
     assert_eq!(said(&p, "e7e5"), "e7e5 is not possible: the pawn on e7 is not yours");
