@@ -35,6 +35,7 @@ mod offers;
 mod opponent;
 mod play;
 mod sealed;
+mod shape;
 
 use info::{help, variants};
 pub use sealed::private_route;

@@ -705,3 +705,21 @@ fn a_match_pgn_holds_every_round_with_its_own_result() {
     // Round 3 was played with bob's Amazon on the board.
     assert!(games[2].contains("[FEN \"") && games[2].to_lowercase().contains('a'), "{}", games[2]);
 }
+
+/// CA2: a Rabbit's jump that captures is written with `x` and the move
+/// names what it took (the victim is not on the landing square).
+#[test]
+fn a_rabbits_capture_is_marked_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let mut m = Match::new();
+    m.armies[0].add(PieceKind::King, Some(sq("e1"))).unwrap();
+    m.armies[0].add(PieceKind::Rabbit, Some(sq("c1"))).unwrap();
+    m.armies[1].add(PieceKind::King, Some(sq("e8"))).unwrap();
+    m.armies[1].add(PieceKind::Pawn, Some(sq("d7"))).unwrap();
+    m.phase = Phase::Playing { round: 1 };
+    // The round a few moves on: the Rabbit on d3, the pawn come to d5.
+    stored_match(&core, &m, "bob", "4k3/8/8/3p4/8/3T4/8/4K3 w - - 0 1");
+    let text = say(&core, "alice", "Td6");
+    assert!(text.starts_with("<@alice> played Txd6 (d3d6), taking the pawn on d5."), "{text}");
+}

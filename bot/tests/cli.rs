@@ -66,7 +66,7 @@ fn play_names_the_first_illegal_move() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("move 3 (Ke3)"), "{err}");
-    assert!(err.contains("not legal"), "{err}");
+    assert!(err.contains("Ke3 is not possible: your king on e1 cannot reach e3 (it can play Ke2)"), "{err}");
 }
 
 #[test]

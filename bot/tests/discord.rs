@@ -573,11 +573,11 @@ async fn a_whole_game_on_a_fake_discord() {
     assert_eq!(text(&nf3), format!("<@{ALICE}> played Nf3 (g1f3). <@{BOB}>, your move."));
     assert_board(&nf3);
 
-    // Bob tries an illegal move and is told the closest legal ones.
+    // Bob tries an illegal move and is told why.
     let mark = fake.len();
     let (id, token) = players.slash(B, "move", &[("move", 3, json!("Ke6"))]);
     let illegal = fake.deferred_then_edited(mark, &id, &token).await;
-    assert!(text(&illegal).starts_with("Ke6 is not legal here (did you mean "), "{illegal:?}");
+    assert!(text(&illegal).starts_with("Ke6 is not possible: "), "{illegal:?}");
     assert!(illegal.files.is_empty() && buttons(&illegal).is_empty());
 
     // Bob asks for a hint with the button.

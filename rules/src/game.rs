@@ -168,6 +168,12 @@ pub struct Played {
     pub removed: Vec<(Square, Piece)>,
     /// The result, if the move ended the game.
     pub outcome: Option<Outcome>,
+    /// The opponent's pieces the move took, with the squares they stood on
+    /// (a Rabbit's chain and a shot take pieces away from where it lands).
+    pub taken: Vec<(Square, Piece)>,
+    /// PA3: the moving piece as it stands after absorbing its victim's
+    /// powers, with what it was before; `None` when nothing was absorbed.
+    pub absorbed: Option<(Piece, Piece)>,
 }
 
 /// A game in progress: the position, the moves so far and the history that
@@ -259,15 +265,25 @@ impl Game {
         let mover = self.position.turn();
         let canonical = self.position.canonical(&m);
         let san = self.position.san(&m);
+        let before = self.position.clone();
         self.track_last_moved(mover, &m);
         self.last_touched = self.position.touched_squares(&m);
         self.position.play_unchecked(m);
+        let taken = before.taken_by(&self.position);
+        let absorbed = match m {
+            Move::Normal { from, to, .. } | Move::EnPassant { from, to, .. } if self.position.variant().absorption => {
+                before.piece_at(from).zip(self.position.piece_at(to)).filter(|(was, now)| {
+                    now.powers != was.powers && taken.iter().any(|(_, v)| now.powers.contains(v.powers))
+                })
+            }
+            _ => None,
+        };
         self.moves.push(m);
         let entry = Entry { hash: self.position.repetition_key(), mover: Some(mover), check: self.position.is_check() };
         self.history.push(entry);
         let mut removed = Vec::new();
         self.outcome = self.position.outcome().or_else(|| self.history_outcome(mover, &mut removed));
-        Ok(Played { mv: m, canonical, san, removed, outcome: self.outcome })
+        Ok(Played { mv: m, canonical, san, removed, outcome: self.outcome, taken, absorbed })
     }
 
     fn track_last_moved(&mut self, mover: Color, m: &Move) {

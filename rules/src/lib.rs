@@ -23,6 +23,7 @@
 pub mod army;
 mod attacks;
 mod clash;
+mod explain;
 mod fen;
 mod game;
 mod movegen;
@@ -37,6 +38,7 @@ mod types;
 mod variant;
 mod zobrist;
 
+pub use explain::{CastleWhy, Named, Why};
 pub use fen::FenError;
 pub use game::{EndReason, Game, Outcome, Played};
 pub use moves::{MAX_CHAIN, MAX_MOVES, MAX_TOUCHED, Move, MoveList, Promote, Touched};

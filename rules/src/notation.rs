@@ -23,15 +23,21 @@
 //! `O-O`, a disambiguation may be given even where it is not needed, and a
 //! pawn's only promotion may be left unsaid (`a4a5` for Olympic's `a4a5+`). A
 //! trailing `+` is read as check, not as a flip promotion, unless only the
-//! promotion fits (`Sc5+` is the Silver's plain move with check; write
-//! `c4c5+` or `Sc5=G` to promote it).
+//! promotion fits. Where a Silver may promote or not (O3), SAN that says
+//! neither (`Sc5`, `Sc5+`) is asked about: `Sc5=G` promotes, `Sc5=S` stays
+//! a Silver (canonical `c4c5+` and `c4c5` are read as they are).
+//!
+//! A move that reads well but is not legal is refused with the reason
+//! ([`crate::Why`]); a set of powers with no name of its own (`(NP)`) answers
+//! to the letter of each named piece whose powers it holds (`Nf3`).
 
 use std::fmt::Write;
 
 use thiserror::Error;
 
+use crate::explain::{Named, Why, or_list};
 use crate::moves::{Move, MoveList, Promote, castle_squares};
-use crate::piece::Powers;
+use crate::piece::{Piece, Powers};
 use crate::position::Position;
 use crate::types::Square;
 
@@ -46,16 +52,27 @@ pub enum MoveError {
     Illegal {
         /// What was typed.
         text: String,
-        /// The closest legal moves, canonical, best first.
+        /// The closest legal moves, in SAN, best first.
         closest: Vec<String>,
     },
+    /// The text reads as a move that is not legal here, for a reason that
+    /// can be told.
+    #[error("{text} is not possible: {why}")]
+    Refused {
+        /// What was typed.
+        text: String,
+        /// Why not.
+        why: Why,
+    },
     /// The text matches several legal moves.
-    #[error("{text} could mean {}", .candidates.join(" or "))]
+    #[error("{}", ambiguous(.text, .candidates, .pieces))]
     Ambiguous {
         /// What was typed.
         text: String,
-        /// The matching moves in SAN.
+        /// The matching moves in SAN, each written so that it means that move alone.
         candidates: Vec<String>,
+        /// The piece making each candidate, when they are different pieces.
+        pieces: Vec<Named>,
     },
     /// A power given to the King (Construction, C2: only non-royal pieces
     /// receive powers).
@@ -64,6 +81,15 @@ pub enum MoveError {
     /// The game is over.
     #[error("the game is over")]
     GameOver,
+}
+
+fn ambiguous(text: &str, candidates: &[String], pieces: &[Named]) -> String {
+    if pieces.len() == candidates.len() && pieces.len() > 1 {
+        let who: Vec<String> = pieces.iter().map(Named::to_string).collect();
+        format!("{text}: {}? Write {}", or_list(&who), or_list(candidates))
+    } else {
+        format!("{text} could mean {}", or_list(candidates))
+    }
 }
 
 fn hint(closest: &[String]) -> String {
@@ -151,7 +177,7 @@ impl Position {
         (self.is_check() && self.legal_moves().is_empty()).then_some(!self.turn)
     }
 
-    fn san_body(&self, m: &Move, legal: &MoveList) -> String {
+    pub(crate) fn san_body(&self, m: &Move, legal: &MoveList) -> String {
         let mut s = String::with_capacity(8);
         match *m {
             Move::Castle { king, rook } => s.push_str(if rook.file() > king.file() { "O-O" } else { "O-O-O" }),
@@ -213,16 +239,23 @@ impl Position {
                         s.push('+');
                     }
                     s.push_str(&self.piece_code(piece).to_ascii_uppercase());
-                    // Disambiguate among the same kind of piece going there.
-                    let rivals: Vec<Square> = legal
+                    // Disambiguate among the same kind of piece going there,
+                    // and the compounds that answer to the same letter (`Nf3`
+                    // for a knight-pawn too).
+                    let code = self.piece_code(piece).to_ascii_uppercase();
+                    let answers = |p: Piece| {
+                        p == piece || (code.len() == 1 && self.power_letters(p).iter().any(|l| code.starts_with(*l)))
+                    };
+                    let mut rivals: Vec<Square> = legal
                         .iter()
                         .filter_map(|o| match *o {
                             Move::Normal { from: f, to: t, .. } if t == to && f != from => {
-                                self.piece_at(f).filter(|p| *p == piece).map(|_| f)
+                                self.piece_at(f).filter(|p| answers(*p)).map(|_| f)
                             }
                             _ => None,
                         })
                         .collect();
+                    rivals.dedup();
                     if !rivals.is_empty() {
                         if rivals.iter().all(|r| r.file() != from.file()) {
                             s.push(file_char(from));
@@ -238,6 +271,10 @@ impl Position {
                 }
                 let _ = write!(s, "{to}");
                 match promote {
+                    // O3: where the piece could have promoted, staying is said (`Sxb5=S`).
+                    Promote::No if legal.contains(&Move::Normal { from, to, promote: Promote::Flip, keep }) => {
+                        let _ = write!(s, "={}", self.letter(piece).to_ascii_uppercase());
+                    }
                     Promote::No => {}
                     Promote::Flip => s.push_str("=G"),
                     Promote::To(i) => {
@@ -259,9 +296,17 @@ impl Position {
 
     /// A Rabbit chain in SAN: the Rabbit's letter and its landing squares
     /// (the last jumped square for a chain that leaves the board).
+    /// A jump that captures is marked `x` before its landing (`Txb6`), as
+    /// en passant is.
     fn chain_san(&self, m: &Move) -> String {
         let mut s = m.from().map(|f| self.piece_code_at(f)).unwrap_or_default();
-        for (_, land) in self.chain_path(m) {
+        let mut after = self.clone();
+        after.play_unchecked(*m);
+        let taken = self.taken_by(&after);
+        for (victim, land) in self.chain_path(m) {
+            if victim != land && taken.iter().any(|(sq, _)| *sq == victim) {
+                s.push('x');
+            }
             let _ = write!(s, "{land}");
         }
         s
@@ -294,40 +339,18 @@ impl Position {
         {
             return Ok(*m);
         }
-        let legal: MoveList = legal.into_iter().filter(|m| is_keep(m) == keep).collect();
+        let all = legal;
+        let legal: MoveList = all.iter().copied().filter(|m| is_keep(m) == keep).collect();
         if legal.is_empty() {
             return Err(MoveError::Illegal { text: text.trim().to_string(), closest: Vec::new() });
         }
         let trimmed = trimmed.as_str();
-        let (body, checked) = normalise(trimmed);
+        let (body, _) = normalise(trimmed);
         if body.is_empty() {
             return Err(MoveError::Syntax(trimmed.to_string()));
         }
         let lower = trimmed.to_ascii_lowercase();
-        let spellings: Vec<Spellings> = legal
-            .iter()
-            .map(|m| {
-                let (strict, loose) = self.san_forms(m, &legal);
-                Spellings { mv: *m, canonical: self.canonical_forms(m, &legal), strict, loose }
-            })
-            .collect();
-        let same = |list: &[String], key: &str| list.iter().any(|f| f == key);
-        let alike = |list: &[String], key: &str| list.iter().any(|f| f.eq_ignore_ascii_case(key));
-        // From the most exact reading to the loosest; the first reading that
-        // matches anything decides.
-        let plus = format!("{body}+");
-        let readings: [&dyn Fn(&Spellings) -> bool; 4] = [
-            &|x| same(&x.strict, &body),
-            &|x| same(&x.canonical, &lower) || alike(&x.strict, &body),
-            &|x| alike(&x.loose, &body),
-            // `a5+`: the `+` may be a flip promotion after all.
-            &|x| checked && (alike(&x.strict, &plus) || alike(&x.loose, &plus)),
-        ];
-        let found: Vec<Move> = readings
-            .iter()
-            .map(|r| spellings.iter().filter(|x| r(x)).map(|x| x.mv).collect::<Vec<_>>())
-            .find(|f| !f.is_empty())
-            .unwrap_or_default();
+        let found = self.matching(trimmed, &legal);
         // C2: a power given to the King gets the reason, not near misses.
         let grant = self.variant().grants && (lower.contains('>') || lower.starts_with("give"));
         if found.is_empty()
@@ -336,15 +359,92 @@ impl Position {
         {
             return Err(MoveError::GrantToKing(square));
         }
+        let refused = |why| MoveError::Refused { text: trimmed.to_string(), why };
         match found.len() {
-            1 => Ok(found[0]),
+            1 => {
+                let m = found[0];
+                if let Move::Normal { to, .. } = m
+                    && self.piece_at(to).is_none()
+                    && capture_marked(trimmed)
+                {
+                    let quiet = self.san_body(&m, &legal);
+                    return Err(refused(Why::NothingToCapture { to, quiet }));
+                }
+                // O3: a Silver that may promote or not, and the text said neither.
+                if last_square(&body).is_some_and(|sq| body.ends_with(&sq.to_string()))
+                    && let Some(why) = self.promote_or_not(&m, &legal)
+                {
+                    return Err(refused(why));
+                }
+                Ok(m)
+            }
             0 if !looks_like_move(&body) => Err(MoveError::Syntax(trimmed.to_string())),
-            0 => Err(MoveError::Illegal { text: trimmed.to_string(), closest: self.closest(&body, &legal) }),
-            _ => Err(MoveError::Ambiguous {
-                text: trimmed.to_string(),
-                candidates: found.iter().map(|m| self.san_body(m, &legal)).collect(),
-            }),
+            0 => match self.explain(trimmed, &all) {
+                Some(why) => Err(refused(why)),
+                None => Err(MoveError::Illegal { text: trimmed.to_string(), closest: self.closest(&body, &legal) }),
+            },
+            _ => {
+                let candidates: Vec<String> = found.iter().map(|m| self.unique_san(m, &legal)).collect();
+                let froms: Vec<Square> = found.iter().filter_map(Move::from).collect();
+                let distinct =
+                    froms.len() == found.len() && froms.iter().enumerate().all(|(i, f)| !froms[..i].contains(f));
+                let pieces = if distinct { froms.iter().filter_map(|f| self.named(*f)).collect() } else { Vec::new() };
+                Err(MoveError::Ambiguous { text: trimmed.to_string(), candidates, pieces })
+            }
         }
+    }
+
+    /// The legal moves that `text` (without a declining mark) may mean, read
+    /// from the most exact reading to the loosest; the first reading that
+    /// matches anything decides.
+    fn matching(&self, text: &str, legal: &MoveList) -> Vec<Move> {
+        let (body, checked) = normalise(text);
+        let lower = text.to_ascii_lowercase();
+        let spellings: Vec<Spellings> = legal
+            .iter()
+            .map(|m| {
+                let (strict, loose) = self.san_forms(m, legal);
+                Spellings { mv: *m, canonical: self.canonical_forms(m, legal), strict, loose }
+            })
+            .collect();
+        let same = |list: &[String], key: &str| list.iter().any(|f| f == key);
+        let alike = |list: &[String], key: &str| list.iter().any(|f| f.eq_ignore_ascii_case(key));
+        let plus = format!("{body}+");
+        let readings: [&dyn Fn(&Spellings) -> bool; 4] = [
+            &|x| same(&x.strict, &body),
+            &|x| same(&x.canonical, &lower) || alike(&x.strict, &body),
+            &|x| alike(&x.loose, &body),
+            // `a5+`: the `+` may be a flip promotion after all.
+            &|x| checked && (alike(&x.strict, &plus) || alike(&x.loose, &plus)),
+        ];
+        readings
+            .iter()
+            .map(|r| spellings.iter().filter(|x| r(x)).map(|x| x.mv).collect::<Vec<_>>())
+            .find(|f| !f.is_empty())
+            .unwrap_or_default()
+    }
+
+    /// SAN of `m` written so that it is read as `m` alone: with the origin's
+    /// file, rank or square added where the plain SAN means several moves.
+    fn unique_san(&self, m: &Move, legal: &MoveList) -> String {
+        let san = self.san_body(m, legal);
+        let mut options = vec![san.clone()];
+        if let Move::Normal { from, to, .. } = *m
+            && let Some(p) = self.piece_at(from)
+            && (p.powers != Powers::PAWN || p.promoted)
+        {
+            let code = if p.promoted {
+                format!("+{}", self.piece_code(p).to_ascii_uppercase())
+            } else {
+                self.piece_code(p).to_ascii_uppercase()
+            };
+            let tail = san.find(&to.to_string()).map(|i| &san[i..]).unwrap_or_default();
+            let cap = if self.piece_at(to).is_some() { "x" } else { "" };
+            for d in [file_char(from).to_string(), (from.rank() + 1).to_string(), from.to_string()] {
+                options.push(format!("{code}{d}{cap}{tail}"));
+            }
+        }
+        options.into_iter().find(|o| self.matching(o, legal) == [*m]).unwrap_or(san)
     }
 
     /// Lower-case canonical spellings of a move.
@@ -418,7 +518,7 @@ impl Position {
                 // Typed text loses its `x` in `normalise`, so these forms do
                 // too: a chain that leaves the board ends on its victim's
                 // square, where no chain of the same position can land.
-                let body = self.chain_san(m);
+                let body = self.chain_san(m).replace('x', "");
                 out.push(body);
                 let landings: String = self.chain_path(m).iter().map(|(_, l)| l.to_string()).collect();
                 out.push(format!("T{from}{landings}"));
@@ -449,6 +549,10 @@ impl Position {
                     return (out, loose);
                 };
                 let suffixes: Vec<String> = match promote {
+                    // O3: `Sxc1=S` stays a Silver where it could promote.
+                    Promote::No if legal.contains(&Move::Normal { from, to, promote: Promote::Flip, keep: false }) => {
+                        vec![String::new(), self.letter(piece).to_ascii_uppercase().to_string()]
+                    }
                     Promote::No => vec![String::new()],
                     Promote::To(i) => {
                         let pt = self.variant.pieces[i as usize];
@@ -488,6 +592,15 @@ impl Position {
                     {
                         stems.push(format!("{prefix}{d}{to}"));
                     }
+                    // A set of powers with no name of its own answers to the
+                    // letter of any piece whose powers it holds (`Nf3` for
+                    // the knight-pawn); a letter naming several pieces asks.
+                    for l in self.power_letters(piece) {
+                        for d in [String::new(), file_char(from).to_string(), (from.rank() + 1).to_string()] {
+                            stems.push(format!("{l}{d}{to}"));
+                        }
+                        stems.push(format!("{l}{from}{to}"));
+                    }
                     if piece.promoted {
                         // A promoted piece may also be named by what it moves as.
                         for suf in &suffixes {
@@ -505,7 +618,7 @@ impl Position {
         (out, loose)
     }
 
-    /// Legal moves that look most like what was typed, canonical.
+    /// Legal moves that look most like what was typed, in SAN.
     fn closest(&self, body: &str, legal: &MoveList) -> Vec<String> {
         let target = last_square(body);
         let letter = body.chars().next().filter(|c| c.is_ascii_uppercase());
@@ -526,7 +639,7 @@ impl Position {
                 if letter.is_some() && moving != letter {
                     score += 3;
                 }
-                (score, self.canonical(m))
+                (score, self.san(m))
             })
             .collect();
         scored.sort();
@@ -625,6 +738,13 @@ fn strip_keep(text: &str) -> (String, bool) {
 fn last_square(text: &str) -> Option<Square> {
     let b = text.as_bytes();
     (0..b.len().saturating_sub(1)).rev().find_map(|i| Square::from_bytes(b[i], b[i + 1]))
+}
+
+/// True if the text marks a capture (`x` or `:`) before its last square.
+fn capture_marked(text: &str) -> bool {
+    let b = text.as_bytes();
+    let last = (0..b.len().saturating_sub(1)).rev().find(|&i| Square::from_bytes(b[i], b[i + 1]).is_some());
+    last.is_some_and(|i| text[..i].contains(['x', 'X', ':']))
 }
 
 fn looks_like_move(body: &str) -> bool {

@@ -66,6 +66,14 @@ fn ca2_rabbit_chain() {
     assert!(moves.contains("d3d5") && moves.contains("d3d5d7"), "{moves:?}");
     let q = after(&p, "d3d5d7");
     assert_eq!(q.fen(), "4k3/3T4/8/8/3P4/8/8/K7 b - - 0 1");
+    // SAN marks the jump that captures, as en passant is marked.
+    let m = p.parse_move("d3d5d7").unwrap();
+    assert_eq!(p.san(&m), "Td5xd7");
+    assert_eq!(p.parse_move("Td5xd7"), Ok(m));
+    assert_eq!(p.parse_move("Td5d7"), Ok(m));
+    let mut g = kibitz_rules::Game::from_position(p.clone());
+    let played = g.play(m).unwrap();
+    assert_eq!(played.taken.iter().map(|(sq, _)| sq.to_string()).collect::<Vec<_>>(), ["d6"]);
 }
 
 /// CA2: at the edge the Rabbit leaves the board with its victim.
@@ -220,7 +228,8 @@ fn ca3_leapers() {
 fn ca2_chain_san_reads_back() {
     let p = clash("2kt3R/B7/5a2/3n3w/2P5/3T4/8/OK1OO1OO w - - 0 1");
     let m = p.parse_move("d3d6d8x").expect("the chain exists");
-    assert_eq!(p.san(&m), "Td6d8x+");
+    // The knight on d5 is taken on the way: `x` before that landing.
+    assert_eq!(p.san(&m), "Txd6d8x+");
     for m in p.legal_moves() {
         assert_eq!(p.parse_move(&p.san(&m)), Ok(m), "{}", p.san(&m));
     }

@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use kibitz_rules::{Color, EndReason, Game, Move, MoveError, Position, Powers, Promote, perft};
+use kibitz_rules::{Color, EndReason, Game, Move, MoveError, Position, Powers, Promote, Why, perft};
 
 /// A Power Absorption position.
 use common::{after, draw, legal, legal_from, play_all, pos, set, sq, variant, win};
@@ -747,11 +747,11 @@ fn c2_drops_on_own_first_two_ranks_grants_to_own_pieces() {
     // Nothing to give a power to: not the King, not Black's static piece.
     let p = co("4k3/4s3/8/8/8/8/8/4K3[R] w - - 0 1");
     assert_eq!(legal(&p), strings(moves_to("e1", "d1 d2 e2 f1 f2")));
-    // Trying says why, in either spelling; another illegal grant does not.
+    // Trying says why, in either spelling; so does a grant to Black's piece.
     for text in ["R>e1", "give rook e1", "Give Rook E1"] {
         assert_eq!(p.parse_move(text), Err(MoveError::GrantToKing(sq("e1"))), "{text}");
     }
-    assert!(matches!(p.parse_move("R>e7"), Err(MoveError::Illegal { .. })));
+    assert!(matches!(p.parse_move("R>e7"), Err(MoveError::Refused { why: Why::GrantNotOwn(_), .. })));
     let said = MoveError::GrantToKing(sq("e1")).to_string();
     assert_eq!(said, "the King on e1 cannot be given powers (C2): give them to another of your pieces");
 }

@@ -7,7 +7,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use kibitz_rules::{
-    Color, EndReason, Game, Move, MoveError, Piece, Position, Powers, Promote, Square, VARIANTS, perft,
+    Color, EndReason, Game, Move, MoveError, Piece, Position, Powers, Promote, Square, VARIANTS, Why, perft,
 };
 
 use common::{after, draw, legal, legal_from, play_all, pos, set, sq, variant, win};
@@ -97,7 +97,9 @@ fn g2_canonical_flip_promotion() {
     assert_eq!(plain, normal("c4", "c5", Promote::No));
     assert_eq!(p.canonical(&plain), "c4c5");
     assert_eq!(p.parse_move("Sc5=G"), Ok(flip));
-    assert_eq!(p.parse_move("Sc5"), Ok(plain));
+    // O3: SAN that says neither is asked about; `=S` stays a Silver.
+    assert!(matches!(p.parse_move("Sc5"), Err(MoveError::Refused { why: Why::PromoteOrNot { .. }, .. })));
+    assert_eq!(p.parse_move("Sc5=S"), Ok(plain));
 }
 
 /// G2: a drop is written `P@c3`, the letter upper-case for both sides.
@@ -180,7 +182,7 @@ fn g2_letter_case_resolves_bishop_and_b_pawn() {
 fn g2_ambiguity_is_reported() {
     let p = pos("chess", "4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1");
     match p.parse_move("Nd2") {
-        Err(MoveError::Ambiguous { text, candidates }) => {
+        Err(MoveError::Ambiguous { text, candidates, .. }) => {
             assert_eq!(text, "Nd2");
             assert_eq!(
                 candidates.iter().map(String::as_str).collect::<BTreeSet<_>>(),
@@ -195,31 +197,29 @@ fn g2_ambiguity_is_reported() {
     assert!(matches!(p.parse_move("N1d2"), Err(MoveError::Ambiguous { .. })));
 }
 
-/// G2: a move that reads well but is not legal is reported as illegal, with
-/// the closest legal moves; text that is no move at all is a syntax error.
+/// G2: a move that reads well but is not legal is refused with the reason
+/// and, where useful, legal moves of the same piece in SAN; text that is no
+/// move at all is a syntax error.
 #[test]
 fn g2_illegal_move_lists_closest() {
     let p = Position::new(variant("chess"));
     match p.parse_move("e5") {
-        Err(MoveError::Illegal { text, closest }) => {
+        Err(MoveError::Refused { text, why: Why::Unreachable { instead, .. } }) => {
             assert_eq!(text, "e5");
-            assert_eq!(closest.first().map(String::as_str), Some("e2e4"));
-            for c in &closest {
-                assert!(p.parse_move(c).is_ok(), "closest move {c} must be legal");
+            assert_eq!(instead.first().map(String::as_str), Some("e4"));
+            for c in &instead {
+                assert!(p.parse_move(c).is_ok(), "suggested move {c} must be legal");
             }
         }
-        other => panic!("expected Illegal, got {other:?}"),
+        other => panic!("expected a reason, got {other:?}"),
     }
     for text in ["Ke2", "e2e5", "Qh5", "O-O"] {
-        match p.parse_move(text) {
-            Err(MoveError::Illegal { closest, .. }) => assert!(!closest.is_empty(), "{text}"),
-            other => panic!("{text}: expected Illegal, got {other:?}"),
-        }
+        assert!(matches!(p.parse_move(text), Err(MoveError::Refused { .. })), "{text}");
     }
     assert!(matches!(p.parse_move("hello"), Err(MoveError::Syntax(_))));
     assert!(matches!(p.parse_move(""), Err(MoveError::Syntax(_))));
     let mut g = Game::new(variant("chess"));
-    assert!(matches!(g.play_text("e2e5"), Err(MoveError::Illegal { .. })));
+    assert!(matches!(g.play_text("e2e5"), Err(MoveError::Refused { .. })));
     assert!(g.moves().is_empty());
 }
 
@@ -1191,7 +1191,7 @@ fn a6_white_first_pawn_turn_is_single() {
         !g.position().legal_moves().iter().any(|m| matches!(m, Move::PawnPair { .. })),
         "White has still not moved a pawn"
     );
-    assert!(matches!(g.play_text("e2e3e4"), Err(MoveError::Illegal { .. })));
+    assert!(matches!(g.play_text("e2e3e4"), Err(MoveError::Refused { why: Why::FirstTurnSingleStep, .. })));
     g.play_text("e3").unwrap();
     assert_eq!(g.position().fen(), "rnbqkbnr/1ppppppp/8/p7/8/4PN2/PPPP1PPP/RNBQKB1R b - - 0 2");
     g.play_text("h7h6").unwrap();

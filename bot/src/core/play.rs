@@ -3,8 +3,10 @@
 use super::*;
 
 impl Core {
-    /// A message that is not a command: a move, if it is a legal move of the
-    /// sender's game here; otherwise nothing.
+    /// A message that is not a command, from a player of a game here: a
+    /// move if it has the shape of one (answered like `/move`, refusals and
+    /// "not your turn" included), or if it is a legal move of the sender's
+    /// turn; otherwise chat, and nothing.
     pub(super) fn bare_move(&self, msg: &Incoming) -> Vec<Reply> {
         let text = msg.text.trim();
         // A move is a word or a few (`Bxc6 keep`, `give rook e2`).
@@ -15,9 +17,11 @@ impl Core {
         if clash::between_rounds(&loaded) {
             return Vec::new();
         }
-        let my_turn = loaded.record.colour_of(&msg.sender.id) == Some(colour_of(loaded.game.position().turn()));
-        if !my_turn || loaded.game.position().parse_move(text).is_err() {
-            return Vec::new();
+        if !shape::move_shaped(text) {
+            let my_turn = loaded.record.colour_of(&msg.sender.id) == Some(colour_of(loaded.game.position().turn()));
+            if !my_turn || loaded.game.position().parse_move(text).is_err() {
+                return Vec::new();
+            }
         }
         self.play(msg, text).unwrap_or_else(|Refusal(t)| vec![Reply::text(t)])
     }
@@ -113,10 +117,16 @@ impl Core {
         played: &kibitz_rules::Played,
     ) -> String {
         let mut text = if played.san == played.canonical {
-            format!("{} played {}.", mention(mover), played.san)
+            format!("{} played {}", mention(mover), played.san)
         } else {
-            format!("{} played {} ({}).", mention(mover), played.san, played.canonical)
+            format!("{} played {} ({})", mention(mover), played.san, played.canonical)
         };
+        text.push_str(&taken_words(after.game.position(), played));
+        text.push('.');
+        if let Some((was, now)) = played.absorbed {
+            let pos = after.game.position();
+            let _ = write!(text, " The {} is now {}.", pos.piece_name(was), pos.powers_name(now));
+        }
         for (sq, p) in &played.removed {
             let _ = write!(text, " A5: the piece on {sq} ({}) is removed.", after.game.position().letter(*p));
         }
@@ -273,4 +283,18 @@ impl Core {
             buttons: Vec::new(),
         }])
     }
+}
+
+/// What a move took away from where it landed (a Rabbit's chain, a shot):
+/// `, taking the pawn on b5`; nothing for other moves, whose SAN says it.
+fn taken_words(pos: &kibitz_rules::Position, played: &kibitz_rules::Played) -> String {
+    if !matches!(played.mv, kibitz_rules::Move::Chain { .. } | kibitz_rules::Move::Shoot { .. }) || played.taken.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = played.taken.iter().map(|(sq, p)| format!("the {} on {sq}", pos.piece_name(*p))).collect();
+    let list = match each.as_slice() {
+        [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => each.join(""),
+    };
+    format!(", taking {list}")
 }

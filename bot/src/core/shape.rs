@@ -1,0 +1,211 @@
+//! Does a chat message have the shape of a move? A bare message of a player
+//! that looks like a move gets an answer even when it is refused; ordinary
+//! chat ("hello", "gg", "e4 is a good move!") stays unanswered.
+//!
+//! The test knows notation only, not the position: SAN (`Nf3`, `exd5`,
+//! `e8=Q+`, `O-O`, `(NP)f3`), canonical tokens (`e2e4`, `e7e8q`, `c4c5+`,
+//! `a2a3a4`), drops (`P@c3`), pairs (`a3,b3`), grants (`R>e2`, `give rook
+//! e2`), swaps (`Ra1<>e1`), shots (`M^h5`), chains (`Tb6d6`) and declined
+//! absorptions (`Bxc6-`, `Bxc6 keep`).
+
+/// True if `text` reads as a move in some position of some variant.
+pub(super) fn move_shaped(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
+    match words.as_slice() {
+        [one] => token(one),
+        [one, mark] => token(one) && said(mark, &["keep", "decline", "declines", "noabsorb", "absorb", "absorbs"]),
+        [give, piece, sq] => {
+            said(give, &["give", "grant", "add"]) && piece.chars().all(|c| c.is_ascii_alphabetic()) && square(sq)
+        }
+        _ => false,
+    }
+}
+
+fn token(t: &str) -> bool {
+    if !t.is_ascii() || t.len() > 16 {
+        return false;
+    }
+    let t = t.trim_end_matches(['+', '#', '!', '?']);
+    let castle = t.to_ascii_uppercase().replace('0', "O");
+    if castle == "O-O" || castle == "O-O-O" {
+        return true;
+    }
+    // PA3: a trailing `-` declines an absorption.
+    let t = t.strip_suffix('-').unwrap_or(t);
+    if let Some((a, b)) = t.split_once(',') {
+        return san(a) && san(b);
+    }
+    san(t) || canonical(t) || special(t)
+}
+
+fn square(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 2 && (b'a'..=b'h').contains(&b[0]) && (b'1'..=b'8').contains(&b[1])
+}
+
+/// Splits a piece letter (`N`, `+S`, `(NP)`) off the front.
+fn piece(t: &str) -> (bool, &str) {
+    let b = t.as_bytes();
+    match b.first() {
+        Some(b'(') => match t.find(')') {
+            Some(end) if end > 1 && t[1..end].chars().all(|c| c.is_ascii_alphabetic()) => (true, &t[end + 1..]),
+            _ => (false, t),
+        },
+        Some(b'+') if b.get(1).is_some_and(u8::is_ascii_uppercase) => (true, &t[2..]),
+        Some(c) if c.is_ascii_uppercase() => (true, &t[1..]),
+        _ => (false, t),
+    }
+}
+
+/// `Nf3`, `Nbxd2`, `exd5`, `e8=Q`, `gxh8Q`, `P@c3`, `Sxc1=+`.
+fn san(t: &str) -> bool {
+    let (lettered, rest) = piece(t);
+    if let Some(sq) = rest.strip_prefix('@') {
+        return lettered && square(sq);
+    }
+    // The promotion at the end.
+    let rest = rest.strip_suffix("=+").unwrap_or(rest).trim_end_matches('=');
+    let b = rest.as_bytes();
+    let rest = match b {
+        [.., b'=', p] if p.is_ascii_alphabetic() => &rest[..rest.len() - 2],
+        [.., d, p] if p.is_ascii_uppercase() && d.is_ascii_digit() => &rest[..rest.len() - 1],
+        _ => rest,
+    };
+    if rest.len() < 2 || !square(&rest[rest.len() - 2..]) {
+        return false;
+    }
+    let from = rest[..rest.len() - 2].trim_end_matches(['x', ':']);
+    let fb = from.as_bytes();
+    match fb {
+        [] => true,
+        [f] => (b'a'..=b'h').contains(f) || (lettered && (b'1'..=b'8').contains(f)),
+        _ => square(from),
+    }
+}
+
+/// `e2e4`, `e7e8q`, `c4c5+`, `a2a3a4`, `a2a3b2b3`, `b4b6d6x`.
+fn canonical(t: &str) -> bool {
+    let t = t.strip_suffix(['+', 'x']).unwrap_or(t);
+    let t = match t.as_bytes() {
+        [.., d, p] if d.is_ascii_digit() && p.is_ascii_lowercase() => &t[..t.len() - 1],
+        _ => t,
+    };
+    t.len() >= 4 && t.len() <= 8 && t.len() % 2 == 0 && (0..t.len()).step_by(2).all(|i| square(&t[i..i + 2]))
+}
+
+/// Grants `R>e2`, swaps `Ra1<>e1`, shots `M^h5`, chains `Tb6d6`.
+fn special(t: &str) -> bool {
+    let (lettered, rest) = piece(t);
+    if !lettered {
+        return false;
+    }
+    if let Some(sq) = rest.strip_prefix('>') {
+        return square(sq);
+    }
+    if let Some((a, b)) = rest.split_once("<>") {
+        return square(a) && square(b);
+    }
+    if let Some((a, b)) = rest.split_once('^') {
+        return (a.is_empty() || square(a)) && square(b);
+    }
+    let rest = rest.strip_suffix('x').unwrap_or(rest);
+    let rest = rest.replace(['x', ':'], "");
+    rest.len() >= 4 && rest.len() % 2 == 0 && (0..rest.len()).step_by(2).all(|i| square(&rest[i..i + 2]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::move_shaped;
+
+    #[test]
+    fn moves_have_the_shape() {
+        for text in [
+            "e4",
+            "Ke2",
+            "gxh8",
+            "Nd2",
+            "O-O",
+            "0-0-0",
+            "o-o",
+            "e5",
+            "Qh5#",
+            "e2e4",
+            "e7e8q",
+            "c4c5+",
+            "Nbd2",
+            "N1d2",
+            "Ng1f3",
+            "exd5",
+            "e8=Q+",
+            "gxh8Q",
+            "P@c3",
+            "Sxc1",
+            "Sxc1=G",
+            "Sc5=+",
+            "+Pd4",
+            "(NP)f3",
+            "a3,b3",
+            "a2a3a4",
+            "a2a3b2b3",
+            "R>e2",
+            "give rook e2",
+            "Ra1<>e1",
+            "M^h5",
+            "Mb2^h5",
+            "Tb6d6",
+            "Txb6",
+            "b4b6d6x",
+            "Bxc6-",
+            "Bxc6 keep",
+            "dxe5",
+            "Be5?!",
+            "exd6e.p.",
+        ] {
+            if text == "exd6e.p." {
+                // Annotations beyond the move itself are chat.
+                assert!(!move_shaped(text), "{text}");
+                continue;
+            }
+            assert!(move_shaped(text), "{text} should look like a move");
+        }
+    }
+
+    #[test]
+    fn chat_does_not() {
+        for text in [
+            "hello",
+            "ok",
+            "Ok",
+            "gg",
+            "GG",
+            "e4 is a good move!",
+            "nice one",
+            "lol",
+            "Hi",
+            "I",
+            "A",
+            "a",
+            "xD",
+            "A1",
+            "no",
+            "yes please",
+            "what about e4?",
+            "10",
+            "12",
+            "2-1",
+            "i9",
+            "e9",
+            "Nice",
+            "Be",
+            "https://lichess.org",
+            "é4",
+            "",
+            "OOO",
+            "ooo",
+            "give me a break",
+        ] {
+            assert!(!move_shaped(text), "{text:?} should be chat");
+        }
+    }
+}

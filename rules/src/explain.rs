@@ -1,0 +1,790 @@
+//! Why a move that reads well is not legal: the facts, as data, for a reply
+//! in the player's words (which piece stands where, why castling fails,
+//! which promotion pieces are possible, which piece pins).
+
+use std::fmt;
+
+use crate::attacks::tables;
+use crate::moves::{Move, MoveList, Promote, castle_squares};
+use crate::piece::{Piece, Powers};
+use crate::position::Position;
+use crate::types::{Color, Square};
+use crate::variant::Promotion;
+
+/// A piece as a player names it: `"knight"`, `"knight-pawn"`, on a square.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    /// What it is, in lower case: `"bishop"`, `"knight-pawn"`, `"promoted silver"`.
+    pub name: String,
+    /// Where it stands.
+    pub square: Square,
+}
+
+impl fmt::Display for Named {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the {} on {}", self.name, self.square)
+    }
+}
+
+/// Why castling is not possible.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CastleWhy {
+    /// The variant has no castling.
+    NotInVariant(&'static str),
+    /// The King has moved (it no longer stands on its first square).
+    KingMoved,
+    /// The rook of that side has moved or is gone.
+    RookMoved,
+    /// The King is in check.
+    InCheck,
+    /// Pieces stand on these squares between King and rook or where they land.
+    PiecesBetween(Vec<Square>),
+    /// The King would pass or land on this attacked square.
+    Attacked(Square, Option<Named>),
+}
+
+/// Why a move that reads well is not legal here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Why {
+    /// No piece of the mover answers to the letter (with the disambiguation given).
+    NoSuchPiece {
+        /// The piece's name, `"knight"`, or the letter typed when it names none.
+        name: String,
+        /// The letter names no piece of the variant.
+        unknown: bool,
+        /// Where it was said to stand: `"on the b-file"`, `"on rank 1"`, `"on b1"`.
+        place: Option<String>,
+    },
+    /// Nothing stands on the square a canonical move starts from.
+    Empty(Square),
+    /// The piece on the starting square belongs to the opponent.
+    NotYours(Named),
+    /// The mover's own piece stands on the target.
+    OwnPiece(Named),
+    /// No piece of the kind meant can get to the target.
+    Unreachable {
+        /// What was meant: `"knight"`, or the one piece when a square was given.
+        piece: String,
+        /// The one piece's square, when a single piece was meant.
+        from: Option<Square>,
+        /// The target.
+        to: Square,
+        /// Legal moves of the same piece(s), SAN, best first.
+        instead: Vec<String>,
+    },
+    /// A piece stands between the one piece meant and its target.
+    Blocked {
+        /// The piece meant.
+        piece: Named,
+        /// The target.
+        to: Square,
+        /// The nearest piece in the way.
+        by: Named,
+    },
+    /// The move would leave or put the mover's royal piece in check.
+    KingInCheck {
+        /// The royal piece itself moves (onto an attacked square).
+        king_moves: bool,
+        /// The mover is in check now and the move does not answer it.
+        in_check: bool,
+        /// A piece that would attack the royal piece afterwards.
+        by: Option<Named>,
+        /// The moving piece is pinned to its King by `by`.
+        pinned: bool,
+    },
+    /// Castling is not possible.
+    Castle(CastleWhy),
+    /// A pawn reaching the last rank must say what it becomes.
+    NeedsPromotion {
+        /// Origin.
+        from: Square,
+        /// Target.
+        to: Square,
+        /// The legal choices in SAN (`gxh8=Q`, `gxh8=R`, ...).
+        choices: Vec<String>,
+    },
+    /// The move is marked as a capture, but nothing is taken there.
+    NothingToCapture {
+        /// The target.
+        to: Square,
+        /// The quiet move written in SAN.
+        quiet: String,
+    },
+    /// A6: White's first pawn turn must be a single step of one pawn.
+    FirstTurnSingleStep,
+    /// O3: a Silver move that may promote or not: the player must say which.
+    PromoteOrNot {
+        /// The promoting move in SAN.
+        promote: String,
+        /// The move staying unpromoted, in SAN.
+        stay: String,
+    },
+    /// A drop of a piece that is not in hand.
+    NotInHand(String),
+    /// A drop onto an occupied square.
+    DropOccupied(Named),
+    /// O5: a Pawn may not be dropped on its last rank.
+    PawnDropLastRank,
+    /// C2: static pieces are dropped on the own first ranks only.
+    DropZone(u8),
+    /// C2: a power given to a piece that is not the mover's.
+    GrantNotOwn(Square),
+    /// C2: a power that is not in the reserve (or is not a single power).
+    NotInReserve(String),
+    /// C3: the piece already holds that power.
+    AlreadyHolds(Named, String),
+    /// C4: no Pawn power for a piece on its last rank.
+    PawnPowerLastRank,
+}
+
+impl fmt::Display for CastleWhy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CastleWhy::NotInVariant(name) => write!(f, "there is no castling in {name}"),
+            CastleWhy::KingMoved => f.write_str("you cannot castle: your king has moved"),
+            CastleWhy::RookMoved => f.write_str("you cannot castle on that side: that rook has moved"),
+            CastleWhy::InCheck => f.write_str("you cannot castle: your king is in check"),
+            CastleWhy::PiecesBetween(squares) => {
+                write!(f, "you cannot castle: pieces stand between ({})", list(squares))
+            }
+            CastleWhy::Attacked(sq, by) => {
+                write!(f, "you cannot castle: the {sq} square is attacked")?;
+                if let Some(by) = by {
+                    write!(f, " by {by}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Display for Why {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Why::NoSuchPiece { name, unknown: true, .. } => write!(f, "no piece here is written {name}"),
+            Why::NoSuchPiece { name, place, .. } => {
+                write!(f, "you have no {name}")?;
+                if let Some(place) = place {
+                    write!(f, " {place}")?;
+                }
+                Ok(())
+            }
+            Why::Empty(sq) => write!(f, "there is no piece on {sq}"),
+            Why::NotYours(p) => write!(f, "{p} is not yours"),
+            Why::OwnPiece(p) => write!(f, "your {} stands on {}", p.name, p.square),
+            Why::Unreachable { piece, from, to, instead } => {
+                match from {
+                    Some(sq) => write!(f, "your {piece} on {sq} cannot reach {to}")?,
+                    None => write!(f, "no {piece} of yours can reach {to}")?,
+                }
+                if !instead.is_empty() {
+                    match from {
+                        Some(_) => write!(f, " (it can play {})", or_list(instead))?,
+                        None => write!(f, " (your {piece}s can play {})", or_list(instead))?,
+                    }
+                }
+                Ok(())
+            }
+            Why::Blocked { piece, to, by } if by.square == *to => write!(
+                f,
+                "your {} on {} cannot move onto {to}: {by} stands there (pawns capture diagonally)",
+                piece.name, piece.square
+            ),
+            Why::Blocked { piece, to, by } => {
+                write!(f, "{by} stands between your {} on {} and {to}", piece.name, piece.square)
+            }
+            Why::KingInCheck { king_moves: true, by, .. } => {
+                f.write_str("your king would be in check there")?;
+                if let Some(by) = by {
+                    write!(f, " from {by}")?;
+                }
+                Ok(())
+            }
+            Why::KingInCheck { in_check: true, pinned: false, by, .. } => {
+                f.write_str("your king is in check")?;
+                if let Some(by) = by {
+                    write!(f, " from {by}")?;
+                }
+                f.write_str(" and that move does not answer it")
+            }
+            Why::KingInCheck { by, pinned, .. } => {
+                f.write_str("that would leave your king in check")?;
+                match by {
+                    Some(by) if *pinned => write!(f, " (pinned by {by})"),
+                    Some(by) => write!(f, " (from {by})"),
+                    None => Ok(()),
+                }
+            }
+            Why::Castle(c) => c.fmt(f),
+            Why::NeedsPromotion { from, to, choices } => {
+                write!(f, "{from} to {to} needs a promotion piece: ")?;
+                let first = choices.first().cloned().unwrap_or_default();
+                let stem = first.split('=').next().unwrap_or_default().to_string();
+                let rest: Vec<String> = choices
+                    .iter()
+                    .skip(1)
+                    .map(|c| c.strip_prefix(&stem).map_or_else(|| c.clone(), str::to_string))
+                    .collect();
+                let mut all = vec![first];
+                all.extend(rest);
+                f.write_str(&or_list(&all))
+            }
+            Why::NothingToCapture { to, quiet } => {
+                write!(f, "there is nothing to capture on {to} (a step there without capturing is written {quiet})")
+            }
+            Why::FirstTurnSingleStep => {
+                f.write_str("White's first turn must be a single one-square step of one pawn (A6)")
+            }
+            Why::PromoteOrNot { promote, stay } => write!(f, "promote or not? Write {promote} or {stay}"),
+            Why::NotInHand(name) => write!(f, "you have no {name} in hand"),
+            Why::DropOccupied(p) => write!(f, "{} is taken: {p} stands there", p.square),
+            Why::PawnDropLastRank => f.write_str("a pawn may not be dropped on its last rank (O5)"),
+            Why::DropZone(n) => write!(f, "static pieces are dropped on your own first {n} ranks (C2)"),
+            Why::GrantNotOwn(sq) => write!(f, "powers are given to your own pieces, and {sq} holds none of yours"),
+            Why::NotInReserve(name) => write!(f, "you have no {name} power in your reserve"),
+            Why::AlreadyHolds(p, name) => write!(f, "{p} already holds the {name} power (C3)"),
+            Why::PawnPowerLastRank => f.write_str("a piece on its last rank may not be given the Pawn power (C4)"),
+        }
+    }
+}
+
+fn list(squares: &[Square]) -> String {
+    squares.iter().map(Square::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// `a`, `a or b`, `a, b or c`.
+pub(crate) fn or_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// What a typed move says, read without the position.
+#[derive(Debug, Default)]
+struct Intent {
+    /// The piece letter or `(..)` group, upper case; `None` for a pawn.
+    letter: Option<String>,
+    from_file: Option<u8>,
+    from_rank: Option<u8>,
+    to: Option<Square>,
+    capture: bool,
+    promote: Option<char>,
+    drop: bool,
+    /// Both squares given, as in a canonical move.
+    canonical: bool,
+    castle: Option<bool>,
+}
+
+fn read_intent(text: &str) -> Option<Intent> {
+    let t = text.trim().trim_end_matches(['+', '#', '!', '?']);
+    let upper = t.to_ascii_uppercase().replace('0', "O");
+    match upper.as_str() {
+        "O-O" | "OO" => return Some(Intent { castle: Some(false), ..Intent::default() }),
+        "O-O-O" | "OOO" => return Some(Intent { castle: Some(true), ..Intent::default() }),
+        _ => {}
+    }
+    if t.contains([',', ' ', '>', '^', '<']) {
+        return None;
+    }
+    let b = t.as_bytes();
+    let mut i = 0;
+    let mut intent = Intent::default();
+    if b.first() == Some(&b'(') {
+        let end = t.find(')')?;
+        intent.letter = Some(t[..=end].to_ascii_uppercase());
+        i = end + 1;
+    } else if let Some(&c) = b.first()
+        && c.is_ascii_uppercase()
+        && c != b'X'
+    {
+        intent.letter = Some((c as char).to_string());
+        i = 1;
+    }
+    let rest = &t[i..];
+    if let Some(sq) = rest.strip_prefix('@') {
+        intent.drop = true;
+        intent.to = Some(Square::parse(sq)?);
+        return Some(intent);
+    }
+    // The squares and files in the rest, with a promotion at the end.
+    let rb = rest.as_bytes();
+    let mut squares = Vec::new();
+    let mut j = 0;
+    while j < rb.len() {
+        let c = rb[j];
+        if j + 1 < rb.len()
+            && let Some(sq) = Square::from_bytes(c, rb[j + 1])
+        {
+            squares.push(sq);
+            j += 2;
+            continue;
+        }
+        match c {
+            b'x' | b'X' | b':' => intent.capture = true,
+            b'-' => {}
+            b'=' => {
+                intent.promote = rb.get(j + 1).map(|&p| (p as char).to_ascii_uppercase());
+                j += 1;
+            }
+            b'a'..=b'h' if squares.is_empty() => intent.from_file = Some(c - b'a'),
+            b'1'..=b'8' if squares.is_empty() => intent.from_rank = Some(c - b'1'),
+            c if c.is_ascii_alphabetic() && !squares.is_empty() && j + 1 == rb.len() => {
+                intent.promote = Some((c as char).to_ascii_uppercase());
+            }
+            _ => return None,
+        }
+        j += 1;
+    }
+    match squares.as_slice() {
+        [to] => intent.to = Some(*to),
+        [from, to] => {
+            intent.from_file = Some(from.file());
+            intent.from_rank = Some(from.rank());
+            intent.to = Some(*to);
+            intent.canonical = intent.letter.is_none();
+        }
+        _ => return None,
+    }
+    Some(intent)
+}
+
+impl Position {
+    /// The name a player uses for a piece: `"knight"`, `"knight-pawn"` for
+    /// a set of powers no named piece has, `"promoted silver"`.
+    pub fn piece_name(&self, p: Piece) -> String {
+        let v = self.variant;
+        let base = match v.piece_index_of(p.powers, p.royal) {
+            Some(i) => v.pieces[i as usize].name.to_ascii_lowercase(),
+            None => {
+                let parts: Vec<String> = crate::fen::group_letters(p.powers)
+                    .chars()
+                    .filter_map(|c| v.piece_index(c).map(|i| v.pieces[i as usize].name.to_ascii_lowercase()))
+                    .collect();
+                if parts.is_empty() { self.piece_code(p).to_ascii_uppercase() } else { parts.join("-") }
+            }
+        };
+        if p.promoted { format!("promoted {base}") } else { base }
+    }
+
+    /// The name of a piece made of several powers as the legends write it:
+    /// `"Bishop+Knight"`, `"Queen"`.
+    pub fn powers_name(&self, p: Piece) -> String {
+        let plain = Piece { promoted: false, ..p };
+        self.piece_name(plain)
+            .split('-')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+            })
+            .collect::<Vec<_>>()
+            .join("+")
+    }
+
+    /// The opponent's pieces that stood here and are gone in `after` (the
+    /// position after the side to move played).
+    pub(crate) fn taken_by(&self, after: &Position) -> Vec<(Square, Piece)> {
+        let them = !self.turn;
+        self.pieces_of(them)
+            .into_iter()
+            .filter_map(|sq| {
+                let p = self.piece_at(sq)?;
+                (after.piece_at(sq) != Some(p)).then_some((sq, p))
+            })
+            .collect()
+    }
+
+    /// The piece on `sq`, named.
+    pub(crate) fn named(&self, sq: Square) -> Option<Named> {
+        self.piece_at(sq).map(|p| Named { name: self.piece_name(p), square: sq })
+    }
+
+    /// The letters a piece answers to in SAN besides its own code: for a set
+    /// of powers no named piece has (`(NP)`), the letter of every named piece
+    /// whose powers it holds (`N`, `P`).
+    pub(crate) fn power_letters(&self, p: Piece) -> Vec<char> {
+        let v = self.variant;
+        if p.promoted || v.piece_index_of(p.powers, p.royal).is_some() {
+            return Vec::new();
+        }
+        v.pieces
+            .iter()
+            .filter(|t| !t.royal && !t.powers.is_empty() && p.powers.contains(t.powers))
+            .map(|t| t.letter)
+            .collect()
+    }
+
+    /// Every move of the side to move as if its royal piece could be left
+    /// attacked (A6's pairs and castling left out).
+    fn unrestricted_moves(&self) -> MoveList {
+        let mut p = self.clone();
+        p.royal &= !p.by_color[p.turn.index()];
+        let mut list = MoveList::new();
+        p.generate_single(&mut list);
+        list
+    }
+
+    /// Why `text`, which reads as a move, is not legal here; `None` when
+    /// no single reason can be told.
+    pub(crate) fn explain(&self, text: &str, legal: &MoveList) -> Option<Why> {
+        if self.variant.pawn_pairs && self.turn == Color::White && self.first_pawn_turn {
+            let mut later = self.clone();
+            later.first_pawn_turn = false;
+            if later.parse_move(text).is_ok() {
+                return Some(Why::FirstTurnSingleStep);
+            }
+        }
+        if self.variant.grants
+            && let Some((letter, sq)) = text.trim().split_once('>')
+        {
+            return self.why_not_grant(letter.trim(), sq.trim());
+        }
+        let intent = read_intent(text)?;
+        let us = self.turn;
+        if let Some(long) = intent.castle {
+            return self.why_not_castle(long).map(Why::Castle);
+        }
+        let to = intent.to?;
+        if intent.drop
+            || (self.variant.drops && intent.letter.is_some() && !intent.canonical && self.droppable(&intent))
+        {
+            return self.why_not_drop(&intent, to);
+        }
+        // The pieces meant.
+        let ours = self.pieces_of(us);
+        let from_sq = match (intent.from_file, intent.from_rank) {
+            (Some(f), Some(r)) => Square::from_coords(f, r),
+            _ => None,
+        };
+        if intent.canonical
+            && let Some(from) = from_sq
+        {
+            match self.piece_at(from) {
+                None => return Some(Why::Empty(from)),
+                Some(p) if p.color != us => return self.named(from).map(Why::NotYours),
+                _ => {}
+            }
+        }
+        let meant: Vec<Square> = ours
+            .into_iter()
+            .filter(|&sq| {
+                let Some(p) = self.piece_at(sq) else { return false };
+                intent.from_file.is_none_or(|f| sq.file() == f)
+                    && intent.from_rank.is_none_or(|r| sq.rank() == r)
+                    && (intent.canonical || self.answers_to(p, intent.letter.as_deref()))
+            })
+            .collect();
+        if meant.is_empty() {
+            let letter = intent.letter.clone().unwrap_or_else(|| "P".to_string());
+            let known = letter.chars().nth(0).and_then(|c| self.variant.piece_index(c));
+            let place = match (intent.from_file, intent.from_rank) {
+                (Some(f), Some(r)) => Square::from_coords(f, r).map(|s| format!("on {s}")),
+                (Some(f), None) => Some(format!("on the {}-file", (b'a' + f) as char)),
+                (None, Some(r)) => Some(format!("on rank {}", r + 1)),
+                (None, None) => None,
+            };
+            return Some(match known {
+                Some(i) => Why::NoSuchPiece {
+                    name: self.variant.pieces[i as usize].name.to_ascii_lowercase(),
+                    unknown: false,
+                    place,
+                },
+                None if letter.starts_with('(') => {
+                    Why::NoSuchPiece { name: letter.to_ascii_lowercase(), unknown: false, place }
+                }
+                None => Why::NoSuchPiece { name: letter, unknown: true, place },
+            });
+        }
+        if let Some(p) = self.piece_at(to)
+            && p.color == us
+            && !legal.iter().any(|m| m.to() == to)
+        {
+            return self.named(to).map(Why::OwnPiece);
+        }
+        let pseudo: Vec<Move> = self
+            .unrestricted_moves()
+            .into_iter()
+            .filter(|m| m.to() == to && m.from().is_some_and(|f| meant.contains(&f)))
+            .filter(|m| matches!(m, Move::Normal { .. } | Move::EnPassant { .. }))
+            .collect();
+        if pseudo.is_empty() {
+            // One piece that would get there on an empty board: what is in the way.
+            let t = tables();
+            let sliders: Vec<Square> = meant
+                .iter()
+                .copied()
+                .filter(|&f| {
+                    self.piece_at(f).is_some_and(|p| {
+                        let empty = crate::types::Bitboard::EMPTY;
+                        self.attacks(f, self.moves_of(p).without(Powers::PAWN), us, empty).has(to)
+                            && (t.between(f, to) & self.occupied()).any()
+                    })
+                })
+                .collect();
+            if let [from] = sliders.as_slice() {
+                let mut between: Vec<Square> = (t.between(*from, to) & self.occupied()).into_iter().collect();
+                between.sort_by_key(|s| s.file().abs_diff(from.file()).max(s.rank().abs_diff(from.rank())));
+                if let (Some(piece), Some(by)) = (self.named(*from), between.first().and_then(|b| self.named(*b))) {
+                    return Some(Why::Blocked { piece, to, by });
+                }
+            }
+            // A pawn straight behind the target, with a piece in its way.
+            if intent.letter.is_none()
+                && !intent.canonical
+                && let Some(why) = self.pawn_blocked(&meant, to)
+            {
+                return Some(why);
+            }
+            let instead = self.suggestions(&meant, to, legal);
+            let (piece, from) = match meant.as_slice() {
+                [one] => (self.named(*one).map(|n| n.name).unwrap_or_default(), Some(*one)),
+                _ => (self.group_name(&meant), None),
+            };
+            return Some(Why::Unreachable { piece, from, to, instead });
+        }
+        let legal_here: Vec<Move> =
+            legal.iter().copied().filter(|m| m.to() == to && m.from().is_some_and(|f| meant.contains(&f))).collect();
+        let promotions: Vec<Move> =
+            legal_here.iter().copied().filter(|m| matches!(m, Move::Normal { promote: Promote::To(_), .. })).collect();
+        if !promotions.is_empty() {
+            let from = promotions[0].from().unwrap_or(to);
+            let same: Vec<Move> = promotions.iter().copied().filter(|m| m.from() == Some(from)).collect();
+            let choices = same.iter().map(|m| self.san_body(m, legal)).collect();
+            return Some(Why::NeedsPromotion { from, to, choices });
+        }
+        if legal_here.is_empty() {
+            return Some(self.why_king(pseudo[0]));
+        }
+        None
+    }
+
+    /// A pawn on the target's file, one or two squares behind it, whose
+    /// step forward is stopped by a piece (on the target or before it).
+    fn pawn_blocked(&self, pawns: &[Square], to: Square) -> Option<Why> {
+        let us = self.turn;
+        let dir: i8 = if us == Color::White { 1 } else { -1 };
+        for &from in pawns {
+            let ahead = to.rank() as i8 - from.rank() as i8;
+            if from.file() != to.file()
+                || !(ahead == dir
+                    || (ahead == 2 * dir && self.variant.double_step && self.double_step_rank(us).has(from)))
+            {
+                continue;
+            }
+            let first = from.offset(0, dir)?;
+            let stop = if self.piece_at(first).is_some() { first } else { to };
+            if let (Some(piece), Some(by)) = (self.named(from), self.named(stop)) {
+                return Some(Why::Blocked { piece, to, by });
+            }
+        }
+        None
+    }
+
+    /// True if the piece answers to `letter` (`None`: a plain pawn).
+    fn answers_to(&self, p: Piece, letter: Option<&str>) -> bool {
+        let code = self.piece_code(p).to_ascii_uppercase();
+        match letter {
+            None => p.powers == Powers::PAWN && !p.promoted,
+            Some(l) if p.promoted => l == "G" || l == code || format!("+{code}") == l,
+            Some(l) => l == code || (l.len() == 1 && self.power_letters(p).iter().any(|c| l.starts_with(*c))),
+        }
+    }
+
+    /// `"knight"` for several knights, `"piece"` for mixed ones.
+    fn group_name(&self, squares: &[Square]) -> String {
+        let names: Vec<String> = squares.iter().filter_map(|s| self.named(*s)).map(|n| n.name).collect();
+        match names.first() {
+            Some(first) if names.iter().all(|n| n == first) => first.clone(),
+            _ => "piece".to_string(),
+        }
+    }
+
+    /// Legal moves of the pieces meant, nearest the target first (up to 3).
+    fn suggestions(&self, meant: &[Square], to: Square, legal: &MoveList) -> Vec<String> {
+        let mut near: Vec<(u32, String)> = legal
+            .iter()
+            .filter(|m| m.from().is_some_and(|f| meant.contains(&f)))
+            .filter(|m| !matches!(m, Move::Normal { keep: true, .. } | Move::EnPassant { keep: true, .. }))
+            .map(|m| {
+                let t = m.to();
+                (t.file().abs_diff(to.file()) as u32 + t.rank().abs_diff(to.rank()) as u32, self.san(m))
+            })
+            .collect();
+        near.sort();
+        near.dedup_by(|a, b| a.1 == b.1);
+        near.into_iter().take(3).map(|(_, s)| s).collect()
+    }
+
+    /// Why a move that its piece could make leaves the royal piece attacked.
+    fn why_king(&self, m: Move) -> Why {
+        let us = self.turn;
+        let mover = m.from().and_then(|f| self.piece_at(f));
+        let king_moves = mover.is_some_and(|p| p.royal);
+        let in_check = self.is_check();
+        let mut after = self.clone();
+        after.play_unchecked(m);
+        let by = after
+            .royal_square(us)
+            .map(|k| after.checkers_of(us, k))
+            .and_then(|b| b.first())
+            .and_then(|sq| after.named(sq));
+        let checkers = self.checkers();
+        // Pinned: the attacker was there before, does not check now, and the
+        // moving piece stood on the line between it and the King.
+        let pinned = !king_moves
+            && by.as_ref().is_some_and(|b| {
+                !checkers.has(b.square)
+                    && self.royal_square(us).zip(m.from()).is_some_and(|(k, f)| tables().between(k, b.square).has(f))
+            });
+        Why::KingInCheck { king_moves, in_check: in_check && !pinned, by, pinned }
+    }
+
+    fn why_not_castle(&self, long: bool) -> Option<CastleWhy> {
+        if !self.variant.castling {
+            return Some(CastleWhy::NotInVariant(self.variant.name));
+        }
+        let us = self.turn;
+        let king = self.royal_square(us)?;
+        let rights = self.castling & self.pieces_of(us);
+        let rook = rights.into_iter().find(|r| r.rank() == king.rank() && (r.file() < king.file()) == long);
+        let Some(rook) = rook else {
+            // With no right left on either side the King has moved (or both
+            // rooks have; the King's move is the likelier and the rule's first).
+            return Some(if rights.is_empty() { CastleWhy::KingMoved } else { CastleWhy::RookMoved });
+        };
+        if self.is_check() {
+            return Some(CastleWhy::InCheck);
+        }
+        let t = tables();
+        let (kd, rd) = castle_squares(king, rook);
+        let king_path = t.between(king, kd) | kd.bb();
+        let must_be_empty =
+            (t.between(king, rook) | king_path | t.between(rook, rd) | rd.bb()) & !king.bb() & !rook.bb();
+        let standing: Vec<Square> = (must_be_empty & self.occupied()).into_iter().collect();
+        if !standing.is_empty() {
+            return Some(CastleWhy::PiecesBetween(standing));
+        }
+        let them = self.pieces_of(!us);
+        let lifted = self.occupied() & !king.bb();
+        let mut path: Vec<Square> = king_path.into_iter().collect();
+        path.sort_by_key(|s| s.file().abs_diff(king.file()));
+        for sq in path {
+            let by = self.attackers(sq, !us, them, lifted);
+            if by.any() {
+                return Some(CastleWhy::Attacked(sq, by.first().and_then(|s| self.named(s))));
+            }
+        }
+        None
+    }
+
+    /// True if the intent's letter is of a piece type the mover could drop.
+    fn droppable(&self, intent: &Intent) -> bool {
+        let Some(letter) = intent.letter.as_deref().and_then(|l| l.chars().next()) else { return false };
+        let Some(i) = self.variant.piece_index(letter) else { return false };
+        // A letter with a piece of that kind able to move there is a move, not a drop.
+        let moves = Iterator::any(&mut self.pieces_of(self.turn).into_iter(), |sq| {
+            self.piece_at(sq).is_some_and(|p| self.variant.piece_index_of(p.powers, p.royal) == Some(i))
+        });
+        !moves || self.hand(self.turn, i) > 0
+    }
+
+    fn why_not_drop(&self, intent: &Intent, to: Square) -> Option<Why> {
+        let letter = intent.letter.as_deref()?.chars().next()?;
+        let Some(i) = self.variant.piece_index(letter) else {
+            return Some(Why::NoSuchPiece { name: letter.to_string(), unknown: true, place: None });
+        };
+        let name = self.variant.pieces[i as usize].name.to_ascii_lowercase();
+        if self.hand(self.turn, i) == 0 {
+            return Some(Why::NotInHand(name));
+        }
+        if self.piece_at(to).is_some() {
+            return self.named(to).map(Why::DropOccupied);
+        }
+        if self.variant.grants {
+            let n = self.variant.drop_ranks;
+            let rank = if self.turn == Color::White { to.rank() } else { self.variant.height - 1 - to.rank() };
+            if rank >= n {
+                return Some(Why::DropZone(n));
+            }
+        }
+        if self.variant.pieces[i as usize].powers == Powers::PAWN && self.last_rank(self.turn).has(to) {
+            return Some(Why::PawnDropLastRank);
+        }
+        if self.is_check() {
+            let by = self.checkers().first().and_then(|s| self.named(s));
+            return Some(Why::KingInCheck { king_moves: false, in_check: true, by, pinned: false });
+        }
+        None
+    }
+
+    /// C2-C4: why a power cannot be given (`R>e2`).
+    fn why_not_grant(&self, letter: &str, sq: &str) -> Option<Why> {
+        let to = Square::parse(sq)?;
+        let mut chars = letter.chars();
+        let (Some(l), None) = (chars.next(), chars.next()) else { return None };
+        let i = self.variant.piece_index(l.to_ascii_uppercase())?;
+        let pt = self.variant.pieces[i as usize];
+        let name = pt.name.to_string();
+        if self.hand(self.turn, i) == 0 || pt.powers.count() != 1 || pt.royal {
+            return Some(Why::NotInReserve(name));
+        }
+        let Some(p) = self.piece_at(to).filter(|p| p.color == self.turn) else {
+            return Some(Why::GrantNotOwn(to));
+        };
+        if p.powers.contains(pt.powers) {
+            return self.named(to).map(|n| Why::AlreadyHolds(n, name));
+        }
+        if pt.powers == Powers::PAWN && self.last_rank(self.turn).has(to) {
+            return Some(Why::PawnPowerLastRank);
+        }
+        None
+    }
+
+    /// O3: a plain move that could also promote (the Silver's `Sxc1`), read
+    /// from text that said neither: the choice to put to the player.
+    pub(crate) fn promote_or_not(&self, m: &Move, legal: &MoveList) -> Option<Why> {
+        let Move::Normal { from, to, promote: Promote::No, keep } = *m else { return None };
+        if !matches!(self.variant.promotion, Promotion::Flip { .. }) {
+            return None;
+        }
+        let flip = Move::Normal { from, to, promote: Promote::Flip, keep };
+        if !legal.contains(&flip) {
+            return None;
+        }
+        // SAN says the staying (`Sxb5=S`) where promoting was possible.
+        Some(Why::PromoteOrNot { promote: self.san_body(&flip, legal), stay: self.san_body(m, legal) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::Variant;
+
+    #[test]
+    fn intent_reads_san_and_canonical() {
+        let i = read_intent("Nbxd2").unwrap();
+        assert_eq!(
+            (i.letter.as_deref(), i.from_file, i.capture, i.to),
+            (Some("N"), Some(1), true, Square::parse("d2"))
+        );
+        let i = read_intent("e2e4").unwrap();
+        assert!(i.canonical && i.from_file == Some(4) && i.from_rank == Some(1));
+        let i = read_intent("gxh8").unwrap();
+        assert_eq!((i.letter, i.from_file, i.promote), (None, Some(6), None));
+        assert_eq!(read_intent("e8=Q").unwrap().promote, Some('Q'));
+        assert_eq!(read_intent("0-0-0").unwrap().castle, Some(true));
+        assert!(read_intent("hello").is_none());
+    }
+
+    #[test]
+    fn names_of_compounds() {
+        let p = Position::new(Variant::by_id("absorption").unwrap());
+        let mut piece = Piece::new(Color::White, Powers::KNIGHT.with(Powers::PAWN));
+        assert_eq!(p.piece_name(piece), "knight-pawn");
+        piece.powers = Powers::BISHOP.with(Powers::KNIGHT);
+        assert_eq!(p.piece_name(piece), "bishop-knight");
+        assert_eq!(p.power_letters(piece), vec!['B', 'N']);
+    }
+}

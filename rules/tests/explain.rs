@@ -1,0 +1,248 @@
+//! Refusals that explain (G2): a move that reads well but is not legal is
+//! refused with the reason, in SAN and the player's words.
+
+use kibitz_rules::{CastleWhy, Game, MoveError, Position, Variant, Why};
+
+fn pos(id: &str, fen: &str) -> Position {
+    Position::from_fen(Variant::by_id(id).unwrap(), fen).unwrap()
+}
+
+fn start(id: &str) -> Position {
+    Position::new(Variant::by_id(id).unwrap())
+}
+
+/// The game after `moves` (SAN), played one by one.
+fn after(id: &str, moves: &str) -> Position {
+    let mut g = Game::new(Variant::by_id(id).unwrap());
+    for m in moves.split_whitespace() {
+        let m = m.replace('_', " ");
+        g.play_text(&m).unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+    g.position().clone()
+}
+
+fn said(p: &Position, text: &str) -> String {
+    match p.parse_move(text) {
+        Err(e) => e.to_string(),
+        Ok(m) => panic!("{text} was read as {}", p.canonical(&m)),
+    }
+}
+
+fn why(p: &Position, text: &str) -> Why {
+    match p.parse_move(text) {
+        Err(MoveError::Refused { why, .. }) => why,
+        other => panic!("{text}: expected a reason, got {other:?}"),
+    }
+}
+
+#[test]
+fn own_piece_on_the_target() {
+    let p = start("chess");
+    assert_eq!(said(&p, "Ke2"), "Ke2 is not possible: your pawn stands on e2");
+    assert_eq!(said(&p, "e1e2"), "e1e2 is not possible: your pawn stands on e2");
+}
+
+#[test]
+fn unreachable_with_moves_of_the_same_piece() {
+    let p = start("chess");
+    assert_eq!(
+        said(&p, "Nf4"),
+        "Nf4 is not possible: no knight of yours can reach f4 (your knights can play Nf3, Nh3 or Nc3)"
+    );
+    assert_eq!(said(&p, "e5"), "e5 is not possible: no pawn of yours can reach e5 (your pawns can play e4, d4 or e3)");
+    assert_eq!(said(&p, "e2e5"), "e2e5 is not possible: your pawn on e2 cannot reach e5 (it can play e4 or e3)");
+    assert_eq!(said(&p, "Bb5"), "Bb5 is not possible: the pawn on e2 stands between your bishop on f1 and b5");
+    assert_eq!(said(&p, "e7e5"), "e7e5 is not possible: the pawn on e7 is not yours");
+    assert_eq!(said(&p, "e4e5"), "e4e5 is not possible: there is no piece on e4");
+    assert_eq!(said(&p, "Nbd4"), "Nbd4 is not possible: your knight on b1 cannot reach d4 (it can play Nc3 or Na3)");
+}
+
+#[test]
+fn a_piece_in_the_way() {
+    let p = after("chess", "e4 e5 Nf3 Nc6");
+    assert_eq!(said(&p, "Qh5#"), "Qh5# is not possible: the knight on f3 stands between your queen on d1 and h5");
+}
+
+#[test]
+fn a_pawn_in_the_way() {
+    let p = after("chess", "e4 e5");
+    assert_eq!(
+        said(&p, "e5"),
+        "e5 is not possible: your pawn on e4 cannot move onto e5: the pawn on e5 stands there (pawns capture diagonally)"
+    );
+    let p = after("chess", "Nf3 e5");
+    assert_eq!(said(&p, "f4"), "f4 is not possible: the knight on f3 stands between your pawn on f2 and f4");
+}
+
+#[test]
+fn no_such_piece() {
+    let p = pos("chess", "4k3/8/8/8/8/8/8/4K2R w - - 0 1");
+    assert_eq!(said(&p, "Nf3"), "Nf3 is not possible: you have no knight");
+    assert_eq!(said(&p, "Rah1"), "Rah1 is not possible: you have no rook on the a-file");
+}
+
+#[test]
+fn castling_reasons() {
+    // The king has moved.
+    let p = after("chess", "e4 e5 Ke2 Ke7 Ke1 Ke8 Nf3 Nf6 Bc4 Bc5");
+    assert_eq!(why(&p, "O-O"), Why::Castle(CastleWhy::KingMoved));
+    assert_eq!(said(&p, "O-O"), "O-O is not possible: you cannot castle: your king has moved");
+    // Pieces stand between.
+    let p = start("chess");
+    assert_eq!(said(&p, "O-O"), "O-O is not possible: you cannot castle: pieces stand between (f1, g1)");
+    // The f1 square is attacked by the bishop on c4.
+    let p = pos("chess", "4k3/8/8/8/2b5/8/8/4K2R w K - 0 1");
+    assert_eq!(
+        said(&p, "O-O"),
+        "O-O is not possible: you cannot castle: the f1 square is attacked by the bishop on c4"
+    );
+    // In check.
+    let p = pos("chess", "4k3/8/8/b7/8/8/8/4K2R w K - 0 1");
+    assert_eq!(said(&p, "0-0"), "0-0 is not possible: you cannot castle: your king is in check");
+    // The rook of that side has moved.
+    let p = pos("chess", "4k3/8/8/8/8/8/8/R3K2R w K - 0 1");
+    assert_eq!(why(&p, "O-O-O"), Why::Castle(CastleWhy::RookMoved));
+    assert_eq!(said(&start("alapawn"), "O-O"), "O-O is not possible: there is no castling in Alapawn");
+}
+
+#[test]
+fn promotion_needs_a_piece() {
+    let p = pos("chess", "r3k2r/6P1/8/8/8/8/8/4K3 w - - 0 1");
+    assert_eq!(said(&p, "gxh8"), "gxh8 is not possible: g7 to h8 needs a promotion piece: gxh8=Q, =R, =B or =N");
+    assert_eq!(said(&p, "g8"), "g8 is not possible: g7 to g8 needs a promotion piece: g8=Q, =R, =B or =N");
+    assert_eq!(said(&p, "g7g8"), "g7g8 is not possible: g7 to g8 needs a promotion piece: g8=Q, =R, =B or =N");
+}
+
+#[test]
+fn king_left_in_check() {
+    // The knight on d2 is pinned by the bishop on b4.
+    let p = pos("chess", "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1");
+    assert_eq!(
+        said(&p, "Nf3"),
+        "Nf3 is not possible: that would leave your king in check (pinned by the bishop on b4)"
+    );
+    // The king steps into an attack.
+    let p = pos("chess", "4k3/8/8/8/8/8/3r4/4K3 w - - 0 1");
+    assert_eq!(said(&p, "Kd1"), "Kd1 is not possible: your king would be in check there from the rook on d2");
+    // In check, a move that does not answer it.
+    let p = pos("chess", "4k3/8/8/8/7q/8/3P4/4K1N1 w - - 0 1");
+    assert_eq!(
+        said(&p, "Nf3"),
+        "Nf3 is not possible: your king is in check from the queen on h4 and that move does not answer it"
+    );
+}
+
+#[test]
+fn ambiguity_names_the_pieces() {
+    let p = pos("chess", "4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1");
+    assert_eq!(said(&p, "Nd2"), "Nd2: the knight on b1 or the knight on f1? Write Nbd2 or Nfd2");
+}
+
+#[test]
+fn capture_mark_onto_an_empty_square() {
+    // A2: Alapawn's pawn steps diagonally onto an empty square, but `dxe5` says it captures.
+    let p = after("alapawn", "d3 a6 d4 a5");
+    assert_eq!(
+        said(&p, "dxe5"),
+        "dxe5 is not possible: there is nothing to capture on e5 (a step there without capturing is written de5)"
+    );
+    assert_eq!(p.canonical(&p.parse_move("de5").unwrap()), "d4e5");
+    // Nor in chess.
+    let p = start("chess");
+    assert!(matches!(why(&p, "Nxf3"), Why::NothingToCapture { .. }));
+}
+
+#[test]
+fn alapawn_balanced_first_turn() {
+    let p = start("alapawn-balanced");
+    for text in ["a3,b3", "a2a3a4", "a3,a4"] {
+        assert_eq!(why(&p, text), Why::FirstTurnSingleStep, "{text}");
+    }
+    assert_eq!(
+        said(&p, "a3,b3"),
+        "a3,b3 is not possible: White's first turn must be a single one-square step of one pawn (A6)"
+    );
+}
+
+#[test]
+fn variants_without_check_never_speak_of_check() {
+    let p = start("alapawn");
+    for text in ["Ke2", "Nf4", "e5", "Qh5", "e2e5"] {
+        let s = said(&p, text);
+        assert!(!s.contains("check"), "{text}: {s}");
+    }
+}
+
+/// O3: a Silver whose move starts or ends in the zone may promote or not:
+/// the player is asked, `=G` promotes and `=S` stays.
+#[test]
+fn olympic_optional_promotion_asks() {
+    let p = pos("olympic", "rb1gk/2S1p/5/5/4K[] w - - 0 1");
+    assert_eq!(said(&p, "Sxb5"), "Sxb5 is not possible: promote or not? Write Sxb5=G or Sxb5=S");
+    assert_eq!(p.canonical(&p.parse_move("Sxb5=G").unwrap()), "c4b5+");
+    assert_eq!(p.canonical(&p.parse_move("Sxb5=S").unwrap()), "c4b5");
+    assert_eq!(p.canonical(&p.parse_move("c4b5").unwrap()), "c4b5");
+    // A drop of what is not in hand, onto a taken square.
+    assert_eq!(said(&p, "P@c3"), "P@c3 is not possible: you have no pawn in hand");
+}
+
+#[test]
+fn olympic_drops() {
+    let p = pos("olympic", "rbsgk/4p/5/P4/KGSBR[Pp] w - - 0 1");
+    assert_eq!(said(&p, "P@a2"), "P@a2 is not possible: a2 is taken: the pawn on a2 stands there");
+    assert_eq!(said(&p, "P@b5"), "P@b5 is not possible: b5 is taken: the bishop on b5 stands there");
+    assert_eq!(said(&p, "S@c3"), "S@c3 is not possible: you have no silver in hand");
+}
+
+/// PA3: a piece that holds the Knight power answers to `N`; with two such
+/// pieces able to go there, the player is asked which.
+#[test]
+fn compound_answers_to_its_power_letters() {
+    // The game: the knight took on e5 and holds the Pawn power too.
+    let p = after("absorption", "e4 e5 Nf3 Nc6 Bb5 a6 Bxc6 dxc6_keep Nxe5 Qd4");
+    assert_eq!(p.canonical(&p.parse_move("Nf3").unwrap()), "e5f3");
+    assert_eq!(p.canonical(&p.parse_move("(NP)f3").unwrap()), "e5f3");
+    // The pawn power's own moves answer to `P`.
+    assert_eq!(p.canonical(&p.parse_move("Pe6").unwrap()), "e5e6");
+    let p = pos("absorption", "4k3/8/8/4(NP)3/8/8/8/4K1N1 w - - 0 1");
+    assert_eq!(said(&p, "Nf3"), "Nf3: the knight on g1 or the knight-pawn on e5? Write Ngf3 or (NP)f3");
+    assert_eq!(p.canonical(&p.parse_move("Ngf3").unwrap()), "g1f3");
+    assert_eq!(p.canonical(&p.parse_move("Nef3").unwrap()), "e5f3");
+    // A named compound (the Queen) does not answer to R or B.
+    let p = pos("absorption", "4k3/8/8/8/8/8/8/Q3K3 w - - 0 1");
+    assert!(matches!(p.parse_move("Ra4"), Err(MoveError::Refused { .. })));
+}
+
+/// C2-C4: drops outside the own first ranks and powers that cannot be given.
+#[test]
+fn construction_reasons() {
+    let p = start("construction");
+    assert_eq!(said(&p, "S@d4"), "S@d4 is not possible: static pieces are dropped on your own first 2 ranks (C2)");
+    assert_eq!(
+        said(&p, "N>e7"),
+        "N>e7 is not possible: powers are given to your own pieces, and e7 holds none of yours"
+    );
+    let p = after("construction", "S@b1 S@e7");
+    assert!(matches!(why(&p, "Q>b1"), Why::NotInReserve(_)), "{}", said(&p, "Q>b1"));
+    let p = after("construction", "S@b1 S@e7 N>b1 S@d7");
+    assert_eq!(said(&p, "N>b1"), "N>b1 is not possible: the knight on b1 already holds the Knight power (C3)");
+}
+
+/// The generic reasons hold in Clash too (CA2's Rabbit, its King in check).
+#[test]
+fn clash_reasons() {
+    let p = pos("clash", "4k3/8/3p4/8/3P4/3T4/8/K7 w - - 0 1");
+    assert_eq!(said(&p, "Td4"), "Td4 is not possible: your pawn stands on d4");
+    assert_eq!(said(&p, "Nf3"), "Nf3 is not possible: you have no knight");
+    let p = pos("clash", "r3k3/8/8/8/8/3T4/8/K7 w - - 0 1");
+    assert!(said(&p, "Td5").contains("your king is in check from the rook on a8"), "{}", said(&p, "Td5"));
+}
+
+/// C3: in Construction a piece given several powers answers to each letter.
+#[test]
+fn construction_compound_answers_to_its_power_letters() {
+    let p = after("construction", "S@b1 S@e7 N>b1 S@d7 R>b1 S@c7");
+    assert_eq!(p.canonical(&p.parse_move("Nc3").unwrap()), "b1c3");
+    assert_eq!(p.canonical(&p.parse_move("Rb4").unwrap()), "b1b4");
+    assert_eq!(p.san(&p.parse_move("Rb4").unwrap()), "(RN)b4");
+}
