@@ -28,9 +28,11 @@ use crate::command::{self, ChallengeSpec, ColourWish, Command, ParseError};
 mod bounds;
 mod challenges;
 mod clash;
+mod guide;
 mod info;
 mod offers;
 mod opponent;
+mod pieces;
 mod play;
 
 use info::{help, variants};
@@ -443,6 +445,8 @@ impl Core {
     fn run(&self, msg: &Incoming, cmd: Command) -> Answer {
         match cmd {
             Command::Help => Ok(vec![Reply::text(help())]),
+            Command::HelpOn(topic) => self.help_on(&topic),
+            Command::Prices => Ok(vec![Reply::text(info::prices())]),
             Command::Variants => Ok(vec![Reply::text(variants())]),
             Command::Rules(v) => self.rules(msg, v.as_deref()),
             Command::Piece(name) => self.piece(msg, &name),

@@ -1043,7 +1043,11 @@ struct Slash {
 
 /// The slash commands: every command of the core, with the same words.
 const SLASH: &[Slash] = &[
-    Slash { name: "help", description: "What Kibitz can do", options: &[] },
+    Slash {
+        name: "help",
+        description: "What Kibitz can do",
+        options: &[opt("topic", Kind::Text, "A command (move), or notation and a game (notation clash)")],
+    },
     Slash { name: "variants", description: "The games Kibitz plays", options: &[] },
     Slash {
         name: "rules",
@@ -1122,6 +1126,7 @@ const SLASH: &[Slash] = &[
         description: "The best players",
         options: &[opt("variant", Kind::Variant, "Of which game")],
     },
+    Slash { name: "prices", description: "Clash of the Armies: what each piece costs", options: &[] },
     Slash { name: "army", description: "Clash of the Armies: your army, gold and match", options: &[] },
     Slash {
         name: "buy",

@@ -262,7 +262,6 @@ fn diagram_extras(variant: &'static Variant, pt: &kibitz_rules::PieceType, centr
 /// Construction's diagrams add what the centre cannot show (the double step,
 /// the Castling power's swap) and a few words.
 pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) -> Option<String> {
-    let theme = renderer.theme();
     let pt = variant.pieces.get(piece as usize)?;
     let centre = Square::from_coords((variant.width - 1) / 2, (variant.height - 1) / 2)?;
     let (mut moves, mut captures) = variant.movement(piece, centre)?;
@@ -275,6 +274,72 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
             captures |= c;
         }
     }
+    let title = match pt.powers {
+        p if variant.grants && !pt.royal && p.count() == 1 => format!("{} power", pt.name),
+        _ => pt.name.to_string(),
+    };
+    let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
+    Some(sheet(renderer, variant, piece, &title, centre, (moves, captures), &extras))
+}
+
+/// The movement diagram of a piece made of several powers (Power
+/// Absorption's and Construction's compounds: `(BN)`, `(KQ)`), titled
+/// `title`, as SVG: where each of its powers moves and captures from the
+/// centre. `None` unless `powers` holds two of the variant's named powers.
+pub fn powers_diagram_svg(
+    renderer: &Renderer,
+    variant: &'static Variant,
+    powers: Powers,
+    royal: bool,
+    title: &str,
+) -> Option<String> {
+    let centre = Square::from_coords((variant.width - 1) / 2, (variant.height - 1) / 2)?;
+    let (mut moves, mut captures) = (kibitz_rules::Bitboard::EMPTY, kibitz_rules::Bitboard::EMPTY);
+    let mut parts = 0;
+    for (i, pt) in variant.pieces.iter().enumerate() {
+        // Each named power the piece holds (the Queen is the Rook and Bishop).
+        if pt.powers.is_empty() || pt.powers.count() != 1 || !powers.contains(pt.powers) || (pt.royal && !royal) {
+            continue;
+        }
+        let (m, c) = variant.movement(i as u8, centre)?;
+        moves |= m;
+        captures |= c;
+        parts += 1;
+    }
+    if parts < 2 || !(variant.absorption || variant.grants) {
+        return None;
+    }
+    let mut extras = Extras::default();
+    if powers.contains(Powers::CASTLE)
+        && let Some(king) = Square::from_coords(centre.file() + 3, centre.rank())
+    {
+        extras.pieces.push((Piece { color: Color::White, powers: Powers::KING, royal: true, promoted: false }, king));
+        extras.swap = Some((centre, king));
+    }
+    if variant.absorption {
+        extras.notes.push("Captures absorb the victim's powers, unless declined.");
+        if royal {
+            extras.notes.push("Its slides never cross a square the enemy attacks.");
+        }
+    } else {
+        extras.notes.push("Each power was given from the reserve.");
+    }
+    let piece = Piece { color: Color::White, powers, royal, promoted: false };
+    Some(sheet(renderer, variant, piece, title, centre, (moves, captures), &extras))
+}
+
+/// A movement diagram: `piece` in the centre, its moves and captures
+/// marked, the extras drawn and a key below.
+fn sheet(
+    renderer: &Renderer,
+    variant: &'static Variant,
+    piece: Piece,
+    title: &str,
+    centre: Square,
+    (moves, captures): (kibitz_rules::Bitboard, kibitz_rules::Bitboard),
+    extras: &Extras,
+) -> String {
+    let theme = renderer.theme();
     let kinds = [
         ((moves & captures).any(), "moves or captures", 0),
         ((moves & !captures).any(), "moves only", 1),
@@ -290,16 +355,12 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
     let notes_h = (extras.notes.len() as f32 - if keyless { 1.0 } else { 0.0 }).max(0.0) * LINE;
     let (w, h) = (bw + 2.0 * m, 52.0 + bh + 2.0 * m + 40.0 + notes_h);
     let mut s = header(w, h, theme.frame);
-    let title = match pt.powers {
-        p if variant.grants && !pt.royal && p.count() == 1 => format!("{} power", pt.name),
-        _ => pt.name.to_string(),
-    };
     let _ = write!(
         s,
         r#"<text x="{}" y="34" font-size="22" text-anchor="middle" fill="{}">{} ({})</text>"#,
         w / 2.0,
         theme.caption_text,
-        escape(&title),
+        escape(title),
         escape(variant.name)
     );
     let top = 52.0 + m;
@@ -329,7 +390,6 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
             }
         }
     }
-    let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
     for (p, at) in [(piece, centre)].into_iter().chain(extras.pieces.iter().copied()) {
         let (x, y) = origin(at);
         let (art, badges) = art::for_piece(variant, p);
@@ -381,7 +441,7 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
         );
     }
     s.push_str("</svg>");
-    Some(s)
+    s
 }
 
 /// A double-headed arrow between two points, `inset` short of each, its
@@ -445,6 +505,18 @@ impl Renderer {
     /// The movement diagram of one piece type, as PNG.
     pub fn diagram_png(&self, variant: &'static Variant, piece: u8) -> Option<Result<Vec<u8>, RenderError>> {
         diagram_svg(self, variant, piece).map(|svg| self.svg_png(&svg))
+    }
+
+    /// The movement diagram of a piece made of several powers, as PNG
+    /// (see [`powers_diagram_svg`]).
+    pub fn powers_diagram_png(
+        &self,
+        variant: &'static Variant,
+        powers: Powers,
+        royal: bool,
+        title: &str,
+    ) -> Option<Result<Vec<u8>, RenderError>> {
+        powers_diagram_svg(self, variant, powers, royal, title).map(|svg| self.svg_png(&svg))
     }
 }
 
