@@ -196,10 +196,10 @@ impl Core {
     /// The player a challenge names without `@`: on the console names are
     /// ids; elsewhere the directory knows usernames it has seen.
     fn player_named(&self, msg: &Incoming, name: &str) -> Result<String, Refusal> {
-        if name.eq_ignore_ascii_case(&self.config.bot_name) {
-            return Ok(self.bot_id(&msg.platform));
-        }
         if msg.platform == "console" {
+            if name.eq_ignore_ascii_case(&self.config.bot_name) {
+                return Ok(self.bot_id(&msg.platform));
+            }
             return Ok(name.to_string());
         }
         if let Some(id) = self.store.user_by_username(&msg.platform, name)? {
