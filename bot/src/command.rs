@@ -244,7 +244,9 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         }
     };
     match word.as_str() {
-        "help" | "start" if args.is_empty() => Ok(Command::Help),
+        // Telegram's `/start` may carry a deep link's payload: still help.
+        "start" => Ok(Command::Help),
+        "help" if args.is_empty() => Ok(Command::Help),
         "help" => Ok(Command::HelpOn(args.join(" "))),
         "prices" => none("prices", Command::Prices),
         "variants" => none("variants", Command::Variants),

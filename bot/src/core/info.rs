@@ -40,6 +40,13 @@ impl Core {
                     )),
                 };
             }
+            [v] if Variant::by_id(v).is_some() => {
+                let v = Variant::by_id(v).unwrap_or(&kibitz_rules::CHESS);
+                return refuse(format!(
+                    "Which piece of {}? /rules {} shows them all; then /piece {} NAME.",
+                    v.name, v.id, v.id
+                ));
+            }
             _ => text.trim().to_string(),
         };
         if let Some(v) = self.variant_here(msg)

@@ -64,13 +64,13 @@ castling.",
         "G",
         "Gold",
         "moves and captures one square straight in any direction or diagonally forward (six squares). It never \
-promotes.",
+promotes. Captured, it goes to the captor's hand.",
     ),
     p(
         "S",
         "Silver",
         "moves and captures one square diagonally in any direction or straight forward (five squares). When its \
-move starts or ends on the last rank it may become Gold (c4c5+, Sc5=G) or stay a Silver.",
+move starts or ends on the last rank it may become Gold (c4c5+, Sc5=G) or stay a Silver. Captured, it goes to the captor's hand.",
     ),
     p(
         "P",
@@ -176,7 +176,7 @@ const CONSTRUCTION: &[PieceText] = &[
     p(
         "K",
         "King",
-        "moves and captures one square in any direction; it may not be left in check, and checkmate wins. It is \
+        "moves and captures one square in any direction; it may not be left in check, and checkmate loses. It is \
 never given powers. No castling; a Castling power swaps a piece with it instead.",
     ),
     PieceText {
@@ -245,8 +245,9 @@ counts as unmoved.",
         "S",
         "Shielderer",
         "moves and captures one square straight (not diagonally); it may be checked and checkmated. \
-Once a game, as a whole turn (D), it raises its shield: until its owner's third turn after it begins, the \
-Shielderer and each friendly piece straight next to it are invulnerable (a golden ring): they cannot be captured, \
+Once a game, as a whole turn (D), it raises its shield, which stays up for the opponent's next three turns \
+(the board shows the turns left): meanwhile the Shielderer and each friendly piece straight next to it are \
+invulnerable (a golden ring): they cannot be captured, \
 and an attacked leader is not in check. A piece stepping away loses the protection; stepping back in gains it.",
     ),
     p(
@@ -274,8 +275,8 @@ opposite colours.",
         "T",
         "Rabbit",
         "slides one or two squares straight onto an empty square and never captures by landing. \
-Instead it may jump a piece of either colour one or two squares away straight ahead, nothing in between, landing on \
-the empty square just beyond; a jumped enemy is captured. Jumps chain as far as you like (Tb3d3), never landing \
+Instead it may jump a piece of either colour one or two squares away in a straight line, nothing in between, \
+landing on the empty square just beyond; a jumped enemy is captured. Jumps chain as far as you like (Tb3d3), never landing \
 twice on one square nor jumping one piece twice. At the edge, with no square beyond, it leaves the board with its \
 victim (Tb8x). A chain that could jump the enemy leader gives check.",
     ),
