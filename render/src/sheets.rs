@@ -443,8 +443,9 @@ pub fn powers_diagram_svg(
         return None;
     }
     let mut extras = Extras::default();
+    // The King off the piece's lines, so that its own moves stay unhidden.
     if powers.contains(Powers::CASTLE)
-        && let Some(king) = Square::from_coords(centre.file() + 3, centre.rank())
+        && let Some(king) = Square::from_coords(centre.file() + 3, centre.rank() + 2)
     {
         extras.pieces.push((Piece { color: Color::White, powers: Powers::KING, royal: true, promoted: false }, king));
         extras.swap = Some((centre, king));
@@ -488,9 +489,12 @@ fn sheet(
     let notes_h = (extras.notes.len() as f32 - if keyless { 1.0 } else { 0.0 }).max(0.0) * LINE;
     let (w, h) = (bw + 2.0 * m, 52.0 + bh + 2.0 * m + 40.0 + notes_h);
     let mut s = header(w, h, theme.frame);
+    // A long title (a compound's name) gets a smaller font to fit.
+    let chars = (title.chars().count() + variant.name.chars().count() + 3) as f32;
+    let fs = (22.0f32).min(((w - 16.0) / (chars * 0.6)).floor());
     let _ = write!(
         s,
-        r#"<text x="{}" y="34" font-size="22" text-anchor="middle" fill="{}">{} ({})</text>"#,
+        r#"<text x="{}" y="34" font-size="{fs}" text-anchor="middle" fill="{}">{} ({})</text>"#,
         w / 2.0,
         theme.caption_text,
         escape(title),

@@ -411,8 +411,9 @@ pub(crate) fn compound(variant: &Variant, text: &str) -> Option<(Powers, bool, S
     let t = text.trim();
     let parts: Vec<String> = if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
         inner.chars().map(|c| c.to_string()).collect()
-    } else if t.contains('+') {
-        t.split('+').map(str::trim).map(str::to_string).collect()
+    } else if t.contains(['+', '-']) {
+        // The legends write `Bishop+Knight` and `King-Queen`.
+        t.split(['+', '-']).map(str::trim).map(str::to_string).collect()
     } else {
         return None;
     };
@@ -576,6 +577,7 @@ mod tests {
         let bn = Powers::BISHOP.with(Powers::KNIGHT);
         assert_eq!(compound(abs, "(BN)"), Some((bn, false, "Bishop+Knight".into())));
         assert_eq!(compound(abs, "bishop+knight"), Some((bn, false, "Bishop+Knight".into())));
+        assert_eq!(compound(abs, "King-Queen").map(|c| c.0), Some(Powers::KING.with(Powers::QUEEN)));
         assert_eq!(compound(abs, "(NP)").map(|c| c.0), Some(Powers::KNIGHT.with(Powers::PAWN)));
         let kq = compound(abs, "(KQ)").unwrap();
         assert_eq!((kq.0, kq.1), (Powers::KING.with(Powers::QUEEN), true));
