@@ -1307,6 +1307,9 @@ mod tests {
         assert_eq!(slash_text("accept", &[("challenger".into(), Arg::User("9".into()))]).unwrap(), "/accept @9");
         assert_eq!(slash_text("stats", &[("player".into(), Arg::Text("<@!8>".into()))]).unwrap(), "/stats @8");
         assert_eq!(slash_text("hint", &[("x".into(), Arg::Text("y".into()))]).unwrap(), "/hint");
+        let topic = [("topic".to_string(), Arg::Text("notation clash".into()))];
+        assert_eq!(slash_text("help", &topic).unwrap(), "/help notation clash");
+        assert_eq!(slash_text("prices", &[]).unwrap(), "/prices");
         // A value of the wrong kind is left out; an unknown command is not ours.
         assert_eq!(slash_text("challenge", &[("hints".into(), Arg::Text("on".into()))]).unwrap(), "/challenge");
         assert_eq!(slash_text("frobnicate", &[]), None);

@@ -75,11 +75,26 @@ impl Core {
                 excerpt(&name)
             )),
             _ => {
-                let ids: Vec<&str> = found.iter().map(|(v, _)| v.id).chain(compounds.iter().map(|v| v.id)).collect();
-                let what = found.first().map_or_else(|| excerpt(&name), |(_, p)| p.name.to_string());
-                let mut s = format!("{what} moves differently in each game. Say which:");
-                for id in ids {
+                // Each game, with what the name is there (`S`: Silver, Static piece, Shielderer).
+                let mut games: Vec<(&str, String)> =
+                    found.iter().map(|(v, p)| (v.id, format!("{} in {}", p.name, v.name))).collect();
+                for v in &compounds {
+                    if let Some((_, _, title)) = pieces::compound(v, &name) {
+                        games.push((v.id, format!("{title} in {}", v.name)));
+                    }
+                }
+                let mut names: Vec<&str> = found.iter().map(|(_, p)| p.name).collect();
+                names.dedup();
+                let same = names.len() == 1 && compounds.is_empty();
+                let mut s = match names.as_slice() {
+                    [one] if same => format!("The {one} moves differently in each game. Say which:"),
+                    _ => format!("'{}' names a piece in several games. Say which:", excerpt(&name)),
+                };
+                for (id, what) in games {
                     let _ = write!(s, "\n/piece {id} {}", name.trim());
+                    if !same {
+                        let _ = write!(s, " ({what})");
+                    }
                 }
                 Ok(vec![Reply::text(s)])
             }
