@@ -36,6 +36,8 @@ pub struct ChallengeSpec {
     pub days: Option<u32>,
     /// The bot's level, when challenging the bot.
     pub level: Option<u8>,
+    /// A player named without `@` (`/challenge bob`), still to be found.
+    pub named: Option<String>,
 }
 
 /// A command, read.
@@ -43,6 +45,10 @@ pub struct ChallengeSpec {
 pub enum Command {
     /// What the bot can do.
     Help,
+    /// One command explained, or a topic (`notation VARIANT`).
+    HelpOn(String),
+    /// Clash of the Armies: the price list.
+    Prices,
     /// The games it plays.
     Variants,
     /// A variant's rules summary and legend.
@@ -164,10 +170,10 @@ impl fmt::Display for ParseError {
 
 /// Usage lines, shown by `/help` and in errors.
 pub const USAGE: &[(&str, &str)] = &[
-    ("help", "help"),
+    ("help", "help [COMMAND | notation VARIANT]"),
     ("variants", "variants"),
     ("rules", "rules VARIANT"),
-    ("piece", "piece NAME"),
+    ("piece", "piece [VARIANT] NAME"),
     ("challenge", "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N] [level 1-8]"),
     ("accept", "accept [@user]"),
     ("decline", "decline [@user|draw|takeback]"),
@@ -185,6 +191,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("fen", "fen [GAME]"),
     ("stats", "stats [@user]"),
     ("leaderboard", "leaderboard [VARIANT]"),
+    ("prices", "prices"),
     ("army", "army"),
     ("buy", "buy PIECE [SQUARE]"),
     ("sell", "sell SQUARE|PIECE"),
@@ -251,7 +258,11 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         }
     };
     match word.as_str() {
-        "help" | "start" => Ok(Command::Help),
+        // Telegram's `/start` may carry a deep link's payload: still help.
+        "start" => Ok(Command::Help),
+        "help" if args.is_empty() => Ok(Command::Help),
+        "help" => Ok(Command::HelpOn(args.join(" "))),
+        "prices" => none("prices", Command::Prices),
         "variants" => none("variants", Command::Variants),
         "rules" => one("rules").map(Command::Rules),
         "piece" => match args.as_slice() {
@@ -326,6 +337,15 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
     }
 }
 
+/// A word that could be a user's name or id: letters, digits, `_` and `.`,
+/// as Telegram usernames, Discord names and ids are written.
+fn is_name(word: &str) -> bool {
+    !word.is_empty()
+        && word.len() <= ID_LIMIT
+        && word.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        && !matches!(word.to_ascii_lowercase().as_str(), "on" | "off" | "yes" | "no")
+}
+
 /// A square of the 8x8 board, `a1` to `h8`, either case.
 fn is_square(word: &str) -> bool {
     matches!(word.as_bytes(), [f, r] if (b'a'..=b'h').contains(&f.to_ascii_lowercase()) && (b'1'..=b'8').contains(r))
@@ -367,6 +387,13 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
                 let days = value.and_then(|v| v.parse::<u32>().ok()).filter(|d| (1..=30).contains(d));
                 spec.days = Some(days.ok_or_else(|| problem("challenge", "Days take a number from 1 to 30"))?);
             }
+        } else if kibitz_rules::Variant::by_id(&lower).is_some() {
+            if spec.variant.replace(lower).is_some() {
+                return Err(problem("challenge", "One game at a time"));
+            }
+        } else if spec.opponent.is_none() && spec.named.is_none() && is_name(a) {
+            // A player named without `@`; the core finds who it is.
+            spec.named = Some(a.to_string());
         } else if spec.variant.is_none() {
             spec.variant = Some(lower);
         } else {
@@ -444,12 +471,21 @@ mod tests {
                 hints: Some(true),
                 days: Some(3),
                 level: None,
+                named: None,
             })
         );
         assert_eq!(parse("/challenge", "k"), Ok(Command::Challenge(ChallengeSpec::default())));
         assert!(parse("/challenge days 0", "k").is_err());
         assert!(parse("/challenge hints maybe", "k").is_err());
         assert!(parse("/challenge chess olympic", "k").is_err());
+        // A name without `@` is a player to find, unless it is a game.
+        let Ok(Command::Challenge(c)) = parse("/challenge bob chess", "k") else { panic!() };
+        assert_eq!((c.named.as_deref(), c.variant.as_deref(), c.opponent), (Some("bob"), Some("chess"), None));
+        let Ok(Command::Challenge(c)) = parse("/challenge Olympic", "k") else { panic!() };
+        assert_eq!((c.named, c.variant.as_deref()), (None, Some("olympic")));
+        assert_eq!(parse("/help move", "k"), Ok(Command::HelpOn("move".into())));
+        assert_eq!(parse("/help notation clash", "k"), Ok(Command::HelpOn("notation clash".into())));
+        assert_eq!(parse("/prices", "k"), Ok(Command::Prices));
     }
 
     #[test]

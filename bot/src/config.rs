@@ -193,6 +193,13 @@ mod tests {
         let c: Config = toml::from_str(&text).unwrap();
         assert_eq!(c.bot.name, "kibitz");
         assert!(c.validate().is_ok());
+        // The default variant's comment names every variant there is.
+        let comment = text.split("default_variant =").next().unwrap_or_default();
+        let comment = comment.rsplit("pictures =").next().unwrap_or_default();
+        for v in kibitz_rules::VARIANTS {
+            let listed = comment.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).any(|w| w == v.id);
+            assert!(listed, "config.example.toml does not list {}", v.id);
+        }
     }
 
     #[test]

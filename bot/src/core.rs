@@ -29,10 +29,12 @@ mod bounds;
 mod challenges;
 mod clash;
 mod elsewhere;
+mod guide;
 mod info;
 mod moves;
 mod offers;
 mod opponent;
+mod pieces;
 mod play;
 mod sealed;
 mod shape;
@@ -491,6 +493,8 @@ impl Core {
     fn run(&self, msg: &Incoming, cmd: Command) -> Answer {
         match cmd {
             Command::Help => Ok(vec![Reply::text(help())]),
+            Command::HelpOn(topic) => self.help_on(&topic),
+            Command::Prices => Ok(vec![Reply::text(info::prices())]),
             Command::Variants => Ok(vec![Reply::text(variants())]),
             Command::Rules(v) => self.rules(msg, v.as_deref()),
             Command::Piece(name) => self.piece(msg, &name),

@@ -1073,7 +1073,11 @@ struct Slash {
 
 /// The slash commands: every command of the core, with the same words.
 const SLASH: &[Slash] = &[
-    Slash { name: "help", description: "What Kibitz can do", options: &[] },
+    Slash {
+        name: "help",
+        description: "What Kibitz can do",
+        options: &[opt("topic", Kind::Text, "A command (move), or notation and a game (notation clash)")],
+    },
     Slash { name: "variants", description: "The games Kibitz plays", options: &[] },
     Slash {
         name: "rules",
@@ -1159,6 +1163,7 @@ const SLASH: &[Slash] = &[
         description: "The best players",
         options: &[opt("variant", Kind::Variant, "Of which game")],
     },
+    Slash { name: "prices", description: "Clash of the Armies: what each piece costs", options: &[] },
     Slash { name: "army", description: "Clash of the Armies: your army, gold and match", options: &[] },
     Slash {
         name: "buy",
@@ -1339,6 +1344,9 @@ mod tests {
         assert_eq!(slash_text("accept", &[("challenger".into(), Arg::User("9".into()))]).unwrap(), "/accept @9");
         assert_eq!(slash_text("stats", &[("player".into(), Arg::Text("<@!8>".into()))]).unwrap(), "/stats @8");
         assert_eq!(slash_text("hint", &[("x".into(), Arg::Text("y".into()))]).unwrap(), "/hint");
+        let topic = [("topic".to_string(), Arg::Text("notation clash".into()))];
+        assert_eq!(slash_text("help", &topic).unwrap(), "/help notation clash");
+        assert_eq!(slash_text("prices", &[]).unwrap(), "/prices");
         // A value of the wrong kind is left out; an unknown command is not ours.
         assert_eq!(slash_text("challenge", &[("hints".into(), Arg::Text("on".into()))]).unwrap(), "/challenge");
         assert_eq!(slash_text("frobnicate", &[]), None);

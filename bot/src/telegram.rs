@@ -362,6 +362,7 @@ fn describe(name: &str, usage: &str) -> String {
         "fen" => "The position as FEN",
         "stats" => "Ratings and results",
         "leaderboard" => "The best players",
+        "prices" => "Clash: what each piece costs",
         "army" => "Clash: your army, gold and match",
         "buy" => "Clash: buy a piece for your army",
         "sell" => "Clash: sell a piece of your army",

@@ -71,6 +71,27 @@ fn start(core: &Core, alice: &teloxide::types::User, bob: &teloxide::types::User
 }
 
 #[test]
+fn a_player_named_without_at_is_found_by_username() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let alice = tg(11, "Alice", Some("alice"));
+    let bob = tg(22, "Bob", Some("Bob_T"));
+    tg_say(&core, CHAT, &bob, "hello", 1);
+    // Nobody goes by this name here: a hint, and no challenge.
+    let r = tg_say(&core, CHAT, &alice, "/challenge stranger", 2);
+    assert!(text(&r).contains("I don't know a player or a game called 'stranger'"), "{r:?}");
+    assert!(text(&r).contains("/challenge @stranger"), "{r:?}");
+    assert!(core.store().challenges(&ChannelKey::new("telegram", CHAT)).unwrap().is_empty());
+    // A game's id is the game, not a player.
+    let r = tg_say(&core, CHAT, &alice, "/challenge olympic", 3);
+    assert!(text(&r).contains("opens a challenge: Olympic Chess"), "{r:?}");
+    tg_say(&core, CHAT, &alice, "/cancel", 4);
+    // A username the directory knows is that player.
+    let r = tg_say(&core, CHAT, &alice, "/challenge bob_t white", 5);
+    assert!(text(&r).contains("<@11> challenges <@22>"), "{r:?}");
+}
+
+#[test]
 fn an_impostor_holding_a_taken_over_username_cannot_resign() {
     let dir = tempfile::tempdir().unwrap();
     let core = core(dir.path());

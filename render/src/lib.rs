@@ -24,5 +24,5 @@ mod theme;
 pub use art::Art;
 pub use raster::{RenderError, Renderer};
 pub use scene::{BoardOptions, Caption, DEFAULT_SIZE};
-pub use sheets::{diagram_svg, legend_svg, piece_svg};
+pub use sheets::{diagram_svg, legend_svg, piece_svg, powers_diagram_svg};
 pub use theme::Theme;

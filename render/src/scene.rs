@@ -299,12 +299,14 @@ impl Scene {
                 let _ = write!(over, r#"<g transform="translate({x} {y}) scale({})">{}</g>"#, sq / 45.0, body(RING));
             }
             for c in Color::ALL {
-                if pos.shield(c).is_some_and(|n| n > 0)
+                if let Some(n) = pos.shield(c).filter(|n| *n > 0)
                     && let Some(k) = pos.royal_square(c)
                 {
                     let (x, y) = layout.square_origin(k);
                     let _ =
                         write!(under, r#"<g transform="translate({x} {y}) scale({})">{}</g>"#, sq / 45.0, body(SHIELD));
+                    // The turns it has left (CA8).
+                    over.push_str(&crate::sheets::shield_count(x + sq, y, sq, n, theme));
                 }
             }
         }

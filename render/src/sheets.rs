@@ -34,14 +34,59 @@ struct Entry {
     letter: String,
     /// The letter of the promoted piece's old self (Olympic).
     promoted: Option<char>,
+    /// Its price (Clash of the Armies).
+    price: Option<String>,
+    /// A mark drawn with it (Clash: the invulnerable's ring, the raised shield).
+    mark: Option<Mark>,
+}
+
+/// Clash's marks on the board (CA6, CA8, CA9), as the legend explains them.
+#[derive(Clone, Copy)]
+enum Mark {
+    /// The golden ring round an invulnerable piece, drawn over it.
+    Ring,
+    /// The shield behind a Shielderer whose shield is up, drawn under it.
+    Shield,
+}
+
+impl Mark {
+    fn body(self) -> &'static str {
+        let doc = match self {
+            Mark::Ring => include_str!("../assets/marks/invulnerable.svg"),
+            Mark::Shield => include_str!("../assets/marks/shield.svg"),
+        };
+        let start = doc.find('>').map_or(0, |i| i + 1);
+        let end = doc.rfind("</svg>").unwrap_or(doc.len());
+        doc.get(start..end).unwrap_or("")
+    }
 }
 
 impl Entry {
     fn new(variant: &Variant, piece: Piece, name: String, letter: String) -> Entry {
         let (art, badges) = art::for_piece(variant, piece);
-        Entry { art, badges, power: None, name, letter, promoted: None }
+        Entry { art, badges, power: None, name, letter, promoted: None, price: None, mark: None }
     }
 }
+
+/// Clash of the Armies' price of the piece with this letter, as the legend
+/// writes it (`4.50 gold`; the Amazon is auctioned, CA14).
+fn price(letter: char) -> Option<String> {
+    let kind = kibitz_rules::army::PieceKind::from_letter(letter)?;
+    Some(match kind.cost_quarters() {
+        Some(q) => format!("{} gold", kibitz_rules::army::gold_text(q)),
+        None => "auctioned".to_string(),
+    })
+}
+
+/// The powers whose badges Power Absorption's legend explains, with their names.
+const BADGE_KEY: [(Powers, &str); 6] = [
+    (Powers::KING, "King"),
+    (Powers::QUEEN, "Queen"),
+    (Powers::ROOK, "Rook"),
+    (Powers::BISHOP, "Bishop"),
+    (Powers::KNIGHT, "Knight"),
+    (Powers::PAWN, "Pawn"),
+];
 
 /// Pieces made of powers that a legend shows besides the named ones: FEN
 /// group, name, powers, royal.
@@ -52,12 +97,22 @@ fn power_extras(variant: &Variant) -> (&'static [Compound], &'static [&'static s
     if variant.absorption {
         const BN: Powers = Powers::BISHOP.with(Powers::KNIGHT);
         const KQ: Powers = Powers::KING.with(Powers::QUEEN);
+        const KR: Powers = Powers::KING.with(Powers::ROOK);
+        const NP: Powers = Powers::KNIGHT.with(Powers::PAWN);
         (
-            &[("(BN)", "Bishop+Knight", BN, false), ("(KQ)", "King-Queen", KQ, true)],
+            &[
+                ("(BN)", "Bishop+Knight", BN, false),
+                ("(KQ)", "King-Queen", KQ, true),
+                ("(KR)", "King+Rook", KR, true),
+                ("(NP)", "Knight+Pawn", NP, false),
+            ],
             &[
                 "A capturing piece absorbs its victim's powers, unless its",
                 "player declines: a bishop that takes a knight becomes a",
-                "Bishop+Knight. Badges show the powers a picture does not.",
+                "Bishop+Knight. A badge, the small disc in a piece's corner,",
+                "is a power the picture does not show: a King with a rook",
+                "badge also moves as a rook. The badges:",
+                "",
                 "A King absorbs too; it may not slide across attacked squares.",
             ],
         )
@@ -111,10 +166,37 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
             entries.push(entry);
         }
     }
-    let (compounds, notes) = power_extras(variant);
+    let (compounds, mut notes) = power_extras(variant);
     for &(group, name, powers, royal) in compounds {
         let piece = Piece { color: Color::White, powers, royal, promoted: false };
         entries.push(Entry::new(variant, piece, name.to_string(), group.to_string()));
+    }
+    if variant.armies {
+        for (e, pt) in entries.iter_mut().zip(variant.pieces) {
+            e.price = price(pt.letter);
+        }
+        // The marks of CA6, CA8 and CA9: a Rogue after its quiet move, a
+        // Shielderer with its shield up.
+        for (letter, name, mark, shown) in
+            [('V', "Invulnerable", Mark::Ring, ""), ('S', "Shield up", Mark::Shield, "D")]
+        {
+            if let Some(pt) = variant.pieces.iter().find(|pt| pt.letter == letter) {
+                let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
+                let mut e = Entry::new(variant, piece, name.to_string(), shown.to_string());
+                e.mark = Some(mark);
+                entries.push(e);
+            }
+        }
+        notes = &[
+            "Under each name its price in gold; each player gets 40 gold",
+            "before a round (/prices). The Amazon is auctioned.",
+            "A golden ring: invulnerable, nothing can capture it (a Rogue",
+            "after its quiet move, until its owner's next turn; while the",
+            "shield is up, the Shielderer and its neighbours on rank and file).",
+            "D raises the Shielderer's shield, once a game, as a whole turn;",
+            "it stays up for the opponent's next three turns. The number on",
+            "it counts the turns left.",
+        ];
     }
     let columns = if variant.grants { 5 } else { entries.len().clamp(1, 4) };
     let rows = entries.len().div_ceil(columns);
@@ -153,7 +235,26 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
             None if e.letter.starts_with('(') => (IMAGE, x + (CELL - IMAGE) / 2.0 + 10.0),
             None => (IMAGE, x + (CELL - IMAGE) / 2.0),
         };
+        if let Some(Mark::Shield) = e.mark {
+            let _ = write!(
+                s,
+                r#"<g transform="translate({ix} {}) scale({})">{}</g>"#,
+                y + 8.0 + IMAGE - image,
+                image / 45.0,
+                Mark::Shield.body()
+            );
+            s.push_str(&shield_count(ix + image, y + 8.0 + IMAGE - image, image, 3, theme));
+        }
         s.push_str(&place(e.art, ix, y + 8.0 + IMAGE - image, image));
+        if let Some(Mark::Ring) = e.mark {
+            let _ = write!(
+                s,
+                r#"<g transform="translate({ix} {}) scale({})">{}</g>"#,
+                y + 8.0 + IMAGE - image,
+                image / 45.0,
+                Mark::Ring.body()
+            );
+        }
         for (j, badge) in e.badges.iter().enumerate() {
             let bs = IMAGE * 0.38;
             s.push_str(&place(*badge, ix + image - bs * (j as f32 + 1.0), y + 8.0 + IMAGE - bs, bs));
@@ -178,16 +279,48 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
             theme.frame,
             escape(&e.letter)
         );
+        // With a price below the name, both move up a little.
+        let name_y = if e.price.is_some() { y + CELL - 32.0 } else { y + CELL - 22.0 };
         let _ = write!(
             s,
             r#"<text x="{}" y="{}" font-size="{fs}" text-anchor="middle" fill="{}">{}</text>"#,
             x + CELL / 2.0,
-            y + CELL - 22.0,
+            name_y,
             theme.frame,
             escape(&e.name)
         );
+        if let Some(price) = &e.price {
+            let _ = write!(
+                s,
+                r#"<text x="{}" y="{}" font-size="13" text-anchor="middle" fill="{}" font-weight="normal">{}</text>"#,
+                x + CELL / 2.0,
+                name_y + 16.0,
+                theme.frame,
+                escape(price)
+            );
+        }
     }
     let top = title_h + rows as f32 * CELL + 4.0;
+    // Power Absorption: the badges' key on the empty line the notes keep for it.
+    if variant.absorption
+        && let Some(row) = notes.iter().position(|l| l.is_empty())
+    {
+        let by = top + LINE * row as f32 + 2.0;
+        let step = (w - 40.0) / BADGE_KEY.len() as f32;
+        for (i, (power, name)) in BADGE_KEY.iter().enumerate() {
+            let bx = 20.0 + step * i as f32;
+            if let Some(badge) = art::Art::badge(*power) {
+                s.push_str(&place(badge, bx, by, 18.0));
+            }
+            let _ = write!(
+                s,
+                r#"<text x="{}" y="{}" font-size="14" fill="{}">{name}</text>"#,
+                bx + 22.0,
+                by + 14.0,
+                theme.caption_text
+            );
+        }
+    }
     for (i, line) in notes.iter().enumerate() {
         let _ = write!(
             s,
@@ -262,7 +395,6 @@ fn diagram_extras(variant: &'static Variant, pt: &kibitz_rules::PieceType, centr
 /// Construction's diagrams add what the centre cannot show (the double step,
 /// the Castling power's swap) and a few words.
 pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) -> Option<String> {
-    let theme = renderer.theme();
     let pt = variant.pieces.get(piece as usize)?;
     let centre = Square::from_coords((variant.width - 1) / 2, (variant.height - 1) / 2)?;
     let (mut moves, mut captures) = variant.movement(piece, centre)?;
@@ -275,6 +407,73 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
             captures |= c;
         }
     }
+    let title = match pt.powers {
+        p if variant.grants && !pt.royal && p.count() == 1 => format!("{} power", pt.name),
+        _ => pt.name.to_string(),
+    };
+    let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
+    Some(sheet(renderer, variant, piece, &title, centre, (moves, captures), &extras))
+}
+
+/// The movement diagram of a piece made of several powers (Power
+/// Absorption's and Construction's compounds: `(BN)`, `(KQ)`), titled
+/// `title`, as SVG: where each of its powers moves and captures from the
+/// centre. `None` unless `powers` holds two of the variant's named powers.
+pub fn powers_diagram_svg(
+    renderer: &Renderer,
+    variant: &'static Variant,
+    powers: Powers,
+    royal: bool,
+    title: &str,
+) -> Option<String> {
+    let centre = Square::from_coords((variant.width - 1) / 2, (variant.height - 1) / 2)?;
+    let (mut moves, mut captures) = (kibitz_rules::Bitboard::EMPTY, kibitz_rules::Bitboard::EMPTY);
+    let mut parts = 0;
+    for (i, pt) in variant.pieces.iter().enumerate() {
+        // Each named power the piece holds (the Queen is the Rook and Bishop).
+        if pt.powers.is_empty() || pt.powers.count() != 1 || !powers.contains(pt.powers) || (pt.royal && !royal) {
+            continue;
+        }
+        let (m, c) = variant.movement(i as u8, centre)?;
+        moves |= m;
+        captures |= c;
+        parts += 1;
+    }
+    if parts < 2 || !(variant.absorption || variant.grants) {
+        return None;
+    }
+    let mut extras = Extras::default();
+    // The King off the piece's lines, so that its own moves stay unhidden.
+    if powers.contains(Powers::CASTLE)
+        && let Some(king) = Square::from_coords(centre.file() + 3, centre.rank() + 2)
+    {
+        extras.pieces.push((Piece { color: Color::White, powers: Powers::KING, royal: true, promoted: false }, king));
+        extras.swap = Some((centre, king));
+    }
+    if variant.absorption {
+        extras.notes.push("Captures absorb the victim's powers, unless declined.");
+        if royal {
+            extras.notes.push("Its slides never cross a square the enemy attacks.");
+        }
+    } else {
+        extras.notes.push("Each power was given from the reserve.");
+    }
+    let piece = Piece { color: Color::White, powers, royal, promoted: false };
+    Some(sheet(renderer, variant, piece, title, centre, (moves, captures), &extras))
+}
+
+/// A movement diagram: `piece` in the centre, its moves and captures
+/// marked, the extras drawn and a key below.
+fn sheet(
+    renderer: &Renderer,
+    variant: &'static Variant,
+    piece: Piece,
+    title: &str,
+    centre: Square,
+    (moves, captures): (kibitz_rules::Bitboard, kibitz_rules::Bitboard),
+    extras: &Extras,
+) -> String {
+    let theme = renderer.theme();
     let kinds = [
         ((moves & captures).any(), "moves or captures", 0),
         ((moves & !captures).any(), "moves only", 1),
@@ -290,16 +489,15 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
     let notes_h = (extras.notes.len() as f32 - if keyless { 1.0 } else { 0.0 }).max(0.0) * LINE;
     let (w, h) = (bw + 2.0 * m, 52.0 + bh + 2.0 * m + 40.0 + notes_h);
     let mut s = header(w, h, theme.frame);
-    let title = match pt.powers {
-        p if variant.grants && !pt.royal && p.count() == 1 => format!("{} power", pt.name),
-        _ => pt.name.to_string(),
-    };
+    // A long title (a compound's name) gets a smaller font to fit.
+    let chars = (title.chars().count() + variant.name.chars().count() + 3) as f32;
+    let fs = (22.0f32).min(((w - 16.0) / (chars * 0.6)).floor());
     let _ = write!(
         s,
-        r#"<text x="{}" y="34" font-size="22" text-anchor="middle" fill="{}">{} ({})</text>"#,
+        r#"<text x="{}" y="34" font-size="{fs}" text-anchor="middle" fill="{}">{} ({})</text>"#,
         w / 2.0,
         theme.caption_text,
-        escape(&title),
+        escape(title),
         escape(variant.name)
     );
     let top = 52.0 + m;
@@ -329,7 +527,6 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
             }
         }
     }
-    let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
     for (p, at) in [(piece, centre)].into_iter().chain(extras.pieces.iter().copied()) {
         let (x, y) = origin(at);
         let (art, badges) = art::for_piece(variant, p);
@@ -381,7 +578,7 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
         );
     }
     s.push_str("</svg>");
-    Some(s)
+    s
 }
 
 /// A double-headed arrow between two points, `inset` short of each, its
@@ -418,6 +615,22 @@ fn swap_arrow(from: (f32, f32), to: (f32, f32), unit: f32, inset: f32, color: &s
     out
 }
 
+/// The turns a raised shield has left (CA8), as a number on a disc in the
+/// top right corner of the Shielderer's square at `(right, top)`, `sq` wide.
+pub(crate) fn shield_count(right: f32, top: f32, sq: f32, turns: u8, theme: &crate::theme::Theme) -> String {
+    let r = (sq * 0.15).max(6.0);
+    let (cx, cy) = (right - r - sq * 0.03, top + r + sq * 0.03);
+    format!(
+        r#"<circle cx="{cx:.1}" cy="{cy:.1}" r="{r:.1}" fill="{SHIELD_BLUE}"/><text x="{cx:.1}" y="{:.1}" font-size="{:.1}" text-anchor="middle" fill="{}">{turns}</text>"#,
+        cy + r * 0.45,
+        r * 1.3,
+        theme.badge_text
+    )
+}
+
+/// The shield's colour, as its mark draws it.
+const SHIELD_BLUE: &str = "#1d5fd6";
+
 const MOVE_CAPTURE: &str = "#2e7d32";
 const MOVE_ONLY: &str = "#1565c0";
 const CAPTURE_ONLY: &str = "#c62828";
@@ -445,6 +658,18 @@ impl Renderer {
     /// The movement diagram of one piece type, as PNG.
     pub fn diagram_png(&self, variant: &'static Variant, piece: u8) -> Option<Result<Vec<u8>, RenderError>> {
         diagram_svg(self, variant, piece).map(|svg| self.svg_png(&svg))
+    }
+
+    /// The movement diagram of a piece made of several powers, as PNG
+    /// (see [`powers_diagram_svg`]).
+    pub fn powers_diagram_png(
+        &self,
+        variant: &'static Variant,
+        powers: Powers,
+        royal: bool,
+        title: &str,
+    ) -> Option<Result<Vec<u8>, RenderError>> {
+        powers_diagram_svg(self, variant, powers, royal, title).map(|svg| self.svg_png(&svg))
     }
 }
 

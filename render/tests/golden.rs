@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use kibitz_render::{BoardOptions, Caption, Renderer, diagram_svg, legend_svg};
+use kibitz_render::{BoardOptions, Caption, Renderer, diagram_svg, legend_svg, powers_diagram_svg};
 use kibitz_rules::{Position, Square, Variant};
 
 fn sq(s: &str) -> Square {
@@ -127,6 +127,24 @@ fn movement_diagrams() {
         let name = v.pieces[piece as usize].name.to_ascii_lowercase().replace(' ', "-");
         check(&format!("diagram-{id}-{name}"), &Renderer::shared().svg_png(&svg).unwrap());
     }
+}
+
+#[test]
+fn compound_diagrams() {
+    // Power Absorption's Bishop+Knight (PA2) and Construction's rook that
+    // may still swap with its King (C6): each power's moves together.
+    use kibitz_rules::Powers;
+    let v = Variant::by_id("absorption").unwrap();
+    let bn = Powers::BISHOP.with(Powers::KNIGHT);
+    let svg = powers_diagram_svg(Renderer::shared(), v, bn, false, "Bishop+Knight").unwrap();
+    check("diagram-absorption-bishop-knight", &Renderer::shared().svg_png(&svg).unwrap());
+    let v = Variant::by_id("construction").unwrap();
+    let rc = Powers::ROOK.with(Powers::CASTLE);
+    let svg = powers_diagram_svg(Renderer::shared(), v, rc, false, "Rook+Castling").unwrap();
+    check("diagram-construction-rook-castling", &Renderer::shared().svg_png(&svg).unwrap());
+    // One power is no compound; chess has none.
+    assert!(powers_diagram_svg(Renderer::shared(), v, Powers::ROOK, false, "Rook").is_none());
+    assert!(powers_diagram_svg(Renderer::shared(), Variant::by_id("chess").unwrap(), bn, false, "B+N").is_none());
 }
 
 #[test]

@@ -3,7 +3,10 @@
 use super::*;
 
 impl Core {
-    pub(super) fn challenge(&self, msg: &Incoming, spec: ChallengeSpec) -> Answer {
+    pub(super) fn challenge(&self, msg: &Incoming, mut spec: ChallengeSpec) -> Answer {
+        if let Some(name) = spec.named.take() {
+            spec.opponent = Some(self.player_named(msg, &name)?);
+        }
         let channel = Self::channel(msg);
         let me = &msg.sender.id;
         if spec.opponent.as_ref() == Some(me) {
@@ -230,5 +233,27 @@ impl Core {
         }
         self.store.withdraw_challenge(&channel, &msg.sender.id)?;
         Ok(vec![Reply::text(format!("{} withdraws the challenge.", mention(&msg.sender.id)))])
+    }
+
+    /// The player a challenge names without `@`: on the console names are
+    /// ids; elsewhere the directory knows usernames it has seen.
+    fn player_named(&self, msg: &Incoming, name: &str) -> Result<String, Refusal> {
+        if msg.platform == "console" {
+            if name.eq_ignore_ascii_case(&self.config.bot_name) {
+                return Ok(self.bot_id(&msg.platform));
+            }
+            return Ok(name.to_string());
+        }
+        if let Some(id) = self.store.user_by_username(&msg.platform, name)? {
+            return Ok(id);
+        }
+        let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
+        refuse(format!(
+            "I don't know a player or a game called '{}'. Mention the player (/challenge @{}) so that I know who \
+             it is, or name a game: {}.",
+            excerpt(name),
+            excerpt(name),
+            ids.join(", ")
+        ))
     }
 }

@@ -14,45 +14,126 @@ impl Core {
         };
         let v = self.variant(&id)?;
         let legend = self.renderer.legend_png(v).ok().map(|png| Picture { name: format!("legend-{}.png", v.id), png });
-        Ok(vec![Reply { text: format!("{}: {}", v.name, summary(v)), picture: legend, buttons: Vec::new() }])
+        let mut text = format!("{}: {}", v.name, summary(v));
+        if v.armies {
+            text.push('\n');
+            text.push_str(&prices());
+        }
+        Ok(vec![Reply { text, picture: legend, buttons: Vec::new() }])
     }
 
     pub(super) fn piece(&self, msg: &Incoming, text: &str) -> Answer {
-        // `piece [VARIANT] NAME`; without a variant, the sender's game's, then any.
+        // `piece [VARIANT] NAME`; without a variant, the game's here, then
+        // every variant that has such a piece.
         let words: Vec<&str> = text.split_whitespace().collect();
-        let (variants, name): (Vec<&'static Variant>, String) = match words.as_slice() {
+        let name = match words.as_slice() {
             [v, rest @ ..] if !rest.is_empty() && Variant::by_id(v).is_some() => {
-                (vec![Variant::by_id(v).unwrap_or(&kibitz_rules::CHESS)], rest.join(" "))
+                let v = Variant::by_id(v).unwrap_or(&kibitz_rules::CHESS);
+                let name = rest.join(" ");
+                return match self.piece_of(v, &name) {
+                    Some(reply) => Ok(vec![reply]),
+                    None => refuse(format!(
+                        "{} has no piece called '{}'. /rules {} shows its pieces.",
+                        v.name,
+                        excerpt(&name),
+                        v.id
+                    )),
+                };
             }
-            _ => {
-                let mut list = Vec::new();
-                if let Ok(Some(r)) = self.store.player_game_in_channel(&Self::channel(msg), &msg.sender.id)
-                    && let Some(v) = Variant::by_id(&r.variant)
-                {
-                    list.push(v);
-                }
-                list.extend(kibitz_rules::VARIANTS.iter().copied());
-                (list, text.to_string())
+            [v] if Variant::by_id(v).is_some() => {
+                let v = Variant::by_id(v).unwrap_or(&kibitz_rules::CHESS);
+                return refuse(format!(
+                    "Which piece of {}? /rules {} shows them all; then /piece {} NAME.",
+                    v.name, v.id, v.id
+                ));
             }
+            _ => text.trim().to_string(),
         };
-        for v in variants {
-            let found = v.pieces.iter().position(|p| {
-                p.name.eq_ignore_ascii_case(&name)
-                    || (name.len() == 1 && p.letter.to_string().eq_ignore_ascii_case(&name))
-            });
-            if let Some(i) = found {
-                let pt = v.pieces[i];
-                let png = self.renderer.diagram_png(v, i as u8).and_then(Result::ok);
-                let picture =
-                    png.map(|png| Picture { name: format!("piece-{}-{}.png", v.id, pt.name.to_lowercase()), png });
-                return Ok(vec![Reply {
-                    text: format!("{} ({}, {}): {}", pt.name, pt.letter, v.name, piece_words(v, pt.name)),
-                    picture,
-                    buttons: Vec::new(),
-                }]);
+        if let Some(v) = self.variant_here(msg)
+            && let Some(reply) = self.piece_of(v, &name)
+        {
+            return Ok(vec![reply]);
+        }
+        let found = pieces::everywhere(&name);
+        let compounds: Vec<&'static Variant> =
+            kibitz_rules::VARIANTS.iter().copied().filter(|v| pieces::compound(v, &name).is_some()).collect();
+        // One description for every variant that has the piece: that one.
+        let mut texts: Vec<&str> = found.iter().map(|(_, p)| p.text).collect();
+        texts.dedup();
+        match (found.first(), compounds.first()) {
+            (Some((v, _)), _) if texts.len() == 1 => {
+                let mut reply = self.piece_of(v, &name).unwrap_or_default();
+                if found.len() > 1 {
+                    let names: Vec<&str> = found.iter().map(|(v, _)| v.name).collect();
+                    let _ = write!(reply.text, "\nThe same in {}.", names.join(", "));
+                }
+                Ok(vec![reply])
+            }
+            (None, Some(v)) if compounds.len() == 1 => Ok(self.piece_of(v, &name).into_iter().collect()),
+            (None, None) => refuse(format!(
+                "I know no piece called '{}'. /rules VARIANT shows a game's pieces; /piece VARIANT NAME describes one.",
+                excerpt(&name)
+            )),
+            _ => {
+                // Each game, with what the name is there (`S`: Silver, Static piece, Shielderer).
+                let mut games: Vec<(&str, String)> =
+                    found.iter().map(|(v, p)| (v.id, format!("{} in {}", p.name, v.name))).collect();
+                for v in &compounds {
+                    if let Some((_, _, title)) = pieces::compound(v, &name) {
+                        games.push((v.id, format!("{title} in {}", v.name)));
+                    }
+                }
+                let mut names: Vec<&str> = found.iter().map(|(_, p)| p.name).collect();
+                names.dedup();
+                let same = names.len() == 1 && compounds.is_empty();
+                let mut s = match names.as_slice() {
+                    [one] if same => format!("The {one} moves differently in each game. Say which:"),
+                    _ => format!("'{}' names a piece in several games. Say which:", excerpt(&name)),
+                };
+                for (id, what) in games {
+                    let _ = write!(s, "\n/piece {id} {}", name.trim());
+                    if !same {
+                        let _ = write!(s, " ({what})");
+                    }
+                }
+                Ok(vec![Reply::text(s)])
             }
         }
-        refuse(format!("I know no piece called '{}'. Try /rules VARIANT to see the pieces.", excerpt(&name)))
+    }
+
+    /// The variant of the sender's game here, or of the only game here.
+    fn variant_here(&self, msg: &Incoming) -> Option<&'static Variant> {
+        let channel = Self::channel(msg);
+        if let Ok(Some(r)) = self.store.player_game_in_channel(&channel, &msg.sender.id) {
+            return Variant::by_id(&r.variant);
+        }
+        let here = self.store.games_in_channel(&channel).ok()?;
+        match here.as_slice() {
+            [(_, Ok(r))] => Variant::by_id(&r.variant),
+            _ => None,
+        }
+    }
+
+    /// The description of `name` in `variant`, with its diagram (and in
+    /// Clash its price).
+    fn piece_of(&self, v: &'static Variant, name: &str) -> Option<Reply> {
+        if let Some(d) = pieces::find(v, name) {
+            let png = pieces::index_of(v, d).and_then(|i| self.renderer.diagram_png(v, i)).and_then(Result::ok);
+            let picture = png.map(|png| Picture { name: format!("piece-{}-{}.png", v.id, pieces::slug(d.name)), png });
+            let mut text = format!("{} ({}), {}: {}", d.name, d.letter, v.name, sentence(d.text));
+            if v.armies
+                && let Some(price) = pieces::clash_price(d.letter)
+            {
+                let _ = write!(text, "\n{price}.");
+            }
+            return Some(Reply { text, picture, buttons: Vec::new() });
+        }
+        let (powers, royal, title) = pieces::compound(v, name)?;
+        let group = compound_group(v, powers, royal);
+        let png = self.renderer.powers_diagram_png(v, powers, royal, &title).and_then(Result::ok);
+        let picture = png.map(|png| Picture { name: format!("piece-{}-{}.png", v.id, pieces::slug(&title)), png });
+        let text = format!("{title} {group}, {}: {}", v.name, sentence(&pieces::compound_text(v, powers, royal)));
+        Some(Reply { text, picture, buttons: Vec::new() })
     }
 
     pub(super) fn pgn(&self, msg: &Incoming, id: Option<&str>) -> Answer {
@@ -144,12 +225,70 @@ pub(super) fn date_of(t: Timestamp) -> String {
 
 pub(super) fn help() -> String {
     let mut s = String::from("Kibitz plays chess variants with friends. Commands:");
-    for (_, usage) in command::USAGE {
-        let _ = write!(s, "\n/{usage}");
+    for (group, commands) in guide::GROUPS {
+        let _ = write!(s, "\n{group}:");
+        for name in *commands {
+            let usage = command::USAGE.iter().find(|(c, _)| c == name).map_or(*name, |(_, u)| u);
+            let _ = write!(s, " /{usage};");
+        }
+        s.pop();
     }
-    s.push_str("\nIn a game you can also just type a move (e4, Nf3, e2e4). /variants lists the games.");
-    s.push_str("\n/army to /pass are for Clash of the Armies matches; send /bid to me in a private message.");
+    s.push_str("\nIn a game you can also just type a move (e4, Nf3, e2e4). /help COMMAND explains one command, /help notation VARIANT how a game writes its moves.");
+    s.push_str("\nSend /bid to me in a private message.");
     s
+}
+
+/// Clash of the Armies' price list, by class, with what an army may hold (CA11, CA12).
+pub(super) fn prices() -> String {
+    use kibitz_rules::army::{self, PieceClass, PieceKind};
+    let mut s = String::from(
+        "Clash of the Armies prices, in gold. Each player gets 40 gold before each round (and 10 per point before the ultimate one); unspent gold carries over, and pieces sell back at full price.",
+    );
+    for class in PieceClass::ALL {
+        let list: Vec<String> = PieceKind::ALL
+            .into_iter()
+            .filter(|k| k.class() == class)
+            .map(|k| match k.cost_quarters() {
+                Some(q) => format!("{} ({}) {}", k.name(), k.letter(), army::gold_text(q)),
+                None => format!("{} ({}) auctioned", k.name(), k.letter()),
+            })
+            .collect();
+        let most = match class {
+            PieceClass::Light => "at most 4, 2 of a kind".to_string(),
+            PieceClass::Leader => "exactly 1".to_string(),
+            c => format!("at most {}", c.limit()),
+        };
+        let _ = write!(s, "\n{} ({most}, {}): {}.", class.name(), pieces::placement(class), list.join(", "));
+    }
+    s.push_str("\n/buy PIECE [SQUARE] buys one; /piece clash NAME tells how it moves.");
+    s
+}
+
+impl Core {
+    /// `/help COMMAND`, `/help notation VARIANT`.
+    pub(super) fn help_on(&self, topic: &str) -> Answer {
+        let words: Vec<String> =
+            topic.split_whitespace().map(|w| w.trim_start_matches(['/', '!']).to_ascii_lowercase()).collect();
+        match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+            ["notation" | "moves" | "notations", id] => {
+                let v = self.variant(id)?;
+                Ok(vec![Reply::text(guide::notation_text(v))])
+            }
+            ["notation" | "notations"] => {
+                let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
+                Ok(vec![Reply::text(format!("Which game? /help notation VARIANT, with one of: {}.", ids.join(", ")))])
+            }
+            [word] => match guide::COMMANDS.iter().find(|(c, _, _)| c == word) {
+                Some((name, words, example)) => {
+                    let usage = command::USAGE.iter().find(|(c, _)| c == name).map_or(*name, |(_, u)| u);
+                    Ok(vec![Reply::text(format!("/{usage}: {words}\nFor example: {example}"))])
+                }
+                None if Variant::by_id(word).is_some() => self.help_on(&format!("notation {word}")),
+                None => refuse(format!("I have no command /{}. /help lists them all.", excerpt(word))),
+            },
+            _ => refuse("Ask about one command (/help move) or a game's notation (/help notation clash)."),
+        }
+    }
 }
 
 pub(super) fn variants() -> String {
@@ -188,33 +327,33 @@ pub(super) fn summary(v: &Variant) -> &'static str {
     }
 }
 
-pub(super) fn piece_words(v: &Variant, name: &str) -> &'static str {
-    match (v.id, name) {
-        (_, "King") if v.has_royal() => "one step in any direction; must not be left in check.",
-        (_, "King") => "one step in any direction; an ordinary piece here, it can be captured.",
-        (_, "Queen") => "any distance along ranks, files and diagonals.",
-        (_, "Rook") => "any distance along ranks and files.",
-        (_, "Bishop") => "any distance along diagonals.",
-        (_, "Knight") => "jumps two squares one way and one square across.",
-        ("olympic", "Silver") => "one step diagonally in any direction or straight forward.",
-        ("olympic", "Gold") => "one step orthogonally or diagonally forward.",
-        ("olympic", "Pawn") => "one step forward, captures one step diagonally forward; becomes Gold on the last rank.",
-        ("chess", "Pawn") => {
-            "one step forward (two from its first square), captures diagonally, en passant, promotes on the last rank."
+/// `text` as a sentence: its first letter in upper case.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// A compound as FEN writes it (`POWERS.md`): its power letters in the
+/// order K Q R B N P C, `Q` for the Rook and Bishop together.
+fn compound_group(v: &Variant, powers: kibitz_rules::Powers, royal: bool) -> String {
+    use kibitz_rules::Powers;
+    let mut s = String::from("(");
+    let order = [
+        ('K', Powers::KING),
+        ('Q', Powers::QUEEN),
+        ('R', Powers::ROOK),
+        ('B', Powers::BISHOP),
+        ('N', Powers::KNIGHT),
+        ('P', Powers::PAWN),
+        ('C', Powers::CASTLE),
+    ];
+    let mut left = powers;
+    for (letter, p) in order {
+        if (letter != 'K' || royal) && left.contains(p) && (letter != 'C' || v.grants) {
+            s.push(letter);
+            left = left.without(p);
         }
-        ("absorption", "Pawn") => {
-            "one step forward (two from its first square), captures diagonally, en passant, promotes on the last rank; any piece that absorbs a pawn gains all of this."
-        }
-        ("construction", "Pawn") => {
-            "the pawn power: one step forward (two from the first rank), captures diagonally forward, no en passant; on the last rank it is exchanged for a power or static piece for the reserve."
-        }
-        ("construction", "Static piece") => {
-            "has no power: it cannot move or capture, but blocks and can be captured. Give it powers from the reserve."
-        }
-        ("construction", "Castling") => {
-            "the castling power: its piece may swap squares with its King once, when neither is attacked."
-        }
-        (_, "Pawn") => "one step forward or diagonally forward onto an empty square, captures diagonally forward.",
-        _ => "",
     }
+    s.push(')');
+    s
 }

@@ -1,0 +1,302 @@
+//! Help as data: each command with what it does and an example, the groups
+//! `/help` shows them in, and how each variant writes its moves
+//! (`/help notation VARIANT`), with examples tested against positions where
+//! they are legal.
+
+use kibitz_rules::Variant;
+
+/// The groups of `/help`, in order, with their commands.
+pub(crate) const GROUPS: &[(&str, &[&str])] = &[
+    ("Starting a game", &["challenge", "accept", "decline", "cancel"]),
+    ("Playing", &["move", "board", "moves", "hint"]),
+    ("Offers and endings", &["draw", "takeback", "abort", "resign"]),
+    ("Information", &["help", "variants", "rules", "piece", "games", "pgn", "fen", "stats", "leaderboard"]),
+    ("Clash of the Armies match", &["prices", "army", "buy", "sell", "place", "ready", "bid", "raise", "pass"]),
+];
+
+/// Each command: what it does, and an example.
+pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
+    (
+        "help",
+        "what I can do; /help COMMAND explains one command, /help notation VARIANT how a game writes its moves.",
+        "/help notation clash",
+    ),
+    ("variants", "the games I play, with their ids.", "/variants"),
+    (
+        "rules",
+        "a game's rules in short and a picture of its pieces (the channel's default game without a name).",
+        "/rules olympic",
+    ),
+    (
+        "piece",
+        "how a piece moves and captures, with a diagram; name the game first when several have the piece.",
+        "/piece clash rabbit",
+    ),
+    (
+        "challenge",
+        "challenge a player (a @mention; on the console just the name), or anyone if you name nobody. Add the game, your colour, hints on or off, days per move for a slow game, or challenge me with a level from 1 to 8.",
+        "/challenge @bob olympic white days 3",
+    ),
+    ("accept", "accept the challenge made to you here (name the challenger if there are several).", "/accept @alice"),
+    ("decline", "decline a challenge made to you here.", "/decline @alice"),
+    ("cancel", "withdraw your own open challenge.", "/cancel"),
+    ("move", "play a move in SAN or as a canonical token; in a game you can also just type the move.", "/move Nf3"),
+    ("board", "show the board of your game here, or of the game with this id.", "/board"),
+    ("moves", "the legal moves, or those of the piece on one square.", "/moves e2"),
+    ("hint", "a suggested move, if the game allows hints.", "/hint"),
+    ("resign", "give up the game (in a Clash match: the round, and your army).", "/resign"),
+    ("draw", "offer a draw, or accept the one offered to you.", "/draw"),
+    ("takeback", "ask to take back your last move, or accept the request.", "/takeback"),
+    ("abort", "end a game without a result before both sides have moved.", "/abort"),
+    ("games", "your running games, here and elsewhere.", "/games"),
+    ("pgn", "the game as PGN, to study elsewhere.", "/pgn"),
+    ("fen", "the position as FEN.", "/fen"),
+    ("stats", "a player's ratings and number of games.", "/stats @bob"),
+    ("leaderboard", "the best rated players of a game.", "/leaderboard chess"),
+    ("prices", "Clash of the Armies: what each piece costs, by class, and what an army may hold.", "/prices"),
+    ("army", "Clash of the Armies: your army, your gold and the match.", "/army"),
+    ("buy", "Clash of the Armies: buy a piece, on a square of its class or the first free one.", "/buy rabbit b1"),
+    (
+        "sell",
+        "Clash of the Armies: sell a piece of your army at full price, named by its square or its name.",
+        "/sell b1",
+    ),
+    ("place", "Clash of the Armies: move a piece of your army to another square of its class.", "/place knight g1"),
+    ("ready", "Clash of the Armies: confirm your army (it needs a Leader).", "/ready"),
+    (
+        "bid",
+        "Clash of the Armies: your sealed bid for the Amazon before the ultimate round, a multiple of 0.5; send it to me in a private message.",
+        "/bid 6.5",
+    ),
+    ("raise", "Clash of the Armies: after equal bids, raise by 0.5.", "/raise"),
+    ("pass", "Clash of the Armies: after equal bids, pass and lose the auction (you get draw odds).", "/pass"),
+];
+
+/// One point of a variant's notation: what it is, in words, with examples
+/// that are legal in `fen`.
+pub(crate) struct Notation {
+    pub words: &'static str,
+    /// A position where every example is legal (the tests play them there).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fen: &'static str,
+    pub examples: &'static [&'static str],
+}
+
+const fn n(words: &'static str, fen: &'static str, examples: &'static [&'static str]) -> Notation {
+    Notation { words, fen, examples }
+}
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+const MOVES: Notation = n(
+    "Moves: the piece's letter and its square, a pawn by its square alone; x for a capture (it may be left out). The token from square to square works too.",
+    START,
+    &["e4", "Nf3", "e2e4", "g1f3"],
+);
+const CASTLING: Notation = n(
+    "Castling: O-O (king side), O-O-O (queen side); 0-0 too.",
+    "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+    &["O-O", "O-O-O", "0-0", "e1g1"],
+);
+const PROMOTION: Notation = n(
+    "Promotion: the pawn's square, = and the new piece's letter.",
+    "4k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+    &["a8=Q", "a8=N", "a7a8q"],
+);
+const EN_PASSANT: Notation = n(
+    "En passant: the capture as the pawn makes it, onto the square passed.",
+    "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
+    &["exd6", "e5d6"],
+);
+
+const CHESS: &[Notation] = &[MOVES, CASTLING, PROMOTION, EN_PASSANT];
+
+const OLYMPIC: &[Notation] = &[
+    n(
+        "Moves: the piece's letter (K, R, B, G for Gold, S for Silver) and its square, a pawn by its square; x for a capture.",
+        "rbsgk/4p/5/P4/KGSBR[] w - - 0 1",
+        &["a3", "Sc2", "c1c2"],
+    ),
+    n(
+        "Drops: a piece from your hand onto an empty square, its letter @ the square (a Pawn not on your last rank).",
+        "rbsgk/4p/5/P4/KGSBR[S] w - - 0 1",
+        &["S@c3", "S@d4"],
+    ),
+    n(
+        "Promotion to Gold: a Pawn on the last rank must (a5=G, or just a5); a Silver whose move starts or ends there may (Sc5=G or c4c5+), or stays a Silver (Sc5).",
+        "4k/P1S2/5/5/K4[] w - - 0 1",
+        &["a5=G", "a5", "Sc5=G", "c4c5+", "Sc5"],
+    ),
+];
+
+const ALAPAWN_MOVES: Notation = n(
+    "Moves: the piece's letter and its square, a pawn by its square alone; x for a capture (it may be left out). The token from square to square works too.",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+    &["e3", "Nf3", "e2e3", "g1f3"],
+);
+
+const ALAPAWN: &[Notation] = &[
+    ALAPAWN_MOVES,
+    n(
+        "A pawn's quiet diagonal step is written with its file: ed5 (e4d5). There is no castling and no promotion.",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w - - 0 1",
+        &["ed5", "e4d5", "exd5"],
+    ),
+];
+
+const ALAPAWN_BALANCED: &[Notation] = &[
+    ALAPAWN_MOVES,
+    n(
+        "A pawn's quiet diagonal step is written with its file: ed5 (e4d5).",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w - - 0 1",
+        &["ed5", "e4d5"],
+    ),
+    n(
+        "Two pawn steps in one turn, without capturing: two pawns once each (a6,b6), or one pawn twice (h6,h5) if the square it passes is not attacked. Tokens: every square in order (a7a6b7b6, h7h6h5). White's first pawn turn is one step of one pawn.",
+        "rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b - - 0 1",
+        &["a6,b6", "h6,h5", "a7a6b7b6", "h7h6h5"],
+    ),
+];
+
+const ABSORPTION: &[Notation] = &[
+    MOVES,
+    n(
+        "Declining: a capture that would absorb, written with a trailing - (or keep) takes without absorbing.",
+        "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4",
+        &["Bxc6", "Bxc6-", "Bxc6 keep", "b5c6-"],
+    ),
+    n(
+        "A piece of several powers is written by its group in parentheses: (BN)d4 for a Bishop+Knight.",
+        "4k3/8/8/8/8/8/8/(BN)3K3 w - - 0 1",
+        &["(BN)c3", "(BN)b3"],
+    ),
+    CASTLING,
+    PROMOTION,
+    EN_PASSANT,
+];
+
+const CONSTRUCTION: &[Notation] = &[
+    n(
+        "Drops: a static piece from your reserve onto an empty square of your first two ranks: S@d2 (or drop d2).",
+        "4k3/8/8/8/8/8/8/4K3[S15R3B3N2P8C2s15r3b3n2p8c2] w - - 0 1",
+        &["S@d2", "drop d2"],
+    ),
+    n(
+        "Grants: a power from your reserve given to one of your pieces but the King: R>e2 (or give rook e2).",
+        "4k3/8/8/8/8/8/4S3/4K3[S14R3B3N2P8C2s15r3b3n2p8c2] w - - 0 1",
+        &["R>e2", "give rook e2", "give R e2"],
+    ),
+    n(
+        "Moves: the piece by its letter, as a chess piece: R for a piece holding the Rook power, S for a static one (it cannot move).",
+        "4k3/8/8/8/8/8/R7/4K3[] w - - 0 1",
+        &["Ra5", "a2a5"],
+    ),
+    n(
+        "Promotion: a pawn move onto the last rank trades the Pawn power for a power or a static piece for your reserve: a8=R, a8=S.",
+        "4k3/P7/8/8/8/8/8/4K3[] w - - 0 1",
+        &["a8=R", "a8=S", "a7a8n"],
+    ),
+    n(
+        "Swaps: a piece with the Castling power swaps squares with its King: swap a1 (token: the piece's square, then the King's: a1e1).",
+        "4k3/8/8/8/8/8/8/C3K3[] w - - 0 1",
+        &["swap a1", "a1e1"],
+    ),
+];
+
+const CLASH: &[Notation] = &[
+    n(
+        "Moves: the piece's letter (as in /prices: T Rabbit, M War Machine, J Jester...) and its square.",
+        "4k3/8/8/8/8/8/8/1T2K1J1 w - - 0 1",
+        &["Tb3", "Jg4", "b1b3"],
+    ),
+    n(
+        "Rabbit chains: every landing square in order (Tb3d3; token b1b3d3). A chain that leaves the board with an edge piece ends in x (Tb8x).",
+        "1n2k3/8/1T6/8/8/8/8/4K3 w - - 0 1",
+        &["Tb8x", "b6b8x"],
+    ),
+    n(
+        "A chain may jump its own pieces too; only enemies are captured: here over its pawn on b2, then the enemy's on c3.",
+        "4k3/8/8/8/8/2p5/1P6/1T2K3 w - - 0 1",
+        &["Tb3d3", "b1b3d3"],
+    ),
+    n(
+        "Shots: the War Machine removes a piece without moving: M^e5 (token e3^e5).",
+        "4k3/8/8/4p3/8/4M3/8/4K3 w - - 0 1",
+        &["M^e5", "e3^e5"],
+    ),
+    n(
+        "The shield: D raises the Shielderer's shield, once a game, as a whole turn.",
+        "4k3/8/8/8/8/8/8/4S3 w D - 0 1",
+        &["D"],
+    ),
+    n(
+        "Promotion: a peasant on the last rank becomes any Light, Heavy or Jewel piece but the Amazon: a8=T.",
+        "4k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+        &["a8=T", "a8=Q", "a7a8m"],
+    ),
+];
+
+/// How `variant` writes its moves.
+pub(crate) fn notation(variant: &Variant) -> &'static [Notation] {
+    match variant.id {
+        "chess" => CHESS,
+        "olympic" => OLYMPIC,
+        "alapawn" => ALAPAWN,
+        "alapawn-balanced" => ALAPAWN_BALANCED,
+        "absorption" => ABSORPTION,
+        "construction" => CONSTRUCTION,
+        "clash" => CLASH,
+        _ => &[],
+    }
+}
+
+/// `/help notation VARIANT`'s text.
+pub(crate) fn notation_text(variant: &Variant) -> String {
+    let mut s = format!("How {} writes moves (type them in a game, or after /move):", variant.name);
+    for point in notation(variant) {
+        s.push_str("\n• ");
+        s.push_str(point.words);
+        s.push_str(" Examples: ");
+        s.push_str(&point.examples.join(", "));
+        s.push('.');
+    }
+    s.push_str("\nI answer with the move's token (e2e4) as well; other tools read those.");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use kibitz_rules::Position;
+
+    use super::*;
+    use crate::command::{self, ParseError};
+
+    #[test]
+    fn every_command_is_explained_with_an_example_that_reads() {
+        for (name, _) in command::USAGE {
+            let (_, words, example) =
+                COMMANDS.iter().find(|(c, _, _)| c == name).unwrap_or_else(|| panic!("/{name} has no help"));
+            assert!(words.len() > 10, "/{name}");
+            let read = command::parse(example, "kibitz");
+            assert!(!matches!(read, Err(ParseError::Unknown(_)) | Err(ParseError::NotACommand)), "{example}");
+            assert!(read.is_ok(), "{example}: {read:?}");
+            assert!(example.starts_with(&format!("/{name}")), "{example}");
+            let groups = GROUPS.iter().filter(|(_, list)| list.contains(name)).count();
+            assert_eq!(groups, 1, "/{name} is in {groups} groups");
+        }
+        assert_eq!(COMMANDS.len(), command::USAGE.len());
+    }
+
+    #[test]
+    fn every_notation_example_is_legal_where_it_is_shown() {
+        for v in kibitz_rules::VARIANTS {
+            assert!(!notation(v).is_empty(), "{}", v.id);
+            for point in notation(v) {
+                let pos = Position::from_fen(v, point.fen).unwrap_or_else(|e| panic!("{}: {}: {e}", v.id, point.fen));
+                for ex in point.examples {
+                    assert!(pos.parse_move(ex).is_ok(), "{}: {ex} in {}: {:?}", v.id, point.fen, pos.parse_move(ex));
+                }
+            }
+        }
+    }
+}
