@@ -434,6 +434,19 @@ impl Position {
             if later.parse_move(text).is_ok() {
                 return Some(Why::FirstTurnSingleStep);
             }
+            // `a4` for a pawn on a2: the one-pawn-twice turn written as a
+            // chess double step, which A6 allows only on a later turn.
+            if let Some(Intent { letter: None, to: Some(to), capture: false, from_file, .. }) = read_intent(text)
+                && to.rank() >= 2
+                && from_file.is_none_or(|f| f == to.file())
+                && let (Some(mid), Some(from)) =
+                    (Square::from_coords(to.file(), to.rank() - 1), Square::from_coords(to.file(), to.rank() - 2))
+                && self.piece_at(mid).is_none()
+                && self.piece_at(to).is_none()
+                && self.piece_at(from).is_some_and(|p| p.color == Color::White && p.powers.contains(Powers::PAWN))
+            {
+                return Some(Why::FirstTurnSingleStep);
+            }
         }
         if self.variant.grants
             && let Some((letter, sq)) = text.trim().split_once('>')

@@ -155,9 +155,14 @@ fn capture_mark_onto_an_empty_square() {
 #[test]
 fn alapawn_balanced_first_turn() {
     let p = start("alapawn-balanced");
-    for text in ["a3,b3", "a2a3a4", "a3,a4"] {
+    // A6: the pair spellings, and `a4` (one pawn twice, written as a
+    // chess double step) are all refused for the same reason.
+    for text in ["a3,b3", "a2a3a4", "a3,a4", "a4", "h4"] {
         assert_eq!(why(&p, text), Why::FirstTurnSingleStep, "{text}");
     }
+    // Black's first turn has no such limit; a step onto a piece is another reason.
+    let later = after("alapawn-balanced", "a3");
+    assert_ne!(why(&later, "a5"), Why::FirstTurnSingleStep);
     assert_eq!(
         said(&p, "a3,b3"),
         "a3,b3 is not possible: White's first turn must be a single one-square step of one pawn (A6)"

@@ -288,7 +288,9 @@ impl Core {
 /// What a move took away from where it landed (a Rabbit's chain, a shot):
 /// `, taking the pawn on b5`; nothing for other moves, whose SAN says it.
 fn taken_words(pos: &kibitz_rules::Position, played: &kibitz_rules::Played) -> String {
-    if !matches!(played.mv, kibitz_rules::Move::Chain { .. } | kibitz_rules::Move::Shoot { .. }) || played.taken.is_empty() {
+    if !matches!(played.mv, kibitz_rules::Move::Chain { .. } | kibitz_rules::Move::Shoot { .. })
+        || played.taken.is_empty()
+    {
         return String::new();
     }
     let each: Vec<String> = played.taken.iter().map(|(sq, p)| format!("the {} on {sq}", pos.piece_name(*p))).collect();
