@@ -327,6 +327,10 @@ impl EventHandler for Handler {
             _ = shutdown.wait_for(|stop| *stop) => return,
         }
         let me = shared.me.load(Ordering::Relaxed);
+        if !msg.author.bot && msg.webhook_id.is_none() && msg.author.id.get() != me {
+            let nick = msg.member.as_ref().and_then(|m| m.nick.clone());
+            shared.note_user(&msg.author, nick);
+        }
         let read = std::panic::catch_unwind(AssertUnwindSafe(|| read_message(&msg, me)));
         match read {
             Ok(Some(job)) => {
@@ -378,6 +382,25 @@ fn dated(seconds: i64, nanos: u32) -> Timestamp {
 }
 
 impl Shared {
+    /// Notes who wrote, with their username, in the store's directory, so
+    /// that `/challenge bob` finds the user whose username is `bob` now.
+    /// Moves no records ([`Store::note_user`]): Discord players were always
+    /// keyed by id. Written in the background; a failure only means the
+    /// name is not known yet.
+    ///
+    /// [`Store::note_user`]: kibitz_storage::Store::note_user
+    fn note_user(&self, user: &DiscordUser, nick: Option<String>) {
+        let core = self.relay.core().clone();
+        let id = user.id.to_string();
+        let username = user.name.clone();
+        let name = nick.or_else(|| user.global_name.clone()).unwrap_or_else(|| user.name.clone());
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = core.store().note_user(PLATFORM, &id, &name, Some(&username), Timestamp::now()) {
+                tracing::warn!(user = %id, "discord: could not note a user in the directory: {e}");
+            }
+        });
+    }
+
     fn http(&self) -> Option<&Arc<Http>> {
         self.http.get()
     }
@@ -668,6 +691,7 @@ impl Shared {
             }
         };
         let nick = cmd.member.as_ref().and_then(|m| m.nick.clone());
+        self.note_user(&cmd.user, nick.clone());
         let private = cmd.guild_id.is_none();
         let msg = incoming(cmd.channel_id, private, &cmd.user, nick, text, cmd.id.to_string(), Timestamp::now());
         self.answer(ctx, cmd.channel_id, cmd.id, &cmd.token, msg).await;
@@ -689,6 +713,7 @@ impl Shared {
             return;
         };
         let nick = press.member.as_ref().and_then(|m| m.nick.clone());
+        self.note_user(&press.user, nick.clone());
         let private = press.guild_id.is_none();
         let msg = incoming(press.channel_id, private, &press.user, nick, text, press.id.to_string(), Timestamp::now());
         self.answer(ctx, press.channel_id, press.id, &press.token, msg).await;

@@ -606,6 +606,17 @@ async fn a_whole_game_on_a_fake_discord() {
     let (_, stats) = fake.wait(mark, "the stats", |r| r.path == posted && text(r).starts_with("<@222>")).await;
     assert!(text(&stats).contains("Chess: "), "{stats:?}");
 
+    // A player named by their username, without @: the user whose username
+    // it is (the bot has seen Bob write), found by id.
+    let mark = fake.len();
+    players.say(A, "!challenge bob");
+    let (_, named) = fake.wait(mark, "the challenge", |r| r.path == posted && text(r).contains("challenges")).await;
+    assert!(text(&named).starts_with(&format!("<@{ALICE}> challenges <@{BOB}> to Chess")), "{named:?}");
+    let mark = fake.len();
+    players.say(A, "!challenge nobody_seen");
+    let (_, unknown) = fake.wait(mark, "the refusal", |r| r.path == posted && text(r).contains("nobody_seen")).await;
+    assert!(text(&unknown).contains("Mention the player"), "{unknown:?}");
+
     // Nothing went unanswered or wrong; chat was not answered.
     let log = fake.log();
     assert!(log.iter().all(|r| r.status != 404), "unexpected requests: {log:?}");

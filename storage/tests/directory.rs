@@ -157,3 +157,24 @@ fn a_channel_moves_to_its_new_id_whole() {
     assert!(store.move_channel(&old, "-1005").unwrap() == Default::default());
     assert!(store.move_channel(&new, "bad\0id").is_err());
 }
+
+/// Discord keyed players by id always: a username there names its holder
+/// for lookups, but never claims records kept under the same text.
+#[test]
+fn noting_a_user_moves_no_records() {
+    let (_dir, store) = store();
+    let chat = ChannelKey::new("discord", "500");
+    // A player whose id reads like someone's username.
+    let g = game(&store, &chat, "bob", "ann");
+    store.note_user("discord", "8001", "Bob", Some("bob"), Timestamp(1)).unwrap();
+    assert_eq!(store.user_by_username("discord", "BOB").unwrap().as_deref(), Some("8001"));
+    let bob = store.user("discord", "8001").unwrap().unwrap();
+    assert_eq!((bob.name.as_str(), bob.username.as_deref()), ("Bob", Some("bob")));
+    let kept = store.player_game_in_channel(&chat, "bob").unwrap().unwrap();
+    assert_eq!((kept.white.as_str(), kept.version), ("bob", g.version), "nothing moved");
+    assert!(store.player_game_in_channel(&chat, "8001").unwrap().is_none());
+    // The username follows its newest holder, as with see_user.
+    store.note_user("discord", "8002", "Robert", Some("bob"), Timestamp(2)).unwrap();
+    assert_eq!(store.user_by_username("discord", "bob").unwrap().as_deref(), Some("8002"));
+    assert_eq!(store.user("discord", "8001").unwrap().unwrap().username, None);
+}

@@ -135,6 +135,19 @@ impl Store {
         username: Option<&str>,
         at: Timestamp,
     ) -> Result<Migration> {
+        let username = username.filter(|u| !u.is_empty());
+        self.note_user(platform, id, name, username, at)?;
+        match username {
+            Some(u) => self.migrate_once(platform, &folded(u), id),
+            None => Ok(Migration::default()),
+        }
+    }
+
+    /// Notes user `id` as [`Store::see_user`] does (the username names this
+    /// user from now on), but moves no records: for a platform whose
+    /// records were always keyed by user id (Discord), where a username
+    /// must never claim what another user's records hold.
+    pub fn note_user(&self, platform: &str, id: &str, name: &str, username: Option<&str>, at: Timestamp) -> Result<()> {
         let open = self.db()?;
         let t = open.trees()?;
         let users = t.tree(b"users")?;
@@ -195,11 +208,7 @@ impl Store {
         } else {
             drop(open);
         }
-        let migration = match username {
-            Some(u) => self.migrate_once(platform, &folded(u), id)?,
-            None => Migration::default(),
-        };
-        Ok(migration)
+        Ok(())
     }
 
     /// Notes the display `name` of user `id` on `platform`, keeping the
