@@ -35,6 +35,9 @@ pub enum CastleWhy {
     KingMoved,
     /// The rook of that side has moved or is gone.
     RookMoved,
+    /// No castling right is left although the King stands on its first
+    /// square: it has moved and come back, or both rooks have moved.
+    RightsLost,
     /// The King is in check.
     InCheck,
     /// Pieces stand on these squares between King and rook or where they land.
@@ -143,6 +146,9 @@ impl fmt::Display for CastleWhy {
             CastleWhy::NotInVariant(name) => write!(f, "there is no castling in {name}"),
             CastleWhy::KingMoved => f.write_str("you cannot castle: your king has moved"),
             CastleWhy::RookMoved => f.write_str("you cannot castle on that side: that rook has moved"),
+            CastleWhy::RightsLost => {
+                f.write_str("you cannot castle: your king or both your rooks have moved earlier in the game")
+            }
             CastleWhy::InCheck => f.write_str("you cannot castle: your king is in check"),
             CastleWhy::PiecesBetween(squares) => {
                 write!(f, "you cannot castle: pieces stand between ({})", list(squares))
@@ -662,9 +668,16 @@ impl Position {
         let rights = self.castling & self.pieces_of(us);
         let rook = rights.into_iter().find(|r| r.rank() == king.rank() && (r.file() < king.file()) == long);
         let Some(rook) = rook else {
-            // With no right left on either side the King has moved (or both
-            // rooks have; the King's move is the likelier and the rule's first).
-            return Some(if rights.is_empty() { CastleWhy::KingMoved } else { CastleWhy::RookMoved });
+            // With no right left on either side: the King has moved when it
+            // is off its first square; on it, either it went and came back
+            // or both rooks moved, which the position cannot tell apart.
+            let first_rank = if us == Color::White { 0 } else { self.variant.height - 1 };
+            let home = king.rank() == first_rank && king.file() == self.variant.width / 2;
+            return Some(match (rights.is_empty(), home) {
+                (false, _) => CastleWhy::RookMoved,
+                (true, false) => CastleWhy::KingMoved,
+                (true, true) => CastleWhy::RightsLost,
+            });
         };
         if self.is_check() {
             return Some(CastleWhy::InCheck);

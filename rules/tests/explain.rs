@@ -83,10 +83,18 @@ fn no_such_piece() {
 
 #[test]
 fn castling_reasons() {
-    // The king has moved.
-    let p = after("chess", "e4 e5 Ke2 Ke7 Ke1 Ke8 Nf3 Nf6 Bc4 Bc5");
+    // The king has moved (FIDE 3.8.2.1: a king that has moved may not castle).
+    let p = after("chess", "e4 e5 Ke2 Ke7 Nf3 Nf6");
     assert_eq!(why(&p, "O-O"), Why::Castle(CastleWhy::KingMoved));
     assert_eq!(said(&p, "O-O"), "O-O is not possible: you cannot castle: your king has moved");
+    // It went and came back: the rights are gone although it stands on e1,
+    // as they would be had both rooks moved.
+    let p = after("chess", "e4 e5 Ke2 Ke7 Ke1 Ke8 Nf3 Nf6 Bc4 Bc5");
+    assert_eq!(why(&p, "O-O"), Why::Castle(CastleWhy::RightsLost));
+    assert_eq!(
+        said(&p, "O-O"),
+        "O-O is not possible: you cannot castle: your king or both your rooks have moved earlier in the game"
+    );
     // Pieces stand between.
     let p = start("chess");
     assert_eq!(said(&p, "O-O"), "O-O is not possible: you cannot castle: pieces stand between (f1, g1)");
