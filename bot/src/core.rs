@@ -205,6 +205,14 @@ fn colour_of(c: Color) -> Colour {
     }
 }
 
+/// The rules' side of a stored colour.
+fn color_of(c: Colour) -> Color {
+    match c {
+        Colour::White => Color::White,
+        Colour::Black => Color::Black,
+    }
+}
+
 /// The bot's user id on a platform whose adapter does not give one (the
 /// console, tests): see [`Core::set_bot_id`].
 pub const LOCAL_BOT_ID: &str = "kibitz";

@@ -59,28 +59,10 @@ pub fn encode(reply: &Reply) -> Vec<u8> {
         picture: reply.picture.as_ref().map(|p| p.name.clone()),
         delete: None,
     };
-    let json = serde_json::to_vec(&header).unwrap_or_default();
-    let png = reply.picture.as_ref().map_or(&[][..], |p| &p.png[..]);
-    let mut out = Vec::with_capacity(4 + json.len() + png.len());
-    out.extend_from_slice(&(json.len() as u32).to_be_bytes());
-    out.extend_from_slice(&json);
-    out.extend_from_slice(png);
-    out
+    frame(&header, reply.picture.as_ref().map_or(&[][..], |p| &p.png[..]))
 }
 
-/// Outbox bytes back as a reply; `None` if they are damaged.
-pub fn decode(bytes: &[u8]) -> Option<Reply> {
-    let len = u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
-    let header: Header = serde_json::from_slice(bytes.get(4..4usize.checked_add(len)?)?).ok()?;
-    let png = &bytes[4 + len..];
-    Some(Reply {
-        text: header.text,
-        picture: header.picture.map(|name| Picture { name, png: png.to_vec() }),
-        buttons: header.buttons.into_iter().map(|(label, command)| Button { label, command }).collect(),
-    })
-}
-
-/// An action as outbox bytes.
+/// An action as outbox bytes: a header with nothing to post.
 pub fn encode_action(action: &Action) -> Vec<u8> {
     let Action::Delete { message_id, author } = action;
     let header = Header {
@@ -89,24 +71,51 @@ pub fn encode_action(action: &Action) -> Vec<u8> {
         picture: None,
         delete: Some((message_id.clone(), author.clone())),
     };
-    let json = serde_json::to_vec(&header).unwrap_or_default();
-    let mut out = Vec::with_capacity(4 + json.len());
+    frame(&header, &[])
+}
+
+/// The header's length, the header (JSON), then the picture's bytes.
+fn frame(header: &Header, png: &[u8]) -> Vec<u8> {
+    let json = serde_json::to_vec(header).unwrap_or_default();
+    let mut out = Vec::with_capacity(4 + json.len() + png.len());
     out.extend_from_slice(&(json.len() as u32).to_be_bytes());
     out.extend_from_slice(&json);
+    out.extend_from_slice(png);
     out
+}
+
+/// The header of outbox bytes and the picture's bytes after it; `None` if
+/// they are damaged.
+fn unframe(bytes: &[u8]) -> Option<(Header, &[u8])> {
+    let len = u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    let end = 4usize.checked_add(len)?;
+    let header: Header = serde_json::from_slice(bytes.get(4..end)?).ok()?;
+    Some((header, &bytes[end..]))
+}
+
+/// Outbox bytes back as a reply; `None` if they are damaged.
+pub fn decode(bytes: &[u8]) -> Option<Reply> {
+    Some(reply_of(unframe(bytes)?))
+}
+
+fn reply_of((header, png): (Header, &[u8])) -> Reply {
+    Reply {
+        text: header.text,
+        picture: header.picture.map(|name| Picture { name, png: png.to_vec() }),
+        buttons: header.buttons.into_iter().map(|(label, command)| Button { label, command }).collect(),
+    }
 }
 
 /// The action in outbox bytes, if they hold one.
 pub fn decode_action(bytes: &[u8]) -> Option<Action> {
-    let len = u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
-    let header: Header = serde_json::from_slice(bytes.get(4..4usize.checked_add(len)?)?).ok()?;
-    let (message_id, author) = header.delete?;
+    let (message_id, author) = unframe(bytes)?.0.delete?;
     Some(Action::Delete { message_id, author })
 }
 
 fn delivery(owed: Owed) -> Option<Delivery> {
-    let reply = decode(&owed.payload)?;
-    let action = decode_action(&owed.payload);
+    let (mut header, png) = unframe(&owed.payload)?;
+    let action = header.delete.take().map(|(message_id, author)| Action::Delete { message_id, author });
+    let reply = reply_of((header, png));
     Some(Delivery { seq: owed.seq, channel: owed.channel, reply, progress: owed.progress, action })
 }
 

@@ -1100,7 +1100,21 @@ impl Core {
         let (white, black) = (self.name(platform, &r.white), self.name(platform, &r.black));
         let site = format!("Kibitz {platform}");
         let date = super::info::date_of(r.started_at);
-        let event = "Kibitz match, Clash of the Armies";
+        // One round's game with the match's tags.
+        let round_pgn = |game: &Game, result: &str, number: u32, standing: &str, comments: &[(usize, &str)]| {
+            let number = number.to_string();
+            let tags = [
+                ("Result", result),
+                ("Event", "Kibitz match, Clash of the Armies"),
+                ("Site", site.as_str()),
+                ("Date", date.as_str()),
+                ("Round", number.as_str()),
+                ("White", white.as_str()),
+                ("Black", black.as_str()),
+                ("Match", standing),
+            ];
+            game.pgn(&tags, comments)
+        };
         let mut games = Vec::new();
         let mut half = [0u32; 2];
         let rounds = r.clash.as_ref().map(|c| c.rounds.clone()).unwrap_or_default();
@@ -1144,41 +1158,19 @@ impl Core {
                 }
             }
             let _ = write!(standing, "; match: {white} {}, {black} {}", points_text(half[0]), points_text(half[1]));
-            let number = cr.number.to_string();
-            let tags = [
-                ("Result", result),
-                ("Event", event),
-                ("Site", site.as_str()),
-                ("Date", date.as_str()),
-                ("Round", number.as_str()),
-                ("White", white.as_str()),
-                ("Black", black.as_str()),
-                ("Match", standing.as_str()),
-            ];
-            games.push(round_game(&cr.start_fen, &cr.moves).pgn(&tags, &[]));
+            games.push(round_pgn(&round_game(&cr.start_fen, &cr.moves), result, cr.number, &standing, &[]));
         }
         if let Phase::Playing { round } = m.phase
             && r.result.is_none()
         {
-            let number = round.to_string();
             let standing = format!(
                 "round {round} in play; match: {white} {}, {black} {}",
                 points_text(m.half_points(Color::White)),
                 points_text(m.half_points(Color::Black))
             );
-            let tags = [
-                ("Result", "*"),
-                ("Event", event),
-                ("Site", site.as_str()),
-                ("Date", date.as_str()),
-                ("Round", number.as_str()),
-                ("White", white.as_str()),
-                ("Black", black.as_str()),
-                ("Match", standing.as_str()),
-            ];
             let comments: Vec<(usize, &str)> =
                 r.hints.iter().map(|&p| (p as usize, "hint")).filter(|(p, _)| *p < r.moves.len()).collect();
-            games.push(loaded.game.pgn(&tags, &comments));
+            games.push(round_pgn(&loaded.game, "*", u32::from(round), &standing, &comments));
         }
         if games.is_empty() {
             return refuse("No round has been played yet: /army shows the armies.");

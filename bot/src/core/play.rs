@@ -1,5 +1,7 @@
 //! Playing: moves (as commands and bare), the board, the legal moves, hints.
 
+use kibitz_rules::Move;
+
 use super::*;
 
 impl Core {
@@ -182,10 +184,7 @@ impl Core {
         }
         let ask = moves::Ask::read(arg.unwrap_or(""))?;
         let turn = loaded.game.position().turn();
-        let asker = loaded.record.colour_of(&msg.sender.id).map(|c| match c {
-            Colour::White => Color::White,
-            Colour::Black => Color::Black,
-        });
+        let asker = loaded.record.colour_of(&msg.sender.id).map(color_of);
         let (game, whose) = match asker {
             Some(c) if c == turn => (loaded.game.clone(), moves::Whose::Yours),
             Some(c) => match moves::as_if_to_move(&loaded.game, c) {
@@ -288,9 +287,7 @@ impl Core {
 /// What a move took away from where it landed (a Rabbit's chain, a shot):
 /// `, taking the pawn on b5`; nothing for other moves, whose SAN says it.
 fn taken_words(pos: &kibitz_rules::Position, played: &kibitz_rules::Played) -> String {
-    if !matches!(played.mv, kibitz_rules::Move::Chain { .. } | kibitz_rules::Move::Shoot { .. })
-        || played.taken.is_empty()
-    {
+    if !matches!(played.mv, Move::Chain { .. } | Move::Shoot { .. }) || played.taken.is_empty() {
         return String::new();
     }
     let each: Vec<String> = played.taken.iter().map(|(sq, p)| format!("the {} on {sq}", pos.piece_name(*p))).collect();
