@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::db::{Manifest, Trees};
-use crate::{Result, Store, StoreError, Timestamp};
+use crate::embedded::SledStore;
+use crate::{Result, StoreError, Timestamp};
 
 const MAGIC: &[u8] = b"KIBITZ-BACKUP\n";
 const VERSION: u32 = 1;
@@ -83,7 +84,7 @@ fn io_error(e: io::Error) -> StoreError {
     sled::Error::Io(e).into()
 }
 
-impl Store {
+impl SledStore {
     /// Writes a snapshot of the whole store to the file `to` (replaced if it
     /// exists; written beside it first, then renamed, so a failed backup
     /// leaves no half file). Changes wait while it is taken.
@@ -186,7 +187,7 @@ impl Store {
             File::open(parent).and_then(|d| d.sync_all()).map_err(io_error)?;
         }
         // The store opens as any other (and so is checked like one).
-        drop(Store::open(into)?);
+        drop(SledStore::open(into)?);
         Ok(BackupSummary {
             file: from.to_owned(),
             trees: backup.trees.len(),

@@ -5,7 +5,8 @@ use std::fmt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::{ChannelKey, GameSettings, MoveRecord, NewGame, Result, Store, Timestamp};
+use crate::embedded::SledStore;
+use crate::{ChannelKey, GameSettings, MoveRecord, NewGame, Result, Timestamp};
 
 const GAMES: usize = 10_000;
 const CHANNELS: usize = 100;
@@ -94,7 +95,7 @@ pub fn bench(dir: &Path) -> Result<BenchReport> {
 
 fn run(path: &Path) -> Result<BenchReport> {
     let started = Instant::now();
-    let mut store = Store::open(path)?;
+    let mut store = SledStore::open(path)?;
     store.set_durable(false);
     let moves: Vec<MoveRecord> = (0..MOVES_PER_GAME)
         .map(|i| MoveRecord {
@@ -133,6 +134,7 @@ fn run(path: &Path) -> Result<BenchReport> {
     let fill = started.elapsed();
 
     store.set_durable(true);
+    let store = crate::Store::from(store);
     let channel = ChannelKey::new("discord", "bench");
     let mut game = store.create_game(
         &channel,
@@ -164,7 +166,7 @@ fn run(path: &Path) -> Result<BenchReport> {
     let mut runs = Vec::with_capacity(OPENS);
     for _ in 0..OPENS {
         let t = Instant::now();
-        let store = Store::open(path)?;
+        let store = SledStore::open(path)?;
         let open = t.elapsed();
         let t = Instant::now();
         let listing = store.games_of("discord", "p0")?;

@@ -174,6 +174,18 @@ pub enum StoreError {
     /// Every game id of the channel is taken (about 920,000 games).
     #[error("this channel has no free game id left")]
     NoFreeId,
+    /// The shared database (PostgreSQL) refused or failed a request.
+    #[error("{}", shared_words(.0))]
+    Shared(#[from] postgres::Error),
+    /// The shared database could not be reached (no connection in time).
+    #[error("the bot cannot reach its database just now; nothing was changed, try again later")]
+    Unreachable(String),
+    /// The shared database's schema could not be brought up to date.
+    #[error("the database's schema could not be brought up to date: {0}")]
+    Schema(String),
+    /// Something this kind of store does not do.
+    #[error("{0}")]
+    Unsupported(&'static str),
 }
 
 impl StoreError {
@@ -182,6 +194,8 @@ impl StoreError {
     pub fn detail(&self) -> String {
         match self {
             StoreError::Database(e) => format!("{}: {e}", database_words(e)),
+            StoreError::Shared(e) => format!("{}: {e}", shared_words(e)),
+            StoreError::Unreachable(e) => format!("the database cannot be reached: {e}"),
             other => other.to_string(),
         }
     }
@@ -203,6 +217,18 @@ fn database_words(e: &sled::Error) -> &'static str {
         sled::Error::Corruption { .. } => {
             "the bot's game store is damaged; nothing was changed, please tell whoever hosts the bot"
         }
+        _ => "the bot could not save that; nothing was changed",
+    }
+}
+
+fn shared_words(e: &postgres::Error) -> &'static str {
+    use postgres::error::SqlState;
+    match e.code() {
+        Some(c) if *c == SqlState::DISK_FULL => "the bot's storage is full; nothing was changed, try again later",
+        Some(c) if *c == SqlState::DATA_CORRUPTED || *c == SqlState::INDEX_CORRUPTED => {
+            "the bot's game store is damaged; nothing was changed, please tell whoever hosts the bot"
+        }
+        _ if e.is_closed() => "the bot lost its connection to its database; nothing was changed, try again later",
         _ => "the bot could not save that; nothing was changed",
     }
 }

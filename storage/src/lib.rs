@@ -128,11 +128,15 @@ mod backup;
 mod bench;
 mod codec;
 mod db;
+mod embedded;
 mod error;
 mod keys;
+mod pg;
 mod rating;
 mod record;
 mod store;
+#[doc(hidden)]
+pub mod testing;
 
 pub use backup::{BACKUP_ANSWER, BACKUP_REQUEST, BackupSummary, request_backup};
 pub use bench::{BenchReport, bench};
@@ -143,4 +147,4 @@ pub use record::{
     Challenge, ChannelSettings, ClashMatch, ClashRound, Colour, ColourChoice, GameRecord, GameResult, GameSettings,
     MoveRecord, NewGame, Offer, OfferKind, Outcome, RatingChange, SealedBid, Timestamp,
 };
-pub use store::{ChannelMove, Completion, GameEnd, GameListing, Migration, Owed, Store, UserRecord};
+pub use store::{BackendKind, ChannelMove, Completion, GameEnd, GameListing, Migration, Owed, Store, UserRecord};

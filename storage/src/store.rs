@@ -1,27 +1,32 @@
-//! The store: sled trees, and every operation as one atomic, durable step.
+//! The store every part of Kibitz uses: one interface, two backends.
+//!
+//! - **Embedded** ([`Store::open`]): a sled database in a directory, for one
+//!   process. The default: nothing to install.
+//! - **Shared** ([`Store::connect`]): a PostgreSQL database, for as many
+//!   processes as serve the bot. Its schema is made and upgraded by the
+//!   versioned migrations embedded in the crate (`storage/migrations/`),
+//!   which run when a process connects.
+//!
+//! Both keep every guarantee the rest of the bot relies on (one test suite
+//! runs against each): a game change is a compare-and-swap on the game's
+//! version and names the chat message it came from, so a retried delivery
+//! applies once; replies owed are kept in a durable outbox; finished games
+//! are archived by player; ratings are Glicko-2; a damaged record is
+//! reported alone. With several processes, a due game ([`Store::claim_due_games`])
+//! and an owed reply ([`Store::claim_owed`]) are each taken by one process only.
 
-use std::fmt;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
+use std::path::Path;
 
-use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional, TransactionalTree};
-use sled::{IVec, Tree};
+use serde::{Deserialize, Serialize};
 
-use crate::codec::{self, Record};
-use crate::db::{Journal, LAYOUT, LAYOUT_VERSION, Manifest, Trees, Written, be_u64, ensure_reserve, release_reserve};
-use crate::keys::{self, join, prefix};
-use crate::rating::rate;
+use crate::codec::Record;
+
+use crate::embedded::SledStore;
+use crate::pg::PgStore;
 use crate::{
-    Challenge, ChannelKey, ChannelSettings, ClashMatch, ColourChoice, GameId, GameKey, GameRecord, GameResult,
-    MoveRecord, NewGame, Offer, OfferKind, Outcome, Rating, RatingChange, Result, SealedBid, StoreError, Timestamp,
+    BackupSummary, Challenge, ChannelKey, ChannelSettings, GameKey, GameRecord, MoveRecord, NewGame, Offer, OfferKind,
+    Outcome, Rating, RatingChange, Result, SealedBid, StoreError, Timestamp,
 };
-
-mod directory;
-mod outbox;
-
-pub use directory::{ChannelMove, Migration, UserRecord};
-pub use outbox::{Completion, Owed};
 
 /// Games found by a listing: each with its key, and the game or the error that
 /// keeps it from being read (the other games are unaffected).
@@ -40,604 +45,247 @@ pub struct GameEnd {
     pub message_id: Option<String>,
 }
 
-/// The game store: one sled database holding every platform's channels.
-///
-/// Cheap to clone (the clones share the database) and safe to use from many
-/// threads. Every method that changes something returns only after the
-/// change is on disk; a change that cannot be made durable (a full disk) is
-/// undone, in memory too, and the database is opened afresh on the next use
-/// if sled gave up after the failure, so that writes work again as soon as
-/// there is room.
-#[derive(Clone)]
+/// One message the bot owes a channel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owed {
+    /// Its place in the platform's outbox: entries go out in this order.
+    pub seq: u64,
+    /// The channel (chat) to post it in.
+    pub channel: String,
+    /// The reply, as the adapter wrote it.
+    pub payload: Vec<u8>,
+    /// How many of its parts the platform has accepted already.
+    pub progress: u32,
+    /// When it was owed.
+    pub at: Timestamp,
+}
+
+/// What handling one message (or one clock tick) leaves behind.
+#[derive(Clone, Debug, Default)]
+pub struct Completion {
+    /// The platform.
+    pub platform: String,
+    /// The message handled, if it was one: it is marked handled.
+    pub message_id: Option<String>,
+    /// A reading position to record (`name`, `value`): Discord's last message
+    /// read in a channel.
+    pub cursor: Option<(String, String)>,
+    /// The replies owed, by channel, in the order they are to be sent.
+    pub owed: Vec<(String, Vec<u8>)>,
+    /// When.
+    pub at: Timestamp,
+}
+
+/// How long a user's "last seen" may lag before a message from them writes it again.
+pub(crate) const SEEN_EVERY: u64 = 24 * 3_600_000;
+
+/// A user as last seen, in the directory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserRecord {
+    /// The name to show (a Telegram user's first and last name).
+    pub name: String,
+    /// The user's @username as they write it, if they have one.
+    #[serde(default)]
+    pub username: Option<String>,
+    /// When the user was last seen.
+    pub seen: Timestamp,
+}
+
+impl Record for UserRecord {
+    const VERSION: u32 = 1;
+}
+
+/// What the move of a legacy username's records to a user id moved.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Migration {
+    /// Active games.
+    pub games: usize,
+    /// Pending challenges (made or received).
+    pub challenges: usize,
+    /// Finished games in the archive.
+    pub archived: usize,
+    /// Ratings (one per variant).
+    pub ratings: usize,
+}
+
+impl Migration {
+    /// Whether nothing was moved.
+    pub fn is_empty(&self) -> bool {
+        *self == Migration::default()
+    }
+}
+
+/// What the move of a chat to a new chat id moved.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChannelMove {
+    /// Active games.
+    pub games: usize,
+    /// Pending challenges.
+    pub challenges: usize,
+    /// Finished games in the archive.
+    pub archived: usize,
+    /// Whether the channel's settings moved.
+    pub settings: bool,
+}
+
+/// The game store. Cheap to clone (clones share the database) and safe to
+/// use from many threads. Every method that changes something returns only
+/// after the change is durable. Methods block: call them from a blocking
+/// thread (`tokio::task::spawn_blocking`) in async code.
+#[derive(Clone, Debug)]
 pub struct Store {
-    pub(crate) shared: Arc<Shared>,
-    durable: bool,
+    backend: Backend,
 }
 
-pub(crate) struct Shared {
-    path: PathBuf,
-    /// The open database; `None` while it is being (or could not be) opened again.
-    ///
-    /// Every use holds the read lock for its whole length, a change until it
-    /// is on disk; the write lock is for reopening and for a backup, which
-    /// thus sees one moment.
-    pub(crate) trees: RwLock<Option<Trees>>,
-    /// A change was refused: the next use opens the database again and undoes it.
-    broken: AtomicBool,
-    /// The writes of refused changes, to undo.
-    undo: Mutex<Vec<Written>>,
-    manifest: Mutex<Manifest>,
-    /// Test hook: the next sync fails as if the disk were full.
-    fail_next_sync: AtomicBool,
-    /// The reserve file was given up to recover from a full disk; it is made
-    /// again after the next change that is on disk.
-    reserve_missing: AtomicBool,
+#[derive(Clone, Debug)]
+enum Backend {
+    Embedded(SledStore),
+    Shared(PgStore),
 }
 
-impl Drop for Shared {
-    fn drop(&mut self) {
-        if let Ok(manifest) = self.manifest.get_mut() {
-            // Closing: nothing is left to report a failure to; the next open checks the manifest anyway.
-            let _ = manifest.sync();
+impl From<SledStore> for Store {
+    fn from(store: SledStore) -> Store {
+        Store { backend: Backend::Embedded(store) }
+    }
+}
+
+/// Which kind of database a store is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    /// sled, in one process.
+    Embedded,
+    /// PostgreSQL, shared by several processes.
+    Shared,
+}
+
+macro_rules! both {
+    ($self:ident, $s:ident => $call:expr) => {
+        match &$self.backend {
+            Backend::Embedded($s) => $call,
+            Backend::Shared($s) => $call,
         }
-    }
+    };
 }
 
-/// The open database, for the length of one use of the store.
-struct Open<'a>(RwLockReadGuard<'a, Option<Trees>>);
-
-impl Open<'_> {
-    fn trees(&self) -> Result<&Trees> {
-        self.0.as_ref().ok_or_else(closed)
-    }
-}
-
-fn closed() -> StoreError {
-    sled::Error::Io(std::io::Error::other("the database is not open (it could not be opened again)")).into()
-}
-
-impl fmt::Debug for Store {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Store").field("path", &self.shared.path).field("durable", &self.durable).finish_non_exhaustive()
-    }
-}
-
-type TxResult<T> = std::result::Result<T, ConflictableTransactionError<StoreError>>;
-
-fn abort<T>(error: StoreError) -> TxResult<T> {
-    Err(ConflictableTransactionError::Abort(error))
-}
-
-trait OrAbort<T> {
-    fn or_abort(self) -> TxResult<T>;
-}
-
-impl<T> OrAbort<T> for Result<T> {
-    fn or_abort(self) -> TxResult<T> {
-        self.map_err(ConflictableTransactionError::Abort)
-    }
-}
-
-pub(crate) fn settled<T>(result: std::result::Result<T, TransactionError<StoreError>>) -> Result<T> {
-    result.map_err(|e| match e {
-        TransactionError::Abort(e) => e,
-        TransactionError::Storage(e) => e.into(),
-    })
-}
-
-fn player_key(platform: &str, player: &str, channel: &str) -> Result<Vec<u8>> {
-    join(&[("platform", platform), ("player", player), ("channel", channel)])
-}
-
-fn challenge_key(channel: &ChannelKey, challenger: &str) -> Result<Vec<u8>> {
-    join(&[("platform", &channel.platform), ("channel", &channel.channel), ("player", challenger)])
-}
-
-fn rating_key(platform: &str, player: &str, variant: &str) -> Result<Vec<u8>> {
-    join(&[("platform", platform), ("player", player), ("variant", variant)])
-}
-
-fn archive_index_key(key: &GameKey, player: &str, at: Timestamp) -> Result<Vec<u8>> {
-    let mut index = prefix(&[("platform", &key.channel.platform), ("player", player)])?;
-    index.extend_from_slice(&at.0.to_be_bytes());
-    index.extend_from_slice(&join(&[("channel", &key.channel.channel), ("game id", key.id.as_str())])?);
-    Ok(index)
-}
-
-fn describe_challenge(channel: &ChannelKey, challenger: &str) -> String {
-    format!("the challenge from {challenger} in {channel}")
-}
-
-fn describe_rating(platform: &str, player: &str, variant: &str) -> String {
-    format!("the {variant} rating of {player} on {platform}")
-}
-
-fn decode_game(key: &GameKey, bytes: &[u8]) -> Result<GameRecord> {
-    codec::decode(|| key.describe(), bytes)
-}
-
-fn encode_game(game: &GameRecord) -> Result<Vec<u8>> {
-    codec::encode(|| game.key.describe(), game)
-}
-
-fn encode<T: Record>(what: impl FnOnce() -> String, record: &T) -> Result<Vec<u8>> {
-    codec::encode(what, record)
+macro_rules! delegate {
+    ($( $(#[$doc:meta])* fn $name:ident(&self $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty; )*) => {
+        impl Store { $(
+            $(#[$doc])*
+            pub fn $name(&self $(, $arg: $ty)*) -> $ret {
+                both!(self, s => s.$name($($arg),*))
+            }
+        )* }
+    };
 }
 
 impl Store {
-    /// Opens (or creates) the store in the directory `path`.
+    /// Opens (or creates) the embedded store in the directory `path`.
     ///
-    /// Only one process may have a store open; a second gets
-    /// [`StoreError::InUse`]. A store whose log lost its last changes (a
-    /// damaged or truncated log: fewer changes than the manifest beside it
-    /// records) is refused with [`StoreError::LostChanges`]; see
-    /// [`Store::open_accepting_loss`]. A store written before the `due`
-    /// index existed gets it here.
-    ///
-    /// Opening is cheap and does not read every record: [`Store::verify`] does.
+    /// Only one process may have it open; a second gets
+    /// [`StoreError::InUse`]. A store whose log lost its last changes is
+    /// refused with [`StoreError::LostChanges`]; see [`Store::open_accepting_loss`].
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
-        Store::open_with(path.as_ref(), false).map(|(store, _)| store)
+        SledStore::open(path).map(|s| Store { backend: Backend::Embedded(s) })
     }
 
-    /// Opens the store even if it lost changes (see [`Store::open`]): the
-    /// loss is returned beside the store, and accepted, so that the next
-    /// open does not report it again.
+    /// Opens the embedded store even if it lost changes: the loss is
+    /// returned beside the store, and accepted.
     pub fn open_accepting_loss(path: impl AsRef<Path>) -> Result<(Store, Option<StoreError>)> {
-        Store::open_with(path.as_ref(), true)
+        SledStore::open_accepting_loss(path).map(|(s, loss)| (Store { backend: Backend::Embedded(s) }, loss))
     }
 
-    fn open_with(path: &Path, accept_loss: bool) -> Result<(Store, Option<StoreError>)> {
-        let trees = Trees::open(path)?;
-        let io = |e: std::io::Error| StoreError::from(sled::Error::Io(e));
-        let (mut manifest, recorded) = Manifest::open(path).map_err(io)?;
-        let kept = trees.seq()?;
-        let mut loss = None;
-        match recorded {
-            Some(expected) if expected > kept => {
-                let lost = StoreError::LostChanges { kept, expected };
-                if !accept_loss {
-                    return Err(lost);
-                }
-                manifest.reset(kept).map_err(io)?;
-                loss = Some(lost);
-            }
-            Some(recorded) if recorded == kept => {}
-            // New, or behind the database (stopped between a change and its manifest write).
-            _ => manifest.reset(kept).map_err(io)?,
+    /// Connects to the shared store at `url` (`postgres://user@host:port/db`),
+    /// bringing its schema up to date first.
+    pub fn connect(url: &str) -> Result<Store> {
+        PgStore::connect(url, None).map(|s| Store { backend: Backend::Shared(s) })
+    }
+
+    /// [`Store::connect`], with the store's tables in the schema `schema`
+    /// (made if missing) instead of the connection's default: for tests,
+    /// and for several bots in one database.
+    pub fn connect_in_schema(url: &str, schema: &str) -> Result<Store> {
+        PgStore::connect(url, Some(schema)).map(|s| Store { backend: Backend::Shared(s) })
+    }
+
+    /// How long this process counts as alive after a heartbeat, for a
+    /// shared store (150 s unless set): owed replies of a process silent
+    /// for longer are taken over by the others. Heartbeat well within it.
+    pub fn set_worker_lease(&mut self, lease: std::time::Duration) {
+        if let Backend::Shared(s) = &mut self.backend {
+            s.set_lease(lease);
         }
-        upgrade_layout(&trees)?;
-        let store = Store {
-            shared: Arc::new(Shared {
-                path: path.to_owned(),
-                trees: RwLock::new(Some(trees)),
-                broken: AtomicBool::new(false),
-                undo: Mutex::new(Vec::new()),
-                manifest: Mutex::new(manifest),
-                fail_next_sync: AtomicBool::new(false),
-                reserve_missing: AtomicBool::new(!ensure_reserve(path)),
-            }),
-            durable: true,
-        };
-        Ok((store, loss))
     }
 
-    /// The directory the store is in.
-    pub fn path(&self) -> &Path {
-        &self.shared.path
+    /// The worker lease of a shared store (see [`Store::set_worker_lease`]); `None` for an embedded one.
+    pub fn worker_lease(&self) -> Option<std::time::Duration> {
+        self.shared().map(PgStore::lease)
     }
 
-    /// Turns the flush after each change off, for filling a store in bulk
-    /// (the bench). [`Store::flush`] then makes everything durable at once.
-    pub(crate) fn set_durable(&mut self, durable: bool) {
-        self.durable = durable;
+    /// Which kind of database this is.
+    pub fn kind(&self) -> BackendKind {
+        match self.backend {
+            Backend::Embedded(_) => BackendKind::Embedded,
+            Backend::Shared(_) => BackendKind::Shared,
+        }
     }
 
-    /// Test hook: the next time a change is synced, the sync fails as if the
-    /// disk were full (after the change did reach the disk, the hardest case
-    /// to undo). For tests of the store's recovery; not for use otherwise.
+    /// The directory of an embedded store; `None` for a shared one.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.backend {
+            Backend::Embedded(s) => Some(s.path()),
+            Backend::Shared(_) => None,
+        }
+    }
+
+    /// The embedded store under this one, if it is one (backups, the bench).
+    pub(crate) fn embedded(&self) -> Option<&SledStore> {
+        match &self.backend {
+            Backend::Embedded(s) => Some(s),
+            Backend::Shared(_) => None,
+        }
+    }
+
+    /// The shared store under this one, if it is one.
+    pub(crate) fn shared(&self) -> Option<&PgStore> {
+        match &self.backend {
+            Backend::Embedded(_) => None,
+            Backend::Shared(s) => Some(s),
+        }
+    }
+
+    /// Test hook of the embedded store: the next sync fails as if the disk
+    /// were full. Does nothing on a shared store.
     #[doc(hidden)]
     pub fn fail_next_sync(&self) {
-        self.shared.fail_next_sync.store(true, Ordering::SeqCst);
-    }
-
-    /// Writes everything to disk now (every change already does this before returning).
-    pub fn flush(&self) -> Result<()> {
-        let open = self.db()?;
-        let t = open.trees()?;
-        t.flush()?;
-        let seq = t.seq()?;
-        drop(open);
-        let mut manifest = self.shared.manifest.lock().map_err(|_| closed())?;
-        manifest.advance(seq).and_then(|()| manifest.sync()).map_err(sled::Error::Io)?;
-        Ok(())
-    }
-
-    /// The database, opened again first if a refused change left it so.
-    fn db(&self) -> Result<Open<'_>> {
-        if self.shared.broken.load(Ordering::SeqCst) {
-            self.recover()?;
-        }
-        Ok(Open(self.shared.trees.read().map_err(|_| closed())?))
-    }
-
-    fn sync(&self, t: &Trees) -> Result<()> {
-        if !self.durable {
-            return Ok(());
-        }
-        t.flush()?;
-        if self.shared.fail_next_sync.swap(false, Ordering::SeqCst) {
-            let full = std::io::Error::new(std::io::ErrorKind::StorageFull, "No space left on device (injected)");
-            return Err(sled::Error::Io(full).into());
-        }
-        Ok(())
-    }
-
-    /// Ends a change: on disk before it is reported done (a retried message's
-    /// "already applied" too, so that it is as durable as the first answer).
-    /// A change that cannot be synced is undone, and reported with the error.
-    fn settle<T>(&self, open: Open<'_>, journal: Journal, result: Result<T>) -> Result<T> {
-        match result {
-            Ok(_) | Err(StoreError::AlreadyApplied { .. }) => {}
-            Err(e) => return Err(e),
-        }
-        let synced = open.trees().and_then(|t| self.sync(t));
-        drop(open);
-        if let Err(e) = synced {
-            self.refused(journal.into_writes());
-            return Err(e);
-        }
-        if journal.seq() > 0
-            && self.durable
-            && let Ok(mut manifest) = self.shared.manifest.lock()
-        {
-            // The change is on disk; a manifest that falls behind only weakens the next open's check.
-            let _ = manifest.advance(journal.seq());
-        }
-        if self.shared.reserve_missing.load(Ordering::SeqCst) && ensure_reserve(&self.shared.path) {
-            self.shared.reserve_missing.store(false, Ordering::SeqCst);
-        }
-        result
-    }
-
-    /// A change whose sync failed: it is undone now if possible, else at the next use.
-    fn refused(&self, writes: Vec<Written>) {
-        if let Ok(mut undo) = self.shared.undo.lock() {
-            undo.extend(writes);
-        }
-        self.shared.broken.store(true, Ordering::SeqCst);
-        // If this fails (the disk is still full) the next use tries again.
-        let _ = self.recover();
-    }
-
-    /// Opens the database afresh (sled refuses every write after a failed
-    /// one) and undoes the refused changes; on failure the store stays
-    /// broken and the next use tries again.
-    fn recover(&self) -> Result<()> {
-        let mut trees = self.shared.trees.write().map_err(|_| closed())?;
-        if !self.shared.broken.swap(false, Ordering::SeqCst) {
-            return Ok(());
-        }
-        let writes = self.shared.undo.lock().map(|mut u| std::mem::take(&mut *u)).unwrap_or_default();
-        // The old handles must go first: they hold sled's lock on the files.
-        *trees = None;
-        let reopen = || {
-            Trees::open(&self.shared.path).and_then(|fresh| {
-                undo(&fresh, &writes)?;
-                fresh.flush()?;
-                Ok(fresh)
-            })
-        };
-        let reopened = match reopen() {
-            // The disk is full: the reserve makes room to open and undo.
-            Err(e) if e.is_storage_full() && release_reserve(&self.shared.path) => {
-                self.shared.reserve_missing.store(true, Ordering::SeqCst);
-                reopen()
-            }
-            other => other,
-        };
-        match reopened {
-            Ok(fresh) => {
-                *trees = Some(fresh);
-                Ok(())
-            }
-            Err(e) => {
-                if let Ok(mut undo) = self.shared.undo.lock() {
-                    let later = std::mem::replace(&mut *undo, writes);
-                    undo.extend(later);
-                }
-                self.shared.broken.store(true, Ordering::SeqCst);
-                Err(e)
-            }
+        if let Backend::Embedded(s) = &self.backend {
+            s.fail_next_sync();
         }
     }
 
-    // ---- challenges ----
-
-    /// Records a challenge, replacing the challenger's earlier one in this channel.
-    ///
-    /// Refused with [`StoreError::PlayerBusy`] if the challenger, or the
-    /// player challenged, is already in a game in this channel.
-    pub fn create_challenge(&self, channel: &ChannelKey, challenge: &Challenge) -> Result<()> {
-        let key = challenge_key(channel, &challenge.challenger)?;
-        let value = encode(|| describe_challenge(channel, &challenge.challenger), challenge)?;
-        let mut busy = vec![player_key(&channel.platform, &challenge.challenger, &channel.channel)?];
-        if let Some(challenged) = &challenge.challenged {
-            busy.push(player_key(&channel.platform, challenged, &channel.channel)?);
-        }
-        let open = self.db()?;
-        let t = open.trees()?;
-        let journal = Journal::default();
-        let result = (&t.challenges, &t.players, &t.meta).transaction(|(challenges, players, meta)| {
-            journal.restart();
-            for (player_key, player) in busy.iter().zip([Some(&challenge.challenger), challenge.challenged.as_ref()]) {
-                if let Some(id) = players.get(player_key)? {
-                    let player = player.cloned().unwrap_or_default();
-                    return abort(StoreError::PlayerBusy { player, game: GameId::stored(&id) });
-                }
-            }
-            journal.insert(challenges, "challenges", &key, value.as_slice())?;
-            journal.count(meta)?;
-            Ok(())
-        });
-        self.settle(open, journal, settled(result))
-    }
-
-    /// The pending challenge from `challenger` in this channel, if any.
-    pub fn challenge(&self, channel: &ChannelKey, challenger: &str) -> Result<Option<Challenge>> {
-        let key = challenge_key(channel, challenger)?;
-        let open = self.db()?;
-        match open.trees()?.challenges.get(key)? {
-            Some(raw) => codec::decode(|| describe_challenge(channel, challenger), &raw).map(Some),
-            None => Ok(None),
+    /// Writes a backup of the embedded store to the file `to`. A shared
+    /// store is backed up with PostgreSQL's own tools (`pg_dump`).
+    pub fn backup(&self, to: &Path) -> Result<BackupSummary> {
+        match &self.backend {
+            Backend::Embedded(s) => s.backup(to),
+            Backend::Shared(_) => Err(StoreError::Unsupported("backups of a PostgreSQL store are made with pg_dump")),
         }
     }
 
-    /// Every pending challenge in this channel, by challenger.
-    pub fn challenges(&self, channel: &ChannelKey) -> Result<Vec<(String, Result<Challenge>)>> {
-        let prefix = channel.prefix()?;
-        let mut found = Vec::new();
-        let open = self.db()?;
-        for entry in open.trees()?.challenges.scan_prefix(&prefix) {
-            let (key, raw) = entry?;
-            let challenger = keys::text(&key[prefix.len()..]);
-            let challenge = codec::decode(|| describe_challenge(channel, &challenger), &raw);
-            found.push((challenger, challenge));
-        }
-        Ok(found)
+    /// Restores the backup `from` into the embedded store directory `into`.
+    pub fn restore(from: &Path, into: &Path) -> Result<BackupSummary> {
+        SledStore::restore(from, into)
     }
 
-    /// Withdraws the challenge from `challenger` in this channel.
-    pub fn withdraw_challenge(&self, channel: &ChannelKey, challenger: &str) -> Result<()> {
-        let key = challenge_key(channel, challenger)?;
-        let open = self.db()?;
-        let t = open.trees()?;
-        let journal = Journal::default();
-        let result = (&t.challenges, &t.meta).transaction(|(challenges, meta)| {
-            journal.restart();
-            if challenges.get(&key)?.is_none() {
-                return abort(StoreError::NoSuchChallenge { challenger: challenger.to_owned() });
-            }
-            journal.remove(challenges, "challenges", &key)?;
-            journal.count(meta)?;
-            Ok(())
-        });
-        self.settle(open, journal, settled(result))
+    /// Takes a backup a running bot was asked for, if any (embedded stores only).
+    pub fn serve_backup_request(&self) -> Option<Result<BackupSummary>> {
+        self.embedded().and_then(SledStore::serve_backup_request)
     }
 
-    /// Accepts the challenge from `challenger`: the game starts from
-    /// `start_fen` (which the caller reads from the variant), the challenge and
-    /// any challenge by the accepter in this channel are removed, all at once.
-    ///
-    /// A random colour choice is drawn here.
-    pub fn accept_challenge(
-        &self,
-        channel: &ChannelKey,
-        challenger: &str,
-        accepter: &str,
-        start_fen: &str,
-        at: Timestamp,
-    ) -> Result<GameRecord> {
-        if challenger == accepter {
-            return Err(StoreError::OwnChallenge);
-        }
-        let key = challenge_key(channel, challenger)?;
-        let accepters_own = challenge_key(channel, accepter)?;
-        let open = self.db()?;
-        let t = open.trees()?;
-        let journal = Journal::default();
-        let result = (&t.challenges, &t.games, &t.players, &t.archive, &t.due, &t.meta).transaction(
-            |(challenges, games, players, archive, due, meta)| {
-                journal.restart();
-                let Some(raw) = challenges.get(&key)? else {
-                    return abort(StoreError::NoSuchChallenge { challenger: challenger.to_owned() });
-                };
-                let challenge: Challenge =
-                    codec::decode(|| describe_challenge(channel, challenger), &raw).or_abort()?;
-                if let Some(challenged) = &challenge.challenged
-                    && challenged != accepter
-                {
-                    return abort(StoreError::NotYourChallenge {
-                        challenger: challenger.to_owned(),
-                        challenged: challenged.clone(),
-                    });
-                }
-                let challenger_white = match challenge.colour {
-                    ColourChoice::White => true,
-                    ColourChoice::Black => false,
-                    ColourChoice::Random => fastrand::bool(),
-                };
-                let (white, black) = if challenger_white { (challenger, accepter) } else { (accepter, challenger) };
-                let new = NewGame {
-                    variant: challenge.variant,
-                    white: white.to_owned(),
-                    black: black.to_owned(),
-                    settings: challenge.settings,
-                    start_fen: start_fen.to_owned(),
-                    at,
-                    clash: challenge.clash.then(ClashMatch::default),
-                };
-                let game = insert_game(&journal, games, players, archive, due, channel, &new)?;
-                journal.remove(challenges, "challenges", &key)?;
-                if challenges.get(&accepters_own)?.is_some() {
-                    journal.remove(challenges, "challenges", &accepters_own)?;
-                }
-                journal.count(meta)?;
-                Ok(game)
-            },
-        );
-        self.settle(open, journal, settled(result))
-    }
-
-    // ---- games ----
-
-    /// Starts a game directly, without a challenge (a rematch, a game against the bot).
-    ///
-    /// Refused with [`StoreError::PlayerBusy`] if either player is already in
-    /// a game in this channel. The game gets a fresh id and version 1.
-    pub fn create_game(&self, channel: &ChannelKey, new: &NewGame) -> Result<GameRecord> {
-        channel.encode()?;
-        let open = self.db()?;
-        let t = open.trees()?;
-        let journal = Journal::default();
-        let result =
-            (&t.games, &t.players, &t.archive, &t.due, &t.meta).transaction(|(games, players, archive, due, meta)| {
-                journal.restart();
-                let game = insert_game(&journal, games, players, archive, due, channel, new)?;
-                journal.count(meta)?;
-                Ok(game)
-            });
-        self.settle(open, journal, settled(result))
-    }
-
-    /// The active game `key`.
-    ///
-    /// [`StoreError::GameOver`] if it has finished (see [`Store::archived_game`]),
-    /// [`StoreError::NoSuchGame`] if there never was one.
-    pub fn game(&self, key: &GameKey) -> Result<GameRecord> {
-        let bytes = key.encode()?;
-        let open = self.db()?;
-        let t = open.trees()?;
-        match t.games.get(&bytes)? {
-            Some(raw) => decode_game(key, &raw),
-            None => Err(missing(t, key, &bytes)?),
-        }
-    }
-}
-
-fn missing(t: &Trees, key: &GameKey, bytes: &[u8]) -> Result<StoreError> {
-    Ok(if t.archive.contains_key(bytes)? {
-        StoreError::GameOver(key.clone())
-    } else {
-        StoreError::NoSuchGame(key.clone())
-    })
-}
-
-impl Store {
-    /// Every active game in this channel, in id order.
-    pub fn games_in_channel(&self, channel: &ChannelKey) -> Result<GameListing> {
-        let prefix = channel.prefix()?;
-        let mut found = Vec::new();
-        let open = self.db()?;
-        for entry in open.trees()?.games.scan_prefix(&prefix) {
-            let (key, raw) = entry?;
-            let key = channel.game(GameId::stored(&key[prefix.len()..]));
-            let game = decode_game(&key, &raw);
-            found.push((key, game));
-        }
-        Ok(found)
-    }
-
-    /// Every active game on every platform (for the correspondence clocks).
-    pub fn active_games(&self) -> Result<GameListing> {
-        let mut found = Vec::new();
-        let open = self.db()?;
-        for entry in open.trees()?.games.iter() {
-            let (key, raw) = entry?;
-            let mut parts = key.splitn(3, |&b| b == 0);
-            let (Some(platform), Some(channel), Some(id)) = (parts.next(), parts.next(), parts.next()) else {
-                continue;
-            };
-            let key = ChannelKey::new(keys::text(platform), keys::text(channel)).game(GameId::stored(id));
-            let game = decode_game(&key, &raw);
-            found.push((key, game));
-        }
-        Ok(found)
-    }
-
-    /// The active games the correspondence clock must look at by `now`, in
-    /// key order (platform, channel, id): those whose reminder or loss on
-    /// time is due, and games against the bot (see the `due` tree in the
-    /// crate's layout). Reads only those games, however many others there are.
-    pub fn due_games(&self, now: Timestamp) -> Result<GameListing> {
-        let open = self.db()?;
-        let t = open.trees()?;
-        let mut found = Vec::new();
-        for entry in t.due.range(..due_key(Timestamp(now.0.saturating_add(1)), &[])) {
-            let (raw_key, _) = entry?;
-            let Some(game_key) = raw_key.get(8..) else { continue };
-            let key = game_key_of(game_key);
-            match t.games.get(game_key)? {
-                Some(raw) => {
-                    let game = decode_game(&key, &raw);
-                    found.push((key, game));
-                }
-                // Not expected: the index changes with the game; `verify` reports it.
-                None => continue,
-            }
-        }
-        found.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(found)
-    }
-
-    /// The active game of `player` in this channel, if any.
-    pub fn player_game_in_channel(&self, channel: &ChannelKey, player: &str) -> Result<Option<GameRecord>> {
-        let open = self.db()?;
-        let Some(id) = open.trees()?.players.get(player_key(&channel.platform, player, &channel.channel)?)? else {
-            return Ok(None);
-        };
-        drop(open);
-        match self.game(&channel.game(GameId::stored(&id))) {
-            Ok(game) => Ok(Some(game)),
-            // Finished between the two reads.
-            Err(StoreError::NoSuchGame(_) | StoreError::GameOver(_)) => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Every active game of `player` on `platform`, one per channel, in channel order.
-    pub fn games_of(&self, platform: &str, player: &str) -> Result<GameListing> {
-        let prefix = prefix(&[("platform", platform), ("player", player)])?;
-        let mut found = Vec::new();
-        let open = self.db()?;
-        let t = open.trees()?;
-        for entry in t.players.scan_prefix(&prefix) {
-            let (key, id) = entry?;
-            let channel = ChannelKey::new(platform, keys::text(&key[prefix.len()..]));
-            let key = channel.game(GameId::stored(&id));
-            match t.games.get(key.encode()?)? {
-                Some(raw) => {
-                    let game = decode_game(&key, &raw);
-                    found.push((key, game));
-                }
-                // Finished between the two reads.
-                None => continue,
-            }
-        }
-        Ok(found)
-    }
-
-    /// Changes game `key` in one compare-and-swap: `change` runs on the game as
-    /// stored, and the result is written only if the game is still at
-    /// `expected_version`. This is the primitive under every game change below.
-    ///
-    /// - [`StoreError::AlreadyApplied`] if `message_id` was applied before
-    ///   (checked first, so a retried delivery is recognised even though its
-    ///   expected version is stale);
-    /// - [`StoreError::Conflict`] if the game is at another version;
-    /// - any error `change` returns, with nothing written.
-    ///
-    /// The store keeps the key, sets the version to `expected_version + 1`, and
-    /// records `message_id`; use [`Store::finish_game`] to end a game.
+    /// Changes game `key` in one compare-and-swap: `change` runs on the game
+    /// as stored, and the result is written only if the game is still at
+    /// `expected_version` ([`StoreError::Conflict`] otherwise).
+    /// [`StoreError::AlreadyApplied`] if `message_id` was applied before.
+    /// The version becomes `expected_version + 1`.
     pub fn update_game(
         &self,
         key: &GameKey,
@@ -645,48 +293,22 @@ impl Store {
         message_id: Option<&str>,
         change: impl FnMut(&mut GameRecord) -> Result<()>,
     ) -> Result<GameRecord> {
-        let bytes = key.encode()?;
-        let change = std::cell::RefCell::new(change);
-        let open = self.db()?;
-        let t = open.trees()?;
-        let journal = Journal::default();
-        // A transaction: if someone else wrote first, it runs again, and the checks say what happened.
-        let result = (&t.games, &t.archive, &t.due, &t.meta).transaction(|(games, archive, due, meta)| {
-            journal.restart();
-            let Some(old) = games.get(&bytes)? else {
-                return abort(if archive.get(&bytes)?.is_some() {
-                    StoreError::GameOver(key.clone())
-                } else {
-                    StoreError::NoSuchGame(key.clone())
-                });
-            };
-            let mut game = decode_game(key, &old).or_abort()?;
-            if let Some(id) = message_id
-                && game.applied_messages.iter().any(|m| m == id)
-            {
-                return abort(StoreError::AlreadyApplied { key: key.clone(), version: game.version });
-            }
-            if game.version != expected_version {
-                return abort(StoreError::Conflict {
-                    key: key.clone(),
-                    expected: expected_version,
-                    actual: game.version,
-                });
-            }
-            let was_due = due_of(&game);
-            (change.borrow_mut())(&mut game).or_abort()?;
-            game.key = key.clone();
-            game.version = expected_version + 1;
-            if let Some(id) = message_id {
-                game.applied_messages.push(id.to_owned());
-            }
-            journal.insert(games, "games", &bytes, encode_game(&game).or_abort()?)?;
-            set_due(&journal, due, &bytes, was_due, due_of(&game))?;
-            journal.count(meta)?;
-            Ok(game)
-        });
-        self.settle(open, journal, settled(result))
+        both!(self, s => s.update_game(key, expected_version, message_id, change))
     }
+
+    /// Ends game `key` as [`Store::finish_game`] does, with a last change to
+    /// the game made in the same step (`change` may run more than once).
+    pub fn finish_game_with(
+        &self,
+        key: &GameKey,
+        expected_version: u64,
+        end: &GameEnd,
+        change: impl Fn(&mut GameRecord) -> Result<()>,
+    ) -> Result<GameRecord> {
+        both!(self, s => s.finish_game_with(key, expected_version, end, change))
+    }
+
+    // The game changes below are compare-and-swaps through `update_game`.
 
     /// Plays a move: appends `mv`, sets the position to `fen` (which the caller
     /// computed with the rules), and lets pending offers lapse.
@@ -791,555 +413,106 @@ impl Store {
     pub fn finish_game(&self, key: &GameKey, expected_version: u64, end: &GameEnd) -> Result<GameRecord> {
         self.finish_game_with(key, expected_version, end, |_| Ok(()))
     }
+}
 
-    /// [`Store::finish_game`], with a last change to the game made in the
-    /// same step (a Clash match writes its final state): `change` runs on
-    /// the game as stored, before the result is set; an error it returns
-    /// leaves everything as it was. `change` may run more than once (a
-    /// transaction that has to start again), always on the stored game.
-    pub fn finish_game_with(
-        &self,
-        key: &GameKey,
-        expected_version: u64,
-        end: &GameEnd,
-        change: impl Fn(&mut GameRecord) -> Result<()>,
-    ) -> Result<GameRecord> {
-        let bytes = key.encode()?;
-        let open = self.db()?;
-        let t = open.trees()?;
-        let journal = Journal::default();
-        let trees = (&t.games, &t.players, &t.archive, &t.archive_index, &t.ratings, &t.due, &t.meta);
-        let result = trees.transaction(|(games, players, archive, archive_index, ratings, due, meta)| {
-            journal.restart();
-            let Some(raw) = games.get(&bytes)? else {
-                if let Some(raw) = archive.get(&bytes)? {
-                    let game = decode_game(key, &raw).or_abort()?;
-                    if let Some(id) = &end.message_id
-                        && game.applied_messages.contains(id)
-                    {
-                        return abort(StoreError::AlreadyApplied { key: key.clone(), version: game.version });
-                    }
-                    return abort(StoreError::GameOver(key.clone()));
-                }
-                return abort(StoreError::NoSuchGame(key.clone()));
-            };
-            let mut game = decode_game(key, &raw).or_abort()?;
-            if let Some(id) = &end.message_id
-                && game.applied_messages.contains(id)
-            {
-                return abort(StoreError::AlreadyApplied { key: key.clone(), version: game.version });
-            }
-            if game.version != expected_version {
-                return abort(StoreError::Conflict {
-                    key: key.clone(),
-                    expected: expected_version,
-                    actual: game.version,
-                });
-            }
-            let was_due = due_of(&game);
-            change(&mut game).or_abort()?;
-            let changes = if game.settings.rated && game.white != game.black {
-                rate_in(&journal, ratings, &key.channel.platform, &game.variant, &game.white, &game.black, end.outcome)?
-            } else {
-                None
-            };
-            game.version += 1;
-            game.updated_at = end.at;
-            game.offers.clear();
-            game.result = Some(GameResult {
-                outcome: end.outcome,
-                reason: end.reason.clone(),
-                at: end.at,
-                white_rating: changes.map(|(w, _)| w),
-                black_rating: changes.map(|(_, b)| b),
-            });
-            if let Some(id) = &end.message_id {
-                game.applied_messages.push(id.clone());
-            }
-            journal.remove(games, "games", &bytes)?;
-            journal.insert(archive, "archive", &bytes, encode_game(&game).or_abort()?)?;
-            set_due(&journal, due, &bytes, was_due, None)?;
-            for player in [&game.white, &game.black] {
-                let pk = player_key(&key.channel.platform, player, &key.channel.channel).or_abort()?;
-                if players.get(&pk)?.is_some_and(|id| *id == *key.id.as_str().as_bytes()) {
-                    journal.remove(players, "games_by_player", &pk)?;
-                }
-                journal.insert(
-                    archive_index,
-                    "archive_by_player",
-                    archive_index_key(key, player, end.at).or_abort()?,
-                    &[][..],
-                )?;
-            }
-            journal.count(meta)?;
-            Ok(game)
-        });
-        self.settle(open, journal, settled(result))
-    }
+delegate! {
+    /// Makes everything durable now (every change already is when it returns).
+    fn flush(&self) -> Result<()>;
 
-    // ---- archive ----
+    /// Records a challenge, replacing the challenger's earlier one in this
+    /// channel; [`StoreError::PlayerBusy`] if either player is in a game there.
+    fn create_challenge(&self, channel: &ChannelKey, challenge: &Challenge) -> Result<()>;
+    /// The pending challenge from `challenger` in this channel, if any.
+    fn challenge(&self, channel: &ChannelKey, challenger: &str) -> Result<Option<Challenge>>;
+    /// Every pending challenge in this channel, by challenger.
+    fn challenges(&self, channel: &ChannelKey) -> Result<Vec<(String, Result<Challenge>)>>;
+    /// Withdraws the challenge from `challenger` in this channel.
+    fn withdraw_challenge(&self, channel: &ChannelKey, challenger: &str) -> Result<()>;
+    /// Accepts the challenge from `challenger`: the game starts from
+    /// `start_fen`, the challenge and the accepter's own are removed, at once.
+    fn accept_challenge(&self, channel: &ChannelKey, challenger: &str, accepter: &str, start_fen: &str, at: Timestamp) -> Result<GameRecord>;
+
+    /// Starts a game directly (a game against the bot); [`StoreError::PlayerBusy`]
+    /// if either player is in a game in this channel.
+    fn create_game(&self, channel: &ChannelKey, new: &NewGame) -> Result<GameRecord>;
+    /// The active game `key`: [`StoreError::GameOver`] if it has finished,
+    /// [`StoreError::NoSuchGame`] if there never was one.
+    fn game(&self, key: &GameKey) -> Result<GameRecord>;
+    /// Every active game in this channel, in id order.
+    fn games_in_channel(&self, channel: &ChannelKey) -> Result<GameListing>;
+    /// Every active game on every platform.
+    fn active_games(&self) -> Result<GameListing>;
+    /// The active games the correspondence clock must look at by `now`, in
+    /// key order (reading only those).
+    fn due_games(&self, now: Timestamp) -> Result<GameListing>;
+    /// [`Store::due_games`], each taken for this process for a while: another
+    /// process sharing the store does not get the same games meanwhile.
+    fn claim_due_games(&self, now: Timestamp) -> Result<GameListing>;
+    /// The active game of `player` in this channel, if any.
+    fn player_game_in_channel(&self, channel: &ChannelKey, player: &str) -> Result<Option<GameRecord>>;
+    /// Every active game of `player` on `platform`, in channel order.
+    fn games_of(&self, platform: &str, player: &str) -> Result<GameListing>;
 
     /// A finished game.
-    pub fn archived_game(&self, key: &GameKey) -> Result<GameRecord> {
-        let open = self.db()?;
-        match open.trees()?.archive.get(key.encode()?)? {
-            Some(raw) => decode_game(key, &raw),
-            None => Err(StoreError::NoSuchGame(key.clone())),
-        }
-    }
-
+    fn archived_game(&self, key: &GameKey) -> Result<GameRecord>;
     /// The finished games of `player` on `platform`, newest first, at most `limit`.
-    pub fn archived_games_of(&self, platform: &str, player: &str, limit: usize) -> Result<GameListing> {
-        let prefix = prefix(&[("platform", platform), ("player", player)])?;
-        let mut found = Vec::new();
-        let open = self.db()?;
-        let t = open.trees()?;
-        for entry in t.archive_index.scan_prefix(&prefix).rev() {
-            if found.len() >= limit {
-                break;
-            }
-            let (index, _) = entry?;
-            let Some(rest) = index.get(prefix.len() + 8..) else { continue };
-            let [channel, id] = keys::split(rest)[..] else { continue };
-            let key = ChannelKey::new(platform, keys::text(channel)).game(GameId::stored(id));
-            let game = match t.archive.get(key.encode()?)? {
-                Some(raw) => decode_game(&key, &raw),
-                None => Err(StoreError::Corrupt {
-                    record: key.describe(),
-                    reason: "listed in the archive index but missing from the archive".into(),
-                }),
-            };
-            found.push((key, game));
-        }
-        Ok(found)
-    }
+    fn archived_games_of(&self, platform: &str, player: &str, limit: usize) -> Result<GameListing>;
 
-    // ---- ratings ----
-
-    /// The rating of `player` on `platform` in `variant` (the starting rating if they have none).
-    pub fn rating(&self, platform: &str, player: &str, variant: &str) -> Result<Rating> {
-        let open = self.db()?;
-        match open.trees()?.ratings.get(rating_key(platform, player, variant)?)? {
-            Some(raw) => codec::decode(|| describe_rating(platform, player, variant), &raw),
-            None => Ok(Rating::default()),
-        }
-    }
-
-    /// The best `limit` rated players of `variant` on `platform`, highest
-    /// rating first. Damaged rating records are skipped.
-    pub fn leaderboard(&self, platform: &str, variant: &str, limit: usize) -> Result<Vec<(String, Rating)>> {
-        let prefix = prefix(&[("platform", platform)])?;
-        let mut found = Vec::new();
-        let open = self.db()?;
-        for entry in open.trees()?.ratings.scan_prefix(&prefix) {
-            let (key, raw) = entry?;
-            let rest = &key[prefix.len()..];
-            let Some(split) = rest.iter().position(|&b| b == 0) else { continue };
-            if keys::text(&rest[split + 1..]) != variant {
-                continue;
-            }
-            let player = keys::text(&rest[..split]);
-            if let Ok(rating) = codec::decode::<Rating>(|| describe_rating(platform, &player, variant), &raw)
-                && rating.games > 0
-            {
-                found.push((player, rating));
-            }
-        }
-        found.sort_by(|a, b| b.1.rating.total_cmp(&a.1.rating).then_with(|| a.0.cmp(&b.0)));
-        found.truncate(limit);
-        Ok(found)
-    }
-
+    /// The rating of `player` in `variant` (the starting rating if none).
+    fn rating(&self, platform: &str, player: &str, variant: &str) -> Result<Rating>;
+    /// The best `limit` rated players of `variant`, highest first.
+    fn leaderboard(&self, platform: &str, variant: &str, limit: usize) -> Result<Vec<(String, Rating)>>;
     /// Every rating of `player` on `platform`, by variant.
-    pub fn ratings_of(&self, platform: &str, player: &str) -> Result<Vec<(String, Result<Rating>)>> {
-        let prefix = prefix(&[("platform", platform), ("player", player)])?;
-        let mut found = Vec::new();
-        let open = self.db()?;
-        for entry in open.trees()?.ratings.scan_prefix(&prefix) {
-            let (key, raw) = entry?;
-            let variant = keys::text(&key[prefix.len()..]);
-            let rating = codec::decode(|| describe_rating(platform, player, &variant), &raw);
-            found.push((variant, rating));
-        }
-        Ok(found)
-    }
-
-    /// Rates a game played outside the store (an imported result): both
-    /// ratings change at once. `None` for an aborted game or a player against themselves.
-    ///
-    /// Games ended with [`Store::finish_game`] are rated there; do not rate them again.
-    pub fn record_result(
-        &self,
-        platform: &str,
-        variant: &str,
-        white: &str,
-        black: &str,
-        outcome: Outcome,
-    ) -> Result<Option<(RatingChange, RatingChange)>> {
-        if white == black {
-            return Ok(None);
-        }
-        let open = self.db()?;
-        let t = open.trees()?;
-        let journal = Journal::default();
-        let result = (&t.ratings, &t.meta).transaction(|(ratings, meta)| {
-            journal.restart();
-            let changes = rate_in(&journal, ratings, platform, variant, white, black, outcome)?;
-            if changes.is_some() {
-                journal.count(meta)?;
-            }
-            Ok(changes)
-        });
-        self.settle(open, journal, settled(result))
-    }
-
-    // ---- channel settings ----
+    fn ratings_of(&self, platform: &str, player: &str) -> Result<Vec<(String, Result<Rating>)>>;
+    /// Rates a game played outside the store; `None` if not rated.
+    fn record_result(&self, platform: &str, variant: &str, white: &str, black: &str, outcome: Outcome) -> Result<Option<(RatingChange, RatingChange)>>;
 
     /// The settings of this channel (the defaults if never set).
-    pub fn channel_settings(&self, channel: &ChannelKey) -> Result<ChannelSettings> {
-        let open = self.db()?;
-        match open.trees()?.channels.get(channel.encode()?)? {
-            Some(raw) => codec::decode(|| format!("the settings of {channel}"), &raw),
-            None => Ok(ChannelSettings::default()),
-        }
-    }
-
+    fn channel_settings(&self, channel: &ChannelKey) -> Result<ChannelSettings>;
     /// Replaces the settings of this channel.
-    pub fn set_channel_settings(&self, channel: &ChannelKey, settings: &ChannelSettings) -> Result<()> {
-        let value = encode(|| format!("the settings of {channel}"), settings)?;
-        let key = channel.encode()?;
-        let open = self.db()?;
-        let t = open.trees()?;
-        let journal = Journal::default();
-        let result = (&t.channels, &t.meta).transaction(|(channels, meta)| {
-            journal.restart();
-            journal.insert(channels, "channels", &key, value.as_slice())?;
-            journal.count(meta)?;
-            Ok(())
-        });
-        self.settle(open, journal, settled(result))
-    }
+    fn set_channel_settings(&self, channel: &ChannelKey, settings: &ChannelSettings) -> Result<()>;
 
-    // ---- checking ----
+    /// Reads every record and index entry and lists what cannot be read or
+    /// does not fit together; empty when the store is whole.
+    fn verify(&self) -> Result<Vec<StoreError>>;
 
-    /// Reads every record and index entry, and lists what cannot be read or
-    /// does not fit together. An empty list means the store is whole.
-    pub fn verify(&self) -> Result<Vec<StoreError>> {
-        let open = self.db()?;
-        let t = open.trees()?;
-        let mut problems = Vec::new();
-        let damaged = |record: String, reason: &str| StoreError::Corrupt { record, reason: reason.to_owned() };
-        for (tree, archived) in [(&t.games, false), (&t.archive, true)] {
-            for entry in tree.iter() {
-                let (raw_key, raw) = entry?;
-                let key = game_key_of(&raw_key);
-                match decode_game(&key, &raw) {
-                    Ok(game) if game.key != key => problems.push(damaged(key.describe(), "stored under another key")),
-                    Ok(game) if !archived => {
-                        if let Some(at) = due_of(&game)
-                            && !t.due.contains_key(due_key(at, &raw_key))?
-                        {
-                            problems.push(damaged(key.describe(), "missing from the clock's index"));
-                        }
-                        for player in [&game.white, &game.black] {
-                            let pk = player_key(&key.channel.platform, player, &key.channel.channel)?;
-                            if t.players.get(pk)?.is_none_or(|id| *id != *key.id.as_str().as_bytes()) {
-                                problems.push(damaged(key.describe(), "missing from its player's index"));
-                            }
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(e) => problems.push(e),
-                }
-            }
-        }
-        for entry in t.players.iter() {
-            let (raw_key, id) = entry?;
-            let parts = keys::split(&raw_key);
-            if let [platform, _, channel] = parts[..] {
-                let key = ChannelKey::new(keys::text(platform), keys::text(channel)).game(GameId::stored(&id));
-                if !t.games.contains_key(key.encode()?)? {
-                    problems.push(damaged(key.describe(), "in the player index but not among the active games"));
-                }
-            } else {
-                problems.push(damaged(keys::text(&raw_key), "malformed player index key"));
-            }
-        }
-        for entry in t.archive_index.iter() {
-            let (raw_key, _) = entry?;
-            let parts = keys::split(&raw_key);
-            let whole = parts.len() >= 2 && raw_key.len() >= parts[0].len() + parts[1].len() + 2 + 8;
-            let target = whole.then(|| {
-                let rest = &raw_key[parts[0].len() + parts[1].len() + 2 + 8..];
-                match keys::split(rest)[..] {
-                    [channel, id] => {
-                        Some(ChannelKey::new(keys::text(parts[0]), keys::text(channel)).game(GameId::stored(id)))
-                    }
-                    _ => None,
-                }
-            });
-            match target.flatten() {
-                Some(key) if !t.archive.contains_key(key.encode()?)? => {
-                    problems.push(damaged(key.describe(), "in the archive index but not in the archive"));
-                }
-                Some(_) => {}
-                None => problems.push(damaged(keys::text(&raw_key), "malformed archive index key")),
-            }
-        }
-        for entry in t.due.iter() {
-            let (raw_key, _) = entry?;
-            let Some(game_key) = raw_key.get(8..) else {
-                problems.push(damaged(keys::text(&raw_key), "malformed clock index key"));
-                continue;
-            };
-            let key = game_key_of(game_key);
-            let at = Timestamp(be_u64(&raw_key[..8]));
-            match t.games.get(game_key)? {
-                Some(raw) => match decode_game(&key, &raw) {
-                    Ok(game) if due_of(&game) != Some(at) => {
-                        problems.push(damaged(key.describe(), "in the clock's index at the wrong time"));
-                    }
-                    // A game that cannot be read is reported above.
-                    _ => {}
-                },
-                None => problems.push(damaged(key.describe(), "in the clock's index but not among the active games")),
-            }
-        }
-        for entry in t.challenges.iter() {
-            let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<Challenge>(|| format!("the challenge {}", keys::text(&key)), &raw) {
-                problems.push(e);
-            }
-        }
-        for entry in t.ratings.iter() {
-            let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<Rating>(|| format!("the rating {}", keys::text(&key)), &raw) {
-                problems.push(e);
-            }
-        }
-        for entry in t.channels.iter() {
-            let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<ChannelSettings>(|| format!("the settings {}", keys::text(&key)), &raw) {
-                problems.push(e);
-            }
-        }
-        problems.extend(outbox::verify(t)?);
-        for entry in t.tree(b"users")?.iter() {
-            let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<UserRecord>(|| format!("the user {}", keys::text(&key)), &raw) {
-                problems.push(e);
-            }
-        }
-        Ok(problems)
-    }
-}
+    /// The directory's record of user `id`, if ever seen.
+    fn user(&self, platform: &str, id: &str) -> Result<Option<UserRecord>>;
+    /// The id of the user who holds `username` now, if known.
+    fn user_by_username(&self, platform: &str, username: &str) -> Result<Option<String>>;
+    /// Notes user `id` seen under `name` and `username`, moving records
+    /// that older versions kept under the username the first time.
+    fn see_user(&self, platform: &str, id: &str, name: &str, username: Option<&str>, at: Timestamp) -> Result<Migration>;
+    /// Notes user `id` as [`Store::see_user`] does, moving no records.
+    fn note_user(&self, platform: &str, id: &str, name: &str, username: Option<&str>, at: Timestamp) -> Result<()>;
+    /// Notes the display `name` of user `id`, keeping the username known.
+    fn note_name(&self, platform: &str, id: &str, name: &str, at: Timestamp) -> Result<()>;
+    /// Moves every record keyed by player `old` to player `new`, at once.
+    fn migrate_username(&self, platform: &str, old: &str, new: &str) -> Result<Migration>;
+    /// Moves channel `from`'s records to channel `to` on the same platform.
+    fn move_channel(&self, from: &ChannelKey, to: &str) -> Result<ChannelMove>;
 
-/// The game key a raw `platform\0channel\0id` key names, read leniently so that a damaged key can still be reported.
-fn game_key_of(raw: &[u8]) -> GameKey {
-    let parts = keys::split(raw);
-    let part = |i: usize| parts.get(i).map(|p| keys::text(p)).unwrap_or_default();
-    ChannelKey::new(part(0), part(1)).game(GameId::stored(parts.get(2).copied().unwrap_or_default()))
-}
-
-/// Inserts a new game under a fresh id, inside a transaction.
-fn insert_game(
-    journal: &Journal,
-    games: &TransactionalTree,
-    players: &TransactionalTree,
-    archive: &TransactionalTree,
-    due: &TransactionalTree,
-    channel: &ChannelKey,
-    new: &NewGame,
-) -> TxResult<GameRecord> {
-    let mut player_keys = Vec::with_capacity(2);
-    for player in [&new.white, &new.black] {
-        let key = player_key(&channel.platform, player, &channel.channel).or_abort()?;
-        if let Some(id) = players.get(&key)? {
-            return abort(StoreError::PlayerBusy { player: player.clone(), game: GameId::stored(&id) });
-        }
-        player_keys.push(key);
-    }
-    let mut tries = 0;
-    let (key, bytes) = loop {
-        let key = channel.game(GameId::random());
-        let bytes = key.encode().or_abort()?;
-        if games.get(&bytes)?.is_none() && archive.get(&bytes)?.is_none() {
-            break (key, bytes);
-        }
-        tries += 1;
-        if tries >= 256 {
-            return abort(StoreError::NoFreeId);
-        }
-    };
-    let game = GameRecord {
-        key,
-        version: 1,
-        variant: new.variant.clone(),
-        white: new.white.clone(),
-        black: new.black.clone(),
-        settings: new.settings.clone(),
-        start_fen: new.start_fen.clone(),
-        fen: new.start_fen.clone(),
-        moves: Vec::new(),
-        started_at: new.at,
-        updated_at: new.at,
-        offers: Vec::new(),
-        clash: new.clash.clone(),
-        result: None,
-        applied_messages: Vec::new(),
-        hints: Vec::new(),
-        reminded_at: None,
-    };
-    journal.insert(games, "games", &bytes, encode_game(&game).or_abort()?)?;
-    set_due(journal, due, &bytes, None, due_of(&game))?;
-    for key in player_keys {
-        journal.insert(players, "games_by_player", key, game.key.id.as_str().as_bytes())?;
-    }
-    Ok(game)
-}
-
-/// Rates a game inside a transaction on the ratings tree.
-fn rate_in(
-    journal: &Journal,
-    ratings: &TransactionalTree,
-    platform: &str,
-    variant: &str,
-    white: &str,
-    black: &str,
-    outcome: Outcome,
-) -> TxResult<Option<(RatingChange, RatingChange)>> {
-    let read = |player: &str| -> TxResult<(Vec<u8>, Rating)> {
-        let key = rating_key(platform, player, variant).or_abort()?;
-        let rating = match ratings.get(&key)? {
-            Some(raw) => codec::decode(|| describe_rating(platform, player, variant), &raw).or_abort()?,
-            None => Rating::default(),
-        };
-        Ok((key, rating))
-    };
-    let (white_key, white_rating) = read(white)?;
-    let (black_key, black_rating) = read(black)?;
-    let Some((w, b)) = rate(white_rating, black_rating, outcome) else { return Ok(None) };
-    let white_value = encode(|| describe_rating(platform, white, variant), &w.after).or_abort()?;
-    journal.insert(ratings, "ratings", white_key, white_value)?;
-    let black_value = encode(|| describe_rating(platform, black, variant), &b.after).or_abort()?;
-    journal.insert(ratings, "ratings", black_key, black_value)?;
-    Ok(Some((w, b)))
-}
-
-/// When the correspondence clock must next look at `game`, `None` if never:
-///
-/// - a game with days per move: when the player to move has used three
-///   quarters of them (if not yet reminded), else when they have used them
-///   all; the clock runs from the last move, or from the start of the game
-///   (from the last change, for a Clash match, whose rounds restart it);
-/// - a game against the bot (a bot level is set): a minute after its last
-///   change, when a bot stopped before it answered takes its turn. The
-///   store does not know whose turn it is, so such a game stays due until
-///   it ends; the caller sees quickly that it waits for the player.
-///
-/// The earlier of the two for a game that is both. Never later than the
-/// clock would act: earlier only costs the caller a look.
-pub(crate) fn due_of(game: &GameRecord) -> Option<Timestamp> {
-    let by_days = game.settings.days_per_move.map(|days| {
-        let last = game.moves.last().map(|m| m.at);
-        let since = if game.clash.is_some() {
-            last.unwrap_or(game.updated_at).min(game.updated_at)
-        } else {
-            last.unwrap_or(game.started_at)
-        };
-        let allowed = u64::from(days) * 86_400_000;
-        let wait = if game.reminded_at.is_none() { allowed / 4 * 3 } else { allowed };
-        Timestamp(since.0.saturating_add(wait))
-    });
-    let by_bot = game.settings.bot_level.map(|_| Timestamp(game.updated_at.0.saturating_add(60_000)));
-    match (by_days, by_bot) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
-/// The `due` index key: the due time (8 bytes, big-endian ms), then the game's key.
-fn due_key(at: Timestamp, game: &[u8]) -> Vec<u8> {
-    let mut key = Vec::with_capacity(8 + game.len());
-    key.extend_from_slice(&at.0.to_be_bytes());
-    key.extend_from_slice(game);
-    key
-}
-
-/// Moves game `game` in the `due` index from `was` to `now`, inside a transaction.
-pub(crate) fn set_due(
-    journal: &Journal,
-    due: &TransactionalTree,
-    game: &[u8],
-    was: Option<Timestamp>,
-    now: Option<Timestamp>,
-) -> TxResult<()> {
-    if was == now {
-        return Ok(());
-    }
-    if let Some(at) = was {
-        journal.remove(due, "due", due_key(at, game))?;
-    }
-    if let Some(at) = now {
-        journal.insert(due, "due", due_key(at, game), &[][..])?;
-    }
-    Ok(())
-}
-
-/// Brings a store written by an older Kibitz up to today's layout: the
-/// `due` index is built from the active games. Done once; it does not count as a change.
-fn upgrade_layout(t: &Trees) -> Result<()> {
-    let layout = t.meta.get(LAYOUT)?.map_or(0, |v| be_u64(&v) as u32);
-    if layout >= LAYOUT_VERSION {
-        return Ok(());
-    }
-    t.due.clear()?;
-    for entry in t.games.iter() {
-        let (raw_key, raw) = entry?;
-        // A game that cannot be read is left out; `verify` reports it.
-        if let Ok(game) = decode_game(&game_key_of(&raw_key), &raw)
-            && let Some(at) = due_of(&game)
-        {
-            t.due.insert(due_key(at, &raw_key), &[])?;
-        }
-    }
-    t.meta.insert(LAYOUT, &LAYOUT_VERSION.to_be_bytes())?;
-    t.flush()
-}
-
-/// Undoes the writes of refused changes, in one transaction: each write
-/// whose value is still the one it wrote gets back the value before it.
-/// Passes repeat until nothing changes, so that the order the writes are
-/// listed in does not matter; each is undone at most once.
-fn undo(t: &Trees, writes: &[Written]) -> Result<()> {
-    if writes.is_empty() {
-        return Ok(());
-    }
-    let mut names: Vec<IVec> = writes.iter().map(|w| w.tree.clone()).collect();
-    names.sort();
-    names.dedup();
-    let trees = names.iter().map(|n| t.tree(n)).collect::<Result<Vec<Tree>>>()?;
-    let result = trees.as_slice().transaction(|txs| {
-        let mut done = vec![false; writes.len()];
-        loop {
-            let mut changed = false;
-            for (i, w) in writes.iter().enumerate().rev() {
-                let Ok(at) = names.binary_search(&w.tree) else { continue };
-                let tx = &txs[at];
-                if done[i] || w.before == w.after || tx.get(&w.key)? != w.after {
-                    continue;
-                }
-                match &w.before {
-                    Some(v) => tx.insert(w.key.clone(), v.clone())?,
-                    None => tx.remove(w.key.clone())?,
-                };
-                done[i] = true;
-                changed = true;
-            }
-            if !changed {
-                return Ok::<_, ConflictableTransactionError<StoreError>>(());
-            }
-        }
-    });
-    settled(result)
+    /// Whether message `message_id` of `platform` was handled.
+    fn is_handled(&self, platform: &str, message_id: &str) -> Result<bool>;
+    /// Records, at once, that a message was handled, the replies it owes
+    /// and the reading position it reached; [`StoreError::AlreadyHandled`]
+    /// if it was handled before. The replies are this process's to send.
+    fn complete(&self, done: &Completion) -> Result<Vec<Owed>>;
+    /// Every reply `platform` still owes, oldest first.
+    fn owed(&self, platform: &str) -> Result<Vec<Result<Owed>>>;
+    /// The replies `platform` owes that no live process is sending, taken
+    /// for this one, oldest first.
+    fn claim_owed(&self, platform: &str) -> Result<Vec<Result<Owed>>>;
+    /// Tells the other processes this one is alive (its owed replies stay its own).
+    fn heartbeat(&self) -> Result<()>;
+    /// The platform accepted the whole entry `seq`: it leaves the outbox.
+    fn delivered(&self, platform: &str, seq: u64) -> Result<()>;
+    /// The platform accepted the first `progress` parts of entry `seq`.
+    fn set_progress(&self, platform: &str, seq: u64, progress: u32) -> Result<()>;
+    /// The reading position `name` of `platform`, if recorded.
+    fn cursor(&self, platform: &str, name: &str) -> Result<Option<String>>;
+    /// Every reading position of `platform`, by name.
+    fn cursors(&self, platform: &str) -> Result<Vec<(String, String)>>;
+    /// Forgets which messages were handled before `before`; returns how many.
+    fn forget_handled(&self, platform: &str, before: Timestamp) -> Result<usize>;
 }

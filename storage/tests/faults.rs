@@ -98,7 +98,7 @@ fn every_change_refused_by_a_failed_sync_is_undone() {
     }
     // Nothing was changed on disk either, and every change works afterwards.
     let before = dump(&store, scratch.path());
-    let path = store.path().to_owned();
+    let path = store.path().unwrap().to_owned();
     drop(changes);
     drop(store);
     let store = Store::open(&path).unwrap();

@@ -1,6 +1,7 @@
 //! Helpers shared by the storage tests.
 #![allow(dead_code)]
 
+use kibitz_storage::testing::TestSchema;
 use kibitz_storage::{ChannelKey, GameRecord, GameSettings, MoveRecord, NewGame, Store, Timestamp};
 
 pub const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -10,6 +11,63 @@ pub fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
     (dir, store)
+}
+
+/// Where a test's store lives: a temporary sled directory, or a schema of
+/// its own on the PostgreSQL test server. Opening it again is "reopening".
+pub enum Backing {
+    Sled(tempfile::TempDir),
+    Postgres(TestSchema),
+}
+
+impl Backing {
+    pub fn sled() -> Backing {
+        Backing::Sled(tempfile::tempdir().unwrap())
+    }
+
+    /// `None`: no server outside CI, the test is skipped.
+    pub fn postgres(label: &str) -> Option<Backing> {
+        TestSchema::new(label).map(Backing::Postgres)
+    }
+
+    /// The store (the embedded one may be open once at a time).
+    pub fn open(&self) -> Store {
+        match self {
+            Backing::Sled(dir) => Store::open(dir.path()).unwrap(),
+            Backing::Postgres(schema) => schema.store().unwrap(),
+        }
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        matches!(self, Backing::Postgres(_))
+    }
+}
+
+/// Tests run once against each backend: `fn name(backing) { ... }` becomes
+/// `name::sled` and `name::postgres`, with `backing: &Backing`.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($( $(#[$meta:meta])* fn $name:ident($backing:ident) $body:block )*) => { $(
+        $(#[$meta])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            fn run($backing: &$crate::common::Backing) $body
+
+            #[test]
+            fn sled() {
+                run(&$crate::common::Backing::sled());
+            }
+
+            #[test]
+            fn postgres() {
+                if let Some(backing) = $crate::common::Backing::postgres(stringify!($name)) {
+                    run(&backing);
+                }
+            }
+        }
+    )* };
 }
 
 /// Starts a chess game between `white` and `black` in `channel`.

@@ -5,81 +5,30 @@
 //! display name that can change hands; the directory maps it to the id that
 //! holds it now, so that a typed `@name` can be read as that user.
 
-use serde::{Deserialize, Serialize};
 use sled::Transactional;
 
 use super::{
     OrAbort, TxResult, archive_index_key, challenge_key, decode_game, describe_challenge, describe_rating, due_of,
     encode, encode_game, player_key, rating_key, set_due, settled,
 };
-use crate::codec::{self, Record};
+use crate::codec;
 use crate::db::Journal;
+use crate::embedded::SledStore;
 use crate::keys::{self, join, prefix};
-use crate::{Challenge, ChannelKey, GameId, GameRecord, Rating, Result, Store, Timestamp};
+use crate::store::{ChannelMove, Migration, SEEN_EVERY, UserRecord};
+use crate::{Challenge, ChannelKey, GameId, GameRecord, Rating, Result, Timestamp};
 
-/// How long a user's "last seen" may lag before a message from them writes it again.
-const SEEN_EVERY: u64 = 24 * 3_600_000;
-
-/// A user as last seen, in the directory.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UserRecord {
-    /// The name to show (a Telegram user's first and last name).
-    pub name: String,
-    /// The user's @username as they write it, if they have one.
-    #[serde(default)]
-    pub username: Option<String>,
-    /// When the user was last seen.
-    pub seen: Timestamp,
-}
-
-impl Record for UserRecord {
-    const VERSION: u32 = 1;
-}
-
-/// What the move of a legacy username's records to a user id moved.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Migration {
-    /// Active games.
-    pub games: usize,
-    /// Pending challenges (made or received).
-    pub challenges: usize,
-    /// Finished games in the archive.
-    pub archived: usize,
-    /// Ratings (one per variant).
-    pub ratings: usize,
-}
-
-impl Migration {
-    /// Whether nothing was moved.
-    pub fn is_empty(&self) -> bool {
-        *self == Migration::default()
-    }
-}
-
-/// What the move of a chat to a new chat id moved.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ChannelMove {
-    /// Active games.
-    pub games: usize,
-    /// Pending challenges.
-    pub challenges: usize,
-    /// Finished games in the archive.
-    pub archived: usize,
-    /// Whether the channel's settings moved.
-    pub settings: bool,
-}
-
-fn describe_user(platform: &str, id: &str) -> String {
+pub(crate) fn describe_user(platform: &str, id: &str) -> String {
     format!("the user {id} on {platform}")
 }
 
 /// A username as the directory keys it: Telegram usernames ignore case.
-fn folded(username: &str) -> String {
+pub(crate) fn folded(username: &str) -> String {
     username.trim_start_matches('@').to_lowercase()
 }
 
 /// Renames player `old` to `new` everywhere in a game.
-fn rename_in(game: &mut GameRecord, old: &str, new: &str) {
+pub(crate) fn rename_in(game: &mut GameRecord, old: &str, new: &str) {
     let swap = |s: &mut String| {
         if s == old {
             new.clone_into(s);
@@ -101,7 +50,7 @@ fn rename_in(game: &mut GameRecord, old: &str, new: &str) {
     }
 }
 
-impl Store {
+impl SledStore {
     /// The directory's record of user `id` on `platform`, if they were ever seen.
     pub fn user(&self, platform: &str, id: &str) -> Result<Option<UserRecord>> {
         let open = self.db()?;

@@ -19,41 +19,11 @@
 use serde::{Deserialize, Serialize};
 use sled::Transactional;
 
-use super::settled;
+use super::{SledStore, settled};
 use crate::db::Journal;
 use crate::keys::{self, join, prefix};
-use crate::{Result, Store, StoreError, Timestamp};
-
-/// One message the bot owes a channel.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Owed {
-    /// Its place in the platform's outbox: entries go out in this order.
-    pub seq: u64,
-    /// The channel (chat) to post it in.
-    pub channel: String,
-    /// The reply, as the adapter wrote it.
-    pub payload: Vec<u8>,
-    /// How many of its parts the platform has accepted already.
-    pub progress: u32,
-    /// When it was owed.
-    pub at: Timestamp,
-}
-
-/// What handling one message (or one clock tick) leaves behind.
-#[derive(Clone, Debug, Default)]
-pub struct Completion {
-    /// The platform.
-    pub platform: String,
-    /// The message handled, if it was one: it is marked handled.
-    pub message_id: Option<String>,
-    /// A reading position to record (`name`, `value`): Discord's last message
-    /// read in a channel.
-    pub cursor: Option<(String, String)>,
-    /// The replies owed, by channel, in the order they are to be sent.
-    pub owed: Vec<(String, Vec<u8>)>,
-    /// When.
-    pub at: Timestamp,
-}
+use crate::store::{Completion, Owed};
+use crate::{Result, StoreError, Timestamp};
 
 /// The stored header of an outbox entry; the payload follows it.
 #[derive(Serialize, Deserialize)]
@@ -115,7 +85,7 @@ fn cursor_key(platform: &str, name: &str) -> Result<Vec<u8>> {
     join(&[("platform", platform), ("cursor", name)])
 }
 
-impl Store {
+impl SledStore {
     /// Whether the message `message_id` of `platform` was handled (its
     /// [`Completion`] stored).
     pub fn is_handled(&self, platform: &str, message_id: &str) -> Result<bool> {
@@ -165,6 +135,9 @@ impl Store {
             Ok(())
         });
         self.settle(open, journal, settled(result))?;
+        if let Ok(mut claimed) = self.shared.claimed.lock() {
+            claimed.extend(entries.iter().map(|(_, _, seq)| (done.platform.clone(), *seq)));
+        }
         Ok(entries
             .into_iter()
             .zip(&done.owed)
@@ -192,6 +165,24 @@ impl Store {
         Ok(found)
     }
 
+    /// The replies owed that this process is not sending yet, now its own.
+    pub fn claim_owed(&self, platform: &str) -> Result<Vec<Result<Owed>>> {
+        let all = self.owed(platform)?;
+        let mut claimed = self.shared.claimed.lock().map_err(|_| super::closed())?;
+        Ok(all
+            .into_iter()
+            .filter(|entry| match entry {
+                Ok(owed) => claimed.insert((platform.to_owned(), owed.seq)),
+                Err(_) => true,
+            })
+            .collect())
+    }
+
+    /// Nothing to tell: no other process shares an embedded store.
+    pub fn heartbeat(&self) -> Result<()> {
+        Ok(())
+    }
+
     /// Changes one outbox entry (`None` removes it) as one durable change.
     fn change_owed(&self, platform: &str, seq: u64, value: impl Fn(&[u8]) -> Result<Option<Vec<u8>>>) -> Result<()> {
         let key = outbox_key(platform, seq)?;
@@ -215,7 +206,11 @@ impl Store {
 
     /// The platform accepted the whole entry `seq`: it leaves the outbox.
     pub fn delivered(&self, platform: &str, seq: u64) -> Result<()> {
-        self.change_owed(platform, seq, |_| Ok(None))
+        self.change_owed(platform, seq, |_| Ok(None))?;
+        if let Ok(mut claimed) = self.shared.claimed.lock() {
+            claimed.remove(&(platform.to_owned(), seq));
+        }
+        Ok(())
     }
 
     /// The platform accepted the first `progress` parts of entry `seq`.
@@ -290,7 +285,7 @@ mod tests {
     #[test]
     fn cursors_are_listed_by_platform() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = SledStore::open(dir.path()).unwrap();
         assert!(store.cursors("discord").unwrap().is_empty());
         let done = |platform: &str, id: &str, channel: &str, value: &str| Completion {
             platform: platform.into(),

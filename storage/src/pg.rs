@@ -1,0 +1,842 @@
+//! The shared store: PostgreSQL, for several processes serving one bot.
+//!
+//! The schema is in `storage/migrations/` (applied at connect by
+//! `refinery`, under an advisory lock so that processes starting together
+//! do not race). Records are the embedded store's versioned envelopes, kept
+//! as `jsonb`; the columns beside them are what queries look for (a game by
+//! channel, by player, by clock deadline; an archive by player and time).
+//!
+//! Every change is one transaction at READ COMMITTED: a game change locks
+//! the game's row (`SELECT ... FOR UPDATE`), checks the message id and the
+//! version, and writes; a racing change waits and then sees the new
+//! version ([`StoreError::Conflict`]). Transactions that deadlock or fail to
+//! serialise run again. A change is durable when its commit returns.
+//!
+//! Work that any process could do is claimed: due games for a while
+//! (`claimed_until`), owed replies by their `owner`, the process that made
+//! or claimed them, for as long as it keeps its heartbeat in `workers`.
+//! Claims use `FOR UPDATE SKIP LOCKED`, so two processes never take the same
+//! row.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use postgres::error::SqlState;
+use postgres::{NoTls, Row, Transaction};
+use r2d2::{Pool, PooledConnection};
+use r2d2_postgres::PostgresConnectionManager;
+
+use crate::codec::{self, Record};
+use crate::embedded::{challenge_key, describe_challenge, describe_rating, due_of, player_key, rating_key};
+use crate::keys::join;
+use crate::rating::rate;
+use crate::store::{GameEnd, GameListing};
+use crate::{
+    Challenge, ChannelKey, ChannelSettings, ClashMatch, ColourChoice, GameId, GameKey, GameRecord, GameResult, NewGame,
+    Outcome, Rating, RatingChange, Result, StoreError, Timestamp,
+};
+
+mod directory;
+mod outbox;
+
+mod schema {
+    refinery::embed_migrations!("migrations");
+}
+
+type Manager = PostgresConnectionManager<NoTls>;
+type Conn = PooledConnection<Manager>;
+
+/// How long a due game stays claimed by the process whose clock took it.
+const DUE_CLAIM: Duration = Duration::from_secs(30);
+/// How long a process counts as alive after its last heartbeat.
+pub(crate) const DEFAULT_LEASE: Duration = Duration::from_secs(150);
+/// How many connections one process keeps at most.
+const POOL_SIZE: u32 = 12;
+/// How often a transaction that deadlocked or failed to serialise is tried.
+const TRIES: usize = 8;
+
+/// The shared store: a connection pool and this process's name in claims.
+#[derive(Clone)]
+pub(crate) struct PgStore {
+    pool: Pool<Manager>,
+    /// This process's name in the `workers` table and the outbox's `owner`.
+    pub(crate) owner: Arc<str>,
+    lease: Duration,
+}
+
+impl fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // No address: it may hold a password.
+        f.debug_struct("PgStore").field("owner", &self.owner).finish_non_exhaustive()
+    }
+}
+
+/// Sets the schema of every new connection.
+#[derive(Debug)]
+struct InSchema(Option<String>);
+
+impl r2d2::CustomizeConnection<postgres::Client, postgres::Error> for InSchema {
+    fn on_acquire(&self, conn: &mut postgres::Client) -> std::result::Result<(), postgres::Error> {
+        match &self.0 {
+            Some(schema) => conn.batch_execute(&format!("SET search_path TO {}", quote_ident(schema))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `name` as an SQL identifier.
+pub(crate) fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// The lock that keeps processes from migrating the schema at once.
+const MIGRATION_LOCK: i64 = 0x6b69_6269_747a;
+
+impl PgStore {
+    /// Connects, makes `schema` if it is given and missing, and brings the schema up to date.
+    pub(crate) fn connect(url: &str, schema: Option<&str>) -> Result<PgStore> {
+        let config: postgres::Config =
+            url.parse().map_err(|e: postgres::Error| StoreError::Unreachable(format!("not a PostgreSQL URL: {e}")))?;
+        if let Some(schema) = schema {
+            let mut client = config.connect(NoTls).map_err(|e| StoreError::Unreachable(e.to_string()))?;
+            client.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {}", quote_ident(schema)))?;
+        }
+        let manager = PostgresConnectionManager::new(config, NoTls);
+        let pool = Pool::builder()
+            .max_size(POOL_SIZE)
+            .min_idle(Some(1))
+            .connection_timeout(Duration::from_secs(10))
+            .connection_customizer(Box::new(InSchema(schema.map(str::to_owned))))
+            .build(manager)
+            .map_err(|e| StoreError::Unreachable(e.to_string()))?;
+        let store = PgStore { pool, owner: format!("{:016x}", fastrand::u64(..)).into(), lease: DEFAULT_LEASE };
+        store.migrate()?;
+        store.heartbeat()?;
+        Ok(store)
+    }
+
+    fn migrate(&self) -> Result<()> {
+        let mut conn = self.conn()?;
+        conn.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])?;
+        let ran = schema::migrations::runner().run(&mut *conn).map(drop).map_err(|e| StoreError::Schema(e.to_string()));
+        conn.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])?;
+        ran
+    }
+
+    /// How long this process counts as alive after a heartbeat (tests shorten it).
+    pub(crate) fn set_lease(&mut self, lease: Duration) {
+        self.lease = lease;
+    }
+
+    pub(crate) fn lease(&self) -> Duration {
+        self.lease
+    }
+
+    pub(crate) fn conn(&self) -> Result<Conn> {
+        self.pool.get().map_err(|e| StoreError::Unreachable(e.to_string()))
+    }
+
+    /// Runs `body` in a transaction, again if it deadlocked or could not be
+    /// serialised; commits if it returns `Ok`.
+    pub(crate) fn tx<T>(&self, mut body: impl FnMut(&mut Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut conn = self.conn()?;
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let mut t = conn.transaction()?;
+            let outcome = body(&mut t).and_then(|value| t.commit().map(|()| value).map_err(StoreError::from));
+            match outcome {
+                Err(StoreError::Shared(e)) if tries < TRIES && retryable(&e) => {
+                    std::thread::sleep(Duration::from_millis(fastrand::u64(1..10 * tries as u64)));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    pub(crate) fn flush(&self) -> Result<()> {
+        // Every change is durable when its commit returns.
+        Ok(())
+    }
+
+    // ---- challenges ----
+
+    pub(crate) fn create_challenge(&self, channel: &ChannelKey, challenge: &Challenge) -> Result<()> {
+        challenge_key(channel, &challenge.challenger)?;
+        let value = record_text(|| describe_challenge(channel, &challenge.challenger), challenge)?;
+        let (platform, chan) = (&channel.platform, &channel.channel);
+        self.tx(|t| {
+            for player in [Some(&challenge.challenger), challenge.challenged.as_ref()].into_iter().flatten() {
+                if let Some(game) = busy(t, platform, player, chan)? {
+                    return Err(StoreError::PlayerBusy { player: player.clone(), game });
+                }
+            }
+            t.execute(
+                "INSERT INTO challenges (platform, channel, challenger, record) VALUES ($1, $2, $3, $4::text::jsonb)
+                 ON CONFLICT (platform, channel, challenger) DO UPDATE SET record = excluded.record",
+                &[platform, chan, &challenge.challenger, &value],
+            )?;
+            Ok(())
+        })
+    }
+
+    pub(crate) fn challenge(&self, channel: &ChannelKey, challenger: &str) -> Result<Option<Challenge>> {
+        challenge_key(channel, challenger)?;
+        let row = self.conn()?.query_opt(
+            "SELECT record::text FROM challenges WHERE platform = $1 AND channel = $2 AND challenger = $3",
+            &[&channel.platform, &channel.channel, &challenger],
+        )?;
+        row.map(|r| decode(|| describe_challenge(channel, challenger), &r, 0)).transpose()
+    }
+
+    pub(crate) fn challenges(&self, channel: &ChannelKey) -> Result<Vec<(String, Result<Challenge>)>> {
+        channel.encode()?;
+        let rows = self.conn()?.query(
+            "SELECT challenger, record::text FROM challenges WHERE platform = $1 AND channel = $2
+             ORDER BY challenger COLLATE \"C\"",
+            &[&channel.platform, &channel.channel],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let challenger: String = r.get(0);
+                let challenge = decode(|| describe_challenge(channel, &challenger), r, 1);
+                (challenger, challenge)
+            })
+            .collect())
+    }
+
+    pub(crate) fn withdraw_challenge(&self, channel: &ChannelKey, challenger: &str) -> Result<()> {
+        challenge_key(channel, challenger)?;
+        let gone = self.conn()?.execute(
+            "DELETE FROM challenges WHERE platform = $1 AND channel = $2 AND challenger = $3",
+            &[&channel.platform, &channel.channel, &challenger],
+        )?;
+        if gone == 0 {
+            return Err(StoreError::NoSuchChallenge { challenger: challenger.to_owned() });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn accept_challenge(
+        &self,
+        channel: &ChannelKey,
+        challenger: &str,
+        accepter: &str,
+        start_fen: &str,
+        at: Timestamp,
+    ) -> Result<GameRecord> {
+        if challenger == accepter {
+            return Err(StoreError::OwnChallenge);
+        }
+        challenge_key(channel, challenger)?;
+        challenge_key(channel, accepter)?;
+        let (platform, chan) = (&channel.platform, &channel.channel);
+        self.tx(|t| {
+            let Some(row) = t.query_opt(
+                "SELECT record::text FROM challenges WHERE platform = $1 AND channel = $2 AND challenger = $3
+                 FOR UPDATE",
+                &[platform, chan, &challenger],
+            )?
+            else {
+                return Err(StoreError::NoSuchChallenge { challenger: challenger.to_owned() });
+            };
+            let challenge: Challenge = decode(|| describe_challenge(channel, challenger), &row, 0)?;
+            if let Some(challenged) = &challenge.challenged
+                && challenged != accepter
+            {
+                return Err(StoreError::NotYourChallenge {
+                    challenger: challenger.to_owned(),
+                    challenged: challenged.clone(),
+                });
+            }
+            let challenger_white = match challenge.colour {
+                ColourChoice::White => true,
+                ColourChoice::Black => false,
+                ColourChoice::Random => fastrand::bool(),
+            };
+            let (white, black) = if challenger_white { (challenger, accepter) } else { (accepter, challenger) };
+            let new = NewGame {
+                variant: challenge.variant,
+                white: white.to_owned(),
+                black: black.to_owned(),
+                settings: challenge.settings,
+                start_fen: start_fen.to_owned(),
+                at,
+                clash: challenge.clash.then(ClashMatch::default),
+            };
+            let game = insert_game(t, channel, &new)?;
+            t.execute(
+                "DELETE FROM challenges WHERE platform = $1 AND channel = $2 AND challenger IN ($3, $4)",
+                &[platform, chan, &challenger, &accepter],
+            )?;
+            Ok(game)
+        })
+    }
+
+    // ---- games ----
+
+    pub(crate) fn create_game(&self, channel: &ChannelKey, new: &NewGame) -> Result<GameRecord> {
+        channel.encode()?;
+        self.tx(|t| insert_game(t, channel, new))
+    }
+
+    pub(crate) fn game(&self, key: &GameKey) -> Result<GameRecord> {
+        key.encode()?;
+        let mut conn = self.conn()?;
+        let row = conn.query_opt(
+            "SELECT record::text FROM games WHERE platform = $1 AND channel = $2 AND id = $3",
+            &[&key.channel.platform, &key.channel.channel, &key.id.as_str()],
+        )?;
+        match row {
+            Some(row) => decode_game(key, &row, 0),
+            None => Err(missing(&mut *conn, key)?),
+        }
+    }
+
+    pub(crate) fn games_in_channel(&self, channel: &ChannelKey) -> Result<GameListing> {
+        channel.encode()?;
+        let rows = self.conn()?.query(
+            "SELECT platform, channel, id, record::text FROM games WHERE platform = $1 AND channel = $2
+             ORDER BY id COLLATE \"C\"",
+            &[&channel.platform, &channel.channel],
+        )?;
+        Ok(listing(&rows))
+    }
+
+    pub(crate) fn active_games(&self) -> Result<GameListing> {
+        let rows = self.conn()?.query(
+            "SELECT platform, channel, id, record::text FROM games
+             ORDER BY platform COLLATE \"C\", channel COLLATE \"C\", id COLLATE \"C\"",
+            &[],
+        )?;
+        Ok(listing(&rows))
+    }
+
+    pub(crate) fn due_games(&self, now: Timestamp) -> Result<GameListing> {
+        let rows = self.conn()?.query(
+            "SELECT platform, channel, id, record::text FROM games WHERE due_at <= $1
+             ORDER BY platform COLLATE \"C\", channel COLLATE \"C\", id COLLATE \"C\"",
+            &[&ms(now)],
+        )?;
+        Ok(listing(&rows))
+    }
+
+    pub(crate) fn claim_due_games(&self, now: Timestamp) -> Result<GameListing> {
+        let wall = ms(Timestamp::now());
+        let until = wall.saturating_add(DUE_CLAIM.as_millis() as i64);
+        let rows = self.tx(|t| {
+            Ok(t.query(
+                "UPDATE games g SET claimed_until = $2
+                 FROM (SELECT platform, channel, id FROM games
+                       WHERE due_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $3)
+                       ORDER BY due_at LIMIT 1000 FOR UPDATE SKIP LOCKED) d
+                 WHERE g.platform = d.platform AND g.channel = d.channel AND g.id = d.id
+                 RETURNING g.platform, g.channel, g.id, g.record::text",
+                &[&ms(now), &until, &wall],
+            )?)
+        })?;
+        let mut found = listing(&rows);
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(found)
+    }
+
+    pub(crate) fn player_game_in_channel(&self, channel: &ChannelKey, player: &str) -> Result<Option<GameRecord>> {
+        player_key(&channel.platform, player, &channel.channel)?;
+        let row = self.conn()?.query_opt(
+            "SELECT g.platform, g.channel, g.id, g.record::text FROM game_players p
+             JOIN games g ON g.platform = p.platform AND g.channel = p.channel AND g.id = p.id
+             WHERE p.platform = $1 AND p.player = $2 AND p.channel = $3",
+            &[&channel.platform, &player, &channel.channel],
+        )?;
+        row.map(|r| decode_game(&key_of(&r), &r, 3)).transpose()
+    }
+
+    pub(crate) fn games_of(&self, platform: &str, player: &str) -> Result<GameListing> {
+        join(&[("platform", platform), ("player", player)])?;
+        let rows = self.conn()?.query(
+            "SELECT g.platform, g.channel, g.id, g.record::text FROM game_players p
+             JOIN games g ON g.platform = p.platform AND g.channel = p.channel AND g.id = p.id
+             WHERE p.platform = $1 AND p.player = $2 ORDER BY p.channel COLLATE \"C\"",
+            &[&platform, &player],
+        )?;
+        Ok(listing(&rows))
+    }
+
+    pub(crate) fn update_game(
+        &self,
+        key: &GameKey,
+        expected_version: u64,
+        message_id: Option<&str>,
+        mut change: impl FnMut(&mut GameRecord) -> Result<()>,
+    ) -> Result<GameRecord> {
+        key.encode()?;
+        self.tx(|t| {
+            let mut game = locked_game(t, key, message_id)?;
+            if game.version != expected_version {
+                return Err(StoreError::Conflict {
+                    key: key.clone(),
+                    expected: expected_version,
+                    actual: game.version,
+                });
+            }
+            change(&mut game)?;
+            game.key = key.clone();
+            game.version = expected_version + 1;
+            if let Some(id) = message_id {
+                game.applied_messages.push(id.to_owned());
+            }
+            t.execute(
+                "UPDATE games SET version = $4, record = $5::text::jsonb, due_at = $6, claimed_until = NULL
+                 WHERE platform = $1 AND channel = $2 AND id = $3",
+                &[
+                    &key.channel.platform,
+                    &key.channel.channel,
+                    &key.id.as_str(),
+                    &(game.version as i64),
+                    &game_text(&game)?,
+                    &due_of(&game).map(ms),
+                ],
+            )?;
+            Ok(game)
+        })
+    }
+
+    pub(crate) fn finish_game_with(
+        &self,
+        key: &GameKey,
+        expected_version: u64,
+        end: &GameEnd,
+        change: impl Fn(&mut GameRecord) -> Result<()>,
+    ) -> Result<GameRecord> {
+        key.encode()?;
+        let (platform, chan, id) = (&key.channel.platform, &key.channel.channel, key.id.as_str());
+        self.tx(|t| {
+            let mut game = match locked_game(t, key, end.message_id.as_deref()) {
+                Err(StoreError::GameOver(_)) => {
+                    // A retried delivery of the message that ended it is recognised.
+                    let row = t.query_one(
+                        "SELECT record::text FROM archive WHERE platform = $1 AND channel = $2 AND id = $3",
+                        &[platform, chan, &id],
+                    )?;
+                    let game = decode_game(key, &row, 0)?;
+                    if let Some(m) = &end.message_id
+                        && game.applied_messages.contains(m)
+                    {
+                        return Err(StoreError::AlreadyApplied { key: key.clone(), version: game.version });
+                    }
+                    return Err(StoreError::GameOver(key.clone()));
+                }
+                other => other?,
+            };
+            if game.version != expected_version {
+                return Err(StoreError::Conflict { key: key.clone(), expected: expected_version, actual: game.version });
+            }
+            change(&mut game)?;
+            let changes = if game.settings.rated && game.white != game.black {
+                rate_in(t, platform, &game.variant, &game.white, &game.black, end.outcome)?
+            } else {
+                None
+            };
+            game.version += 1;
+            game.updated_at = end.at;
+            game.offers.clear();
+            game.result = Some(GameResult {
+                outcome: end.outcome,
+                reason: end.reason.clone(),
+                at: end.at,
+                white_rating: changes.map(|(w, _)| w),
+                black_rating: changes.map(|(_, b)| b),
+            });
+            if let Some(m) = &end.message_id {
+                game.applied_messages.push(m.clone());
+            }
+            // The player rows go with the game.
+            t.execute("DELETE FROM games WHERE platform = $1 AND channel = $2 AND id = $3", &[platform, chan, &id])?;
+            t.execute(
+                "INSERT INTO archive (platform, channel, id, record, finished_at) VALUES ($1, $2, $3, $4::text::jsonb, $5)",
+                &[platform, chan, &id, &game_text(&game)?, &ms(end.at)],
+            )?;
+            for player in [&game.white, &game.black] {
+                t.execute(
+                    "INSERT INTO archive_players (platform, player, finished_at, channel, id) VALUES ($1, $2, $3, $4, $5)
+                     ON CONFLICT DO NOTHING",
+                    &[platform, player, &ms(end.at), chan, &id],
+                )?;
+            }
+            Ok(game)
+        })
+    }
+
+    // ---- archive ----
+
+    pub(crate) fn archived_game(&self, key: &GameKey) -> Result<GameRecord> {
+        key.encode()?;
+        let row = self.conn()?.query_opt(
+            "SELECT record::text FROM archive WHERE platform = $1 AND channel = $2 AND id = $3",
+            &[&key.channel.platform, &key.channel.channel, &key.id.as_str()],
+        )?;
+        match row {
+            Some(row) => decode_game(key, &row, 0),
+            None => Err(StoreError::NoSuchGame(key.clone())),
+        }
+    }
+
+    pub(crate) fn archived_games_of(&self, platform: &str, player: &str, limit: usize) -> Result<GameListing> {
+        join(&[("platform", platform), ("player", player)])?;
+        let rows = self.conn()?.query(
+            "SELECT a.platform, a.channel, a.id, a.record::text FROM archive_players p
+             JOIN archive a ON a.platform = p.platform AND a.channel = p.channel AND a.id = p.id
+             WHERE p.platform = $1 AND p.player = $2
+             ORDER BY p.finished_at DESC, p.channel COLLATE \"C\" DESC, p.id COLLATE \"C\" DESC LIMIT $3",
+            &[&platform, &player, &(limit.min(i64::MAX as usize) as i64)],
+        )?;
+        Ok(listing(&rows))
+    }
+
+    // ---- ratings ----
+
+    pub(crate) fn rating(&self, platform: &str, player: &str, variant: &str) -> Result<Rating> {
+        rating_key(platform, player, variant)?;
+        let row = self.conn()?.query_opt(
+            "SELECT record::text FROM ratings WHERE platform = $1 AND player = $2 AND variant = $3",
+            &[&platform, &player, &variant],
+        )?;
+        match row {
+            Some(row) => decode(|| describe_rating(platform, player, variant), &row, 0),
+            None => Ok(Rating::default()),
+        }
+    }
+
+    pub(crate) fn leaderboard(&self, platform: &str, variant: &str, limit: usize) -> Result<Vec<(String, Rating)>> {
+        join(&[("platform", platform), ("variant", variant)])?;
+        let rows = self.conn()?.query(
+            "SELECT player, record::text FROM ratings WHERE platform = $1 AND variant = $2 AND games > 0
+             ORDER BY rating DESC, player COLLATE \"C\"",
+            &[&platform, &variant],
+        )?;
+        let mut found = Vec::new();
+        for row in &rows {
+            let player: String = row.get(0);
+            // Damaged records are left out.
+            if let Ok(rating) = decode::<Rating>(|| describe_rating(platform, &player, variant), row, 1)
+                && rating.games > 0
+            {
+                found.push((player, rating));
+            }
+        }
+        found.sort_by(|a, b| b.1.rating.total_cmp(&a.1.rating).then_with(|| a.0.cmp(&b.0)));
+        found.truncate(limit);
+        Ok(found)
+    }
+
+    pub(crate) fn ratings_of(&self, platform: &str, player: &str) -> Result<Vec<(String, Result<Rating>)>> {
+        join(&[("platform", platform), ("player", player)])?;
+        let rows = self.conn()?.query(
+            "SELECT variant, record::text FROM ratings WHERE platform = $1 AND player = $2 ORDER BY variant COLLATE \"C\"",
+            &[&platform, &player],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let variant: String = r.get(0);
+                let rating = decode(|| describe_rating(platform, player, &variant), r, 1);
+                (variant, rating)
+            })
+            .collect())
+    }
+
+    pub(crate) fn record_result(
+        &self,
+        platform: &str,
+        variant: &str,
+        white: &str,
+        black: &str,
+        outcome: Outcome,
+    ) -> Result<Option<(RatingChange, RatingChange)>> {
+        if white == black {
+            return Ok(None);
+        }
+        rating_key(platform, white, variant)?;
+        rating_key(platform, black, variant)?;
+        self.tx(|t| rate_in(t, platform, variant, white, black, outcome))
+    }
+
+    // ---- channel settings ----
+
+    pub(crate) fn channel_settings(&self, channel: &ChannelKey) -> Result<ChannelSettings> {
+        channel.encode()?;
+        let row = self.conn()?.query_opt(
+            "SELECT record::text FROM channel_settings WHERE platform = $1 AND channel = $2",
+            &[&channel.platform, &channel.channel],
+        )?;
+        match row {
+            Some(row) => decode(|| format!("the settings of {channel}"), &row, 0),
+            None => Ok(ChannelSettings::default()),
+        }
+    }
+
+    pub(crate) fn set_channel_settings(&self, channel: &ChannelKey, settings: &ChannelSettings) -> Result<()> {
+        channel.encode()?;
+        let value = record_text(|| format!("the settings of {channel}"), settings)?;
+        self.conn()?.execute(
+            "INSERT INTO channel_settings (platform, channel, record) VALUES ($1, $2, $3::text::jsonb)
+             ON CONFLICT (platform, channel) DO UPDATE SET record = excluded.record",
+            &[&channel.platform, &channel.channel, &value],
+        )?;
+        Ok(())
+    }
+
+    // ---- checking ----
+
+    pub(crate) fn verify(&self) -> Result<Vec<StoreError>> {
+        let mut conn = self.conn()?;
+        let mut problems = Vec::new();
+        let damaged = |record: String, reason: &str| StoreError::Corrupt { record, reason: reason.to_owned() };
+        for row in conn.query("SELECT platform, channel, id, record::text, due_at FROM games", &[])? {
+            let key = key_of(&row);
+            match decode_game(&key, &row, 3) {
+                Ok(game) if game.key != key => problems.push(damaged(key.describe(), "stored under another key")),
+                Ok(game) => {
+                    let due: Option<i64> = row.get(4);
+                    if due_of(&game).map(ms) != due {
+                        problems.push(damaged(key.describe(), "in the clock's index at the wrong time"));
+                    }
+                    for player in [&game.white, &game.black] {
+                        let id: Option<String> = conn
+                            .query_opt(
+                                "SELECT id FROM game_players WHERE platform = $1 AND player = $2 AND channel = $3",
+                                &[&key.channel.platform, player, &key.channel.channel],
+                            )?
+                            .map(|r| r.get(0));
+                        if id.as_deref() != Some(key.id.as_str()) {
+                            problems.push(damaged(key.describe(), "missing from its player's index"));
+                        }
+                    }
+                }
+                Err(e) => problems.push(e),
+            }
+        }
+        for row in conn.query("SELECT platform, channel, id, record::text FROM archive", &[])? {
+            let key = key_of(&row);
+            match decode_game(&key, &row, 3) {
+                Ok(game) if game.key != key => problems.push(damaged(key.describe(), "stored under another key")),
+                Ok(_) => {}
+                Err(e) => problems.push(e),
+            }
+        }
+        for row in conn.query("SELECT platform, channel, challenger, record::text FROM challenges", &[])? {
+            let what = || {
+                format!("the challenge {}/{}/{}", row.get::<_, &str>(0), row.get::<_, &str>(1), row.get::<_, &str>(2))
+            };
+            if let Err(e) = decode::<Challenge>(what, &row, 3) {
+                problems.push(e);
+            }
+        }
+        for row in conn.query("SELECT platform, player, variant, record::text FROM ratings", &[])? {
+            let what = || describe_rating(row.get(0), row.get(1), row.get(2));
+            if let Err(e) = decode::<Rating>(what, &row, 3) {
+                problems.push(e);
+            }
+        }
+        for row in conn.query("SELECT platform, channel, record::text FROM channel_settings", &[])? {
+            let what = || format!("the settings of {}/{}", row.get::<_, &str>(0), row.get::<_, &str>(1));
+            if let Err(e) = decode::<ChannelSettings>(what, &row, 2) {
+                problems.push(e);
+            }
+        }
+        for row in conn.query("SELECT platform, id, record::text FROM users", &[])? {
+            let what = || crate::embedded::describe_user(row.get(0), row.get(1));
+            if let Err(e) = decode::<crate::UserRecord>(what, &row, 2) {
+                problems.push(e);
+            }
+        }
+        Ok(problems)
+    }
+}
+
+/// Whether a transaction that failed with `e` may simply run again.
+fn retryable(e: &postgres::Error) -> bool {
+    e.code().is_some_and(|c| *c == SqlState::T_R_SERIALIZATION_FAILURE || *c == SqlState::T_R_DEADLOCK_DETECTED)
+}
+
+/// A time as the schema keeps it.
+pub(crate) fn ms(at: Timestamp) -> i64 {
+    at.0.min(i64::MAX as u64) as i64
+}
+
+/// A record as `jsonb` text: its versioned envelope.
+pub(crate) fn record_text<T: Record>(what: impl FnOnce() -> String, record: &T) -> Result<String> {
+    let bytes = codec::encode(what, record)?;
+    String::from_utf8(bytes).map_err(|e| StoreError::Encode { record: String::new(), reason: e.to_string() })
+}
+
+fn game_text(game: &GameRecord) -> Result<String> {
+    record_text(|| game.key.describe(), game)
+}
+
+/// Decodes the record in column `at` of `row`.
+pub(crate) fn decode<T: Record>(what: impl FnOnce() -> String, row: &Row, at: usize) -> Result<T> {
+    let text: &str = row.try_get(at)?;
+    codec::decode(what, text.as_bytes())
+}
+
+fn decode_game(key: &GameKey, row: &Row, at: usize) -> Result<GameRecord> {
+    decode(|| key.describe(), row, at)
+}
+
+/// The game key in the first three columns (platform, channel, id).
+fn key_of(row: &Row) -> GameKey {
+    ChannelKey::new(row.get::<_, String>(0), row.get::<_, String>(1))
+        .game(GameId::stored(row.get::<_, &str>(2).as_bytes()))
+}
+
+/// Games from rows of (platform, channel, id, record).
+fn listing(rows: &[Row]) -> GameListing {
+    rows.iter()
+        .map(|r| {
+            let key = key_of(r);
+            let game = decode_game(&key, r, 3);
+            (key, game)
+        })
+        .collect()
+}
+
+/// Why game `key` is not among the active games.
+fn missing(conn: &mut impl postgres::GenericClient, key: &GameKey) -> Result<StoreError> {
+    let archived = conn.query_opt(
+        "SELECT 1 FROM archive WHERE platform = $1 AND channel = $2 AND id = $3",
+        &[&key.channel.platform, &key.channel.channel, &key.id.as_str()],
+    )?;
+    Ok(if archived.is_some() { StoreError::GameOver(key.clone()) } else { StoreError::NoSuchGame(key.clone()) })
+}
+
+/// The active game `key`, its row locked until the transaction ends;
+/// [`StoreError::AlreadyApplied`] if `message_id` was applied to it.
+fn locked_game(t: &mut Transaction<'_>, key: &GameKey, message_id: Option<&str>) -> Result<GameRecord> {
+    let row = t.query_opt(
+        "SELECT record::text FROM games WHERE platform = $1 AND channel = $2 AND id = $3 FOR UPDATE",
+        &[&key.channel.platform, &key.channel.channel, &key.id.as_str()],
+    )?;
+    let Some(row) = row else { return Err(missing(t, key)?) };
+    let game = decode_game(key, &row, 0)?;
+    if let Some(id) = message_id
+        && game.applied_messages.iter().any(|m| m == id)
+    {
+        return Err(StoreError::AlreadyApplied { key: key.clone(), version: game.version });
+    }
+    Ok(game)
+}
+
+/// The game `player` plays in `channel`, if any.
+fn busy(t: &mut Transaction<'_>, platform: &str, player: &str, channel: &str) -> Result<Option<GameId>> {
+    let row = t.query_opt(
+        "SELECT id FROM game_players WHERE platform = $1 AND player = $2 AND channel = $3",
+        &[&platform, &player, &channel],
+    )?;
+    Ok(row.map(|r| GameId::stored(r.get::<_, &str>(0).as_bytes())))
+}
+
+/// Inserts a new game under a fresh id, inside a transaction.
+fn insert_game(t: &mut Transaction<'_>, channel: &ChannelKey, new: &NewGame) -> Result<GameRecord> {
+    let (platform, chan) = (&channel.platform, &channel.channel);
+    for player in [&new.white, &new.black] {
+        player_key(platform, player, chan)?;
+        if let Some(game) = busy(t, platform, player, chan)? {
+            return Err(StoreError::PlayerBusy { player: player.clone(), game });
+        }
+    }
+    let mut tries = 0;
+    let game = loop {
+        let game = crate::embedded::fresh_game(channel.game(GameId::random()), new);
+        let id = game.key.id.as_str();
+        let archived = t.query_opt(
+            "SELECT 1 FROM archive WHERE platform = $1 AND channel = $2 AND id = $3",
+            &[platform, chan, &id],
+        )?;
+        if archived.is_none() {
+            let made = t.execute(
+                "INSERT INTO games (platform, channel, id, version, record, due_at) VALUES ($1, $2, $3, 1, $4::text::jsonb, $5)
+                 ON CONFLICT DO NOTHING",
+                &[platform, chan, &id, &game_text(&game)?, &due_of(&game).map(ms)],
+            )?;
+            if made == 1 {
+                break game;
+            }
+        }
+        tries += 1;
+        if tries >= 256 {
+            return Err(StoreError::NoFreeId);
+        }
+    };
+    let id = game.key.id.as_str();
+    for (i, player) in [&new.white, &new.black].into_iter().enumerate() {
+        if i == 1 && new.white == new.black {
+            break;
+        }
+        let made = t.execute(
+            "INSERT INTO game_players (platform, player, channel, id) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+            &[platform, player, chan, &id],
+        )?;
+        if made == 0 {
+            // Another game started for this player meanwhile.
+            let game = busy(t, platform, player, chan)?.unwrap_or_else(|| GameId::stored(b"????"));
+            return Err(StoreError::PlayerBusy { player: player.clone(), game });
+        }
+    }
+    Ok(game)
+}
+
+/// Rates a game inside a transaction, locking both ratings (in key order, so
+/// that two games finishing at once cannot deadlock).
+fn rate_in(
+    t: &mut Transaction<'_>,
+    platform: &str,
+    variant: &str,
+    white: &str,
+    black: &str,
+    outcome: Outcome,
+) -> Result<Option<(RatingChange, RatingChange)>> {
+    let mut read = |player: &str| -> Result<Rating> {
+        t.execute(
+            "INSERT INTO ratings (platform, player, variant, record, rating, games)
+             VALUES ($1, $2, $3, $4::text::jsonb, $5, 0) ON CONFLICT DO NOTHING",
+            &[
+                &platform,
+                &player,
+                &variant,
+                &record_text(|| describe_rating(platform, player, variant), &Rating::default())?,
+                &Rating::default().rating,
+            ],
+        )?;
+        let row = t.query_one(
+            "SELECT record::text FROM ratings WHERE platform = $1 AND player = $2 AND variant = $3 FOR UPDATE",
+            &[&platform, &player, &variant],
+        )?;
+        decode(|| describe_rating(platform, player, variant), &row, 0)
+    };
+    let (white_rating, black_rating) = if white <= black {
+        let w = read(white)?;
+        (w, read(black)?)
+    } else {
+        let b = read(black)?;
+        (read(white)?, b)
+    };
+    let Some((w, b)) = rate(white_rating, black_rating, outcome) else { return Ok(None) };
+    for (player, after) in [(white, &w.after), (black, &b.after)] {
+        t.execute(
+            "UPDATE ratings SET record = $4::text::jsonb, rating = $5, games = $6
+             WHERE platform = $1 AND player = $2 AND variant = $3",
+            &[
+                &platform,
+                &player,
+                &variant,
+                &record_text(|| describe_rating(platform, player, variant), after)?,
+                &after.rating,
+                &i64::from(after.games),
+            ],
+        )?;
+    }
+    Ok(Some((w, b)))
+}

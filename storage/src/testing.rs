@@ -1,0 +1,104 @@
+//! Support for tests against a real PostgreSQL server, for this crate's
+//! tests and the bot's.
+//!
+//! The server is `KIBITZ_TEST_POSTGRES` when set, otherwise
+//! `postgres://postgres@127.0.0.1:5432/test`. Each [`TestSchema`] is a schema
+//! of its own, dropped when it goes. Without a server a test is skipped
+//! (it says so on stderr), except under `CI=true`, where it fails.
+
+use crate::{Result, Store};
+
+/// The server tests use.
+pub fn server_url() -> String {
+    std::env::var("KIBITZ_TEST_POSTGRES")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .unwrap_or_else(|| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+}
+
+/// Whether tests run under CI, where a missing server is a failure.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// A schema of its own on the test server, dropped (with everything in it) on drop.
+#[derive(Debug)]
+pub struct TestSchema {
+    url: String,
+    name: String,
+}
+
+impl TestSchema {
+    /// A fresh schema named after `label`; `None` if there is no server and
+    /// this is not CI (the test should then return: it is skipped).
+    ///
+    /// # Panics
+    /// Under CI, if the server cannot be reached.
+    pub fn new(label: &str) -> Option<TestSchema> {
+        let url = server_url();
+        let name = format!(
+            "kibitz_test_{}_{}_{:08x}",
+            label.chars().filter(char::is_ascii_alphanumeric).take(24).collect::<String>().to_lowercase(),
+            std::process::id(),
+            fastrand::u32(..)
+        );
+        let made = postgres::Client::connect(&url, postgres::NoTls)
+            .and_then(|mut c| c.batch_execute(&format!("CREATE SCHEMA {}", crate::pg::quote_ident(&name))));
+        match made {
+            Ok(()) => Some(TestSchema { url, name }),
+            Err(e) if in_ci() => panic!("no PostgreSQL server for the tests at {}: {e}", without_password(&url)),
+            Err(e) => {
+                eprintln!("skipped: no PostgreSQL server at {} ({e})", without_password(&url));
+                None
+            }
+        }
+    }
+
+    /// The schema's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The server's URL.
+    pub fn server(&self) -> &str {
+        &self.url
+    }
+
+    /// A URL that puts a connection in this schema (for a `kibitz` process).
+    pub fn url(&self) -> String {
+        let sep = if self.url.contains('?') { '&' } else { '?' };
+        format!("{}{sep}options=-csearch_path%3D{}", self.url, self.name)
+    }
+
+    /// A store in this schema (a new connection pool each time: "reopening").
+    pub fn store(&self) -> Result<Store> {
+        Store::connect_in_schema(&self.url, &self.name)
+    }
+
+    /// Runs SQL in this schema directly (to damage a record on purpose, say).
+    pub fn execute(&self, sql: &str) -> Result<()> {
+        let mut client = postgres::Client::connect(&self.url, postgres::NoTls)?;
+        client.batch_execute(&format!("SET search_path TO {}; {sql}", crate::pg::quote_ident(&self.name)))?;
+        Ok(())
+    }
+}
+
+impl Drop for TestSchema {
+    fn drop(&mut self) {
+        if let Ok(mut c) = postgres::Client::connect(&self.url, postgres::NoTls) {
+            let _ = c.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", crate::pg::quote_ident(&self.name)));
+        }
+    }
+}
+
+/// A URL fit for a message: any password is left out.
+pub fn without_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user = &url[scheme + 3..at];
+            let user = user.split(':').next().unwrap_or("");
+            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_owned(),
+    }
+}
