@@ -31,7 +31,9 @@ impl Backoff {
 /// Runs the correspondence clocks every `every` until shutdown, once
 /// `backlog` says that what came while the bot was away is handled (a move
 /// sent in time is not lost on time); each notice, stored in the outbox, goes
-/// to `deliver`.
+/// to `deliver`. On a shared store it also keeps this process's heartbeat,
+/// from the start, three times per lease, and takes over (and delivers)
+/// the replies owed by processes that stopped.
 pub async fn clock_loop(
     relay: Arc<crate::relay::Relay>,
     every: Duration,
@@ -39,19 +41,40 @@ pub async fn clock_loop(
     mut shutdown: Shutdown,
     deliver: impl Fn(crate::relay::Delivery),
 ) {
-    tokio::select! {
-        r = backlog.wait_for(|done| *done) => if r.is_err() { return },
-        _ = shutdown.wait_for(|stop| *stop) => return,
+    let lease = relay.core().store().worker_lease();
+    let beat = lease.map_or(Duration::from_secs(3600), |l| (l / 3).max(Duration::from_millis(200)));
+    let mut keepalive = tokio::time::interval_at(tokio::time::Instant::now() + beat, beat);
+    keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut clock = tokio::time::interval(every);
+    let mut caught_up = *backlog.borrow();
+    enum Due {
+        CaughtUp(bool),
+        Clock,
+        Keepalive,
+        Stop,
     }
-    let mut interval = tokio::time::interval(every);
     loop {
-        tokio::select! {
-            _ = interval.tick() => {}
-            _ = shutdown.changed() => return,
-        }
-        match relay.tick(kibitz_storage::Timestamp::now()).await {
-            Ok(notices) => notices.into_iter().for_each(&deliver),
-            Err(e) => tracing::warn!("the clocks could not store their notices: {e}"),
+        // The futures of `select!` live until it ends: the work is done after it.
+        let due = tokio::select! {
+            ok = async { backlog.wait_for(|done| *done).await.is_ok() }, if !caught_up => Due::CaughtUp(ok),
+            _ = clock.tick(), if caught_up => Due::Clock,
+            _ = keepalive.tick(), if lease.is_some() => Due::Keepalive,
+            _ = shutdown.wait_for(|stop| *stop) => Due::Stop,
+        };
+        match due {
+            Due::CaughtUp(false) | Due::Stop => return,
+            Due::CaughtUp(true) => caught_up = true,
+            Due::Clock => match relay.tick(kibitz_storage::Timestamp::now()).await {
+                Ok(notices) => notices.into_iter().for_each(&deliver),
+                Err(e) => tracing::warn!("the clocks could not store their notices: {e}"),
+            },
+            Due::Keepalive => {
+                let orphans = relay.keepalive().await;
+                if !orphans.is_empty() {
+                    tracing::info!("taking over {} replies owed by a process that stopped", orphans.len());
+                }
+                orphans.into_iter().for_each(&deliver);
+            }
         }
     }
 }

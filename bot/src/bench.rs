@@ -68,7 +68,140 @@ pub fn run(
     length: Duration,
 ) -> Result<BotBench, String> {
     let store = Store::open(dir).map_err(|e| e.to_string())?;
-    // The other games: a database as a busy bot would have.
+    fill(&store, stored_games)?;
+    let core = Arc::new(Core::new(store, CoreConfig::default()));
+    let started = Instant::now();
+    let mut latencies = play(&core, 0, concurrent, threads, length)?;
+    let elapsed = started.elapsed();
+    latencies.sort();
+    let pick = |q: f64| latencies.get(((latencies.len() as f64 - 1.0) * q) as usize).copied().unwrap_or_default();
+    Ok(BotBench {
+        stored_games,
+        concurrent_games: concurrent,
+        moves: latencies.len(),
+        moves_per_second: latencies.len() as f64 / elapsed.as_secs_f64(),
+        median: pick(0.5),
+        p99: pick(0.99),
+        resident: resident_bytes(),
+    })
+}
+
+/// What [`run_processes`] measured: the bot bench with several processes on one PostgreSQL store.
+#[derive(Debug, Clone)]
+pub struct SharedBench {
+    /// Processes that played.
+    pub processes: usize,
+    /// The figures over all of them (`resident` is the largest process's).
+    pub all: BotBench,
+    /// Each process's resident memory, in bytes.
+    pub resident: Vec<u64>,
+}
+
+impl fmt::Display for SharedBench {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} process(es) on one PostgreSQL store", self.processes)?;
+        writeln!(
+            f,
+            "{} moves in {} concurrent games over {} stored games",
+            self.all.moves, self.all.concurrent_games, self.all.stored_games
+        )?;
+        writeln!(
+            f,
+            "{:.0} moves/s, latency median {:.2} ms, p99 {:.2} ms",
+            self.all.moves_per_second,
+            self.all.median.as_secs_f64() * 1e3,
+            self.all.p99.as_secs_f64() * 1e3
+        )?;
+        let each: Vec<String> = self.resident.iter().map(|r| format!("{:.1}", *r as f64 / 1048576.0)).collect();
+        write!(f, "resident memory per process (MB): {}", each.join(", "))
+    }
+}
+
+/// The bench with `processes` bot processes (this program, run again as
+/// `bench bot-worker`) on a schema of its own on the server at `url`,
+/// dropped afterwards: `concurrent` games shared among them, two threads each.
+pub fn run_processes(
+    url: &str,
+    processes: usize,
+    stored_games: usize,
+    concurrent: usize,
+    length: Duration,
+) -> Result<SharedBench, String> {
+    let schema = kibitz_storage::testing::TestSchema::on(url, "bench")
+        .map_err(|e| format!("cannot make a schema for the bench: {}", e.detail()))?;
+    let store = schema.store().map_err(|e| e.detail())?;
+    fill(&store, stored_games)?;
+    drop(store);
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let start_at = Timestamp::now().0 + 1_500;
+    let share = concurrent.div_ceil(processes.max(1));
+    let children: Vec<_> = (0..processes)
+        .map(|p| {
+            std::process::Command::new(&exe)
+                .args(["bench", "bot-worker", "--url", &schema.url()])
+                .args(["--first", &(p * share).to_string(), "--count", &share.to_string()])
+                .args(["--start-at", &start_at.to_string(), "--seconds", &length.as_secs().to_string()])
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("cannot start a bench process: {e}"))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut latencies = Vec::new();
+    let mut resident = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err("a bench process failed".into());
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("latencies-us ") {
+                latencies.extend(rest.split(',').filter_map(|n| n.parse::<u64>().ok()).map(Duration::from_micros));
+            } else if let Some(rest) = line.strip_prefix("resident ") {
+                resident.push(rest.trim().parse::<u64>().unwrap_or(0));
+            }
+        }
+    }
+    latencies.sort();
+    let pick = |q: f64| latencies.get(((latencies.len() as f64 - 1.0) * q) as usize).copied().unwrap_or_default();
+    Ok(SharedBench {
+        processes,
+        all: BotBench {
+            stored_games,
+            concurrent_games: share * processes,
+            moves: latencies.len(),
+            moves_per_second: latencies.len() as f64 / length.as_secs_f64(),
+            median: pick(0.5),
+            p99: pick(0.99),
+            resident: resident.iter().copied().max().unwrap_or(0),
+        },
+        resident,
+    })
+}
+
+/// One process of [`run_processes`]: plays games `first..first + count` from
+/// `start_at` for `length`, then prints its latencies and memory.
+pub fn worker_process(
+    url: &str,
+    first: usize,
+    count: usize,
+    threads: usize,
+    start_at: u64,
+    length: Duration,
+) -> Result<(), String> {
+    let store = Store::connect(url).map_err(|e| e.detail())?;
+    let core = Arc::new(Core::new(store, CoreConfig::default()));
+    let wait = start_at.saturating_sub(Timestamp::now().0);
+    std::thread::sleep(Duration::from_millis(wait));
+    let latencies = play(&core, first, count, threads, length)?;
+    let text: Vec<String> = latencies.iter().map(|l| l.as_micros().to_string()).collect();
+    println!("latencies-us {}", text.join(","));
+    println!("resident {}", resident_bytes());
+    Ok(())
+}
+
+/// Stores `stored_games` other games: a database as a busy bot would have.
+fn fill(store: &Store, stored_games: usize) -> Result<(), String> {
     let chess = Variant::by_id("chess").ok_or("chess")?;
     for i in 0..stored_games {
         let channel = ChannelKey::new("bench", format!("stored-{}", i / 100));
@@ -83,13 +216,23 @@ pub fn run(
         };
         store.create_game(&channel, &new).map_err(|e| e.to_string())?;
     }
-    let core = Arc::new(Core::new(store, CoreConfig::default()));
+    Ok(())
+}
+
+/// Plays games `first..first + count` with `threads` threads for `length`; the latency of each move.
+fn play(
+    core: &Arc<Core>,
+    first: usize,
+    count: usize,
+    threads: usize,
+    length: Duration,
+) -> Result<Vec<Duration>, String> {
     let stop = Arc::new(AtomicBool::new(false));
-    let started = Instant::now();
-    let workers: Vec<_> = (0..threads.max(1))
+    let threads = threads.max(1);
+    let workers: Vec<_> = (0..threads)
         .map(|t| {
             let (core, stop) = (core.clone(), stop.clone());
-            let games: Vec<usize> = (0..concurrent).filter(|g| g % threads.max(1) == t).collect();
+            let games: Vec<usize> = (first..first + count).filter(|g| g % threads == t).collect();
             std::thread::spawn(move || worker(&core, &games, &stop))
         })
         .collect();
@@ -99,18 +242,7 @@ pub fn run(
     for w in workers {
         latencies.extend(w.join().map_err(|_| "a worker failed")??);
     }
-    let elapsed = started.elapsed();
-    latencies.sort();
-    let pick = |q: f64| latencies.get(((latencies.len() as f64 - 1.0) * q) as usize).copied().unwrap_or_default();
-    Ok(BotBench {
-        stored_games,
-        concurrent_games: concurrent,
-        moves: latencies.len(),
-        moves_per_second: latencies.len() as f64 / elapsed.as_secs_f64(),
-        median: pick(0.5),
-        p99: pick(0.99),
-        resident: resident_bytes(),
-    })
+    Ok(latencies)
 }
 
 fn say(core: &Core, channel: &str, who: &str, text: &str, n: u64) -> Vec<crate::core::Reply> {

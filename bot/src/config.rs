@@ -50,6 +50,61 @@ pub struct Config {
     pub discord: PlatformConfig,
     /// The Telegram adapter.
     pub telegram: PlatformConfig,
+    /// Where the store is, when it is not the sled folder of `[bot] database`.
+    pub storage: StorageConfig,
+}
+
+/// The environment variable that chooses the shared store (wins over `[storage] postgres`).
+pub const POSTGRES_VAR: &str = "KIBITZ_POSTGRES_URL";
+
+/// `[storage]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StorageConfig {
+    /// A PostgreSQL URL: the store shared by every process serving the bot,
+    /// instead of the sled folder `[bot] database`.
+    pub postgres: Option<String>,
+    /// How long a process counts as alive after its heartbeat, in seconds
+    /// (shared store only): the others take over its owed replies after it.
+    pub worker_lease_seconds: Option<u64>,
+}
+
+/// Where the store is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreLocation {
+    /// The sled folder.
+    Embedded(PathBuf),
+    /// The PostgreSQL database at this URL.
+    Shared(String),
+}
+
+impl StoreLocation {
+    /// `KIBITZ_POSTGRES_URL` if set, else the sled folder `db`.
+    pub fn from_env_or(db: &Path) -> StoreLocation {
+        match postgres_from_env() {
+            Some(url) => StoreLocation::Shared(url),
+            None => StoreLocation::Embedded(db.to_owned()),
+        }
+    }
+}
+
+/// The PostgreSQL URL in the environment, registered as a secret if it holds a password.
+pub fn postgres_from_env() -> Option<String> {
+    let url = std::env::var(POSTGRES_VAR).ok().map(|u| u.trim().to_owned()).filter(|u| !u.is_empty())?;
+    register_credentials(&url);
+    Some(url)
+}
+
+fn register_credentials(url: &str) {
+    if let Some(credentials) = credentials_in(url) {
+        secrets::register(credentials);
+        // The password alone, too: a message may quote it without the user.
+        if let Some((_, password)) = credentials.split_once(':')
+            && !password.is_empty()
+        {
+            secrets::register(password);
+        }
+    }
 }
 
 /// `[bot]`.
@@ -125,6 +180,9 @@ impl Config {
                 }
             }
         }
+        if let Some(url) = &config.storage.postgres {
+            register_credentials(url);
+        }
         config.validate()?;
         Ok(config)
     }
@@ -148,7 +206,23 @@ impl Config {
         }
     }
 
+    /// Where the store is: `KIBITZ_POSTGRES_URL`, else `[storage] postgres`, else `[bot] database`.
+    pub fn store_location(&self) -> StoreLocation {
+        match postgres_from_env().or_else(|| self.storage.postgres.clone().filter(|u| !u.trim().is_empty())) {
+            Some(url) => StoreLocation::Shared(url),
+            None => StoreLocation::Embedded(self.bot.database.clone()),
+        }
+    }
+
     fn validate(&self) -> Result<(), String> {
+        if let Some(url) = &self.storage.postgres
+            && !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
+        {
+            return Err("[storage] postgres must be a URL such as postgres://user@host:5432/kibitz".into());
+        }
+        if self.storage.worker_lease_seconds.is_some_and(|s| !(2..=3600).contains(&s)) {
+            return Err("[storage] worker_lease_seconds must be between 2 and 3600".into());
+        }
         if kibitz_rules::Variant::by_id(&self.bot.default_variant).is_none() {
             return Err(format!("[bot] default_variant: unknown variant '{}'", self.bot.default_variant));
         }

@@ -407,11 +407,12 @@ impl Core {
     /// channel. Each adapter ticks its own platform, so no notice is lost.
     ///
     /// Only the games the store's clock index says are due are read
-    /// ([`Store::due_games`]), so a tick costs what is due, not every game.
+    /// ([`Store::claim_due_games`]), so a tick costs what is due, not every game;
+    /// with several processes on one store, each due game is looked at by one.
     pub fn tick(&self, now: Timestamp, platform: &str) -> Vec<(ChannelKey, Reply)> {
         let mut notices = self.take_notices(platform);
-        let Ok(games) = self.store.due_games(now) else { return notices };
-        for (key, record) in games.into_iter().filter(|(k, _)| k.channel.platform == platform) {
+        let Ok(games) = self.store.claim_due_games(now, platform) else { return notices };
+        for (key, record) in games {
             let Ok(record) = record else { continue };
             if let Some(bot) = self.bot_color(&record) {
                 if self.waits_for_player(&record, bot) {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
-use kibitz_bot::config::Config;
+use kibitz_bot::config::{Config, StoreLocation};
 use kibitz_bot::core::{Core, CoreConfig};
 use kibitz_bot::{adapter, secrets};
 use kibitz_render::{BoardOptions, Caption, Renderer};
@@ -187,7 +187,7 @@ enum BenchTarget {
     Search,
     /// The whole bot: concurrent games through the core, storage and pictures.
     Bot {
-        /// Games played at once.
+        /// Games played at once (shared among the processes).
         #[arg(long, default_value_t = 64)]
         games: usize,
         /// Games stored besides.
@@ -195,6 +195,38 @@ enum BenchTarget {
         stored: usize,
         /// Seconds to run.
         #[arg(long, default_value_t = 10)]
+        seconds: u64,
+        /// The store: `sled` (a temporary folder) or `postgres` (a schema of
+        /// its own on the server of --url, dropped afterwards).
+        #[arg(long, default_value = "sled")]
+        store: String,
+        /// Bot processes playing at once on the one store (PostgreSQL only beyond 1).
+        #[arg(long, default_value_t = 1)]
+        processes: usize,
+        /// The PostgreSQL server (default: KIBITZ_POSTGRES_URL, else postgres://postgres@127.0.0.1:5432/test).
+        #[arg(long)]
+        url: Option<String>,
+    },
+    /// One process of `bench bot --processes N` (started by it).
+    #[command(hide = true)]
+    BotWorker {
+        /// The shared store, schema included.
+        #[arg(long)]
+        url: String,
+        /// The first of this process's games.
+        #[arg(long)]
+        first: usize,
+        /// How many games it plays.
+        #[arg(long)]
+        count: usize,
+        /// Threads playing them.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// When to start, in ms since 1970 (all processes start together).
+        #[arg(long)]
+        start_at: u64,
+        /// Seconds to run.
+        #[arg(long)]
         seconds: u64,
     },
     /// The correspondence clock: one tick over many games of which none is due.
@@ -211,8 +243,15 @@ enum BenchTarget {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => console(Path::new("./kibitz-data"), Path::new("./kibitz-out"), CoreConfig::default(), false),
-        Some(Command::Console { db, out, accept_damage }) => console(&db, &out, CoreConfig::default(), accept_damage),
+        None => console(
+            &StoreLocation::from_env_or(Path::new("./kibitz-data")),
+            Path::new("./kibitz-out"),
+            CoreConfig::default(),
+            false,
+        ),
+        Some(Command::Console { db, out, accept_damage }) => {
+            console(&StoreLocation::from_env_or(&db), &out, CoreConfig::default(), accept_damage)
+        }
         Some(Command::Run { config, accept_damage }) => run(&config, accept_damage),
         Some(Command::Backup { db, file }) => backup(&db, &file),
         Some(Command::Restore { db, file }) => restore(&db, &file),
@@ -254,12 +293,27 @@ fn main() -> ExitCode {
             let dir = tempfile::tempdir().map_err(|e| e.to_string());
             dir.and_then(|d| kibitz_storage::bench(d.path()).map_err(|e| e.to_string())).map(|r| println!("{r}"))
         }
-        Some(Command::Bench { what: BenchTarget::Bot { games, stored, seconds } }) => {
-            let dir = tempfile::tempdir().map_err(|e| e.to_string());
-            dir.and_then(|d| {
-                kibitz_bot::bench::run(d.path(), stored, games, 2, Duration::from_secs(seconds.clamp(1, 600)))
-            })
-            .map(|r| println!("{r}"))
+        Some(Command::Bench { what: BenchTarget::Bot { games, stored, seconds, store, processes, url } }) => {
+            let length = Duration::from_secs(seconds.clamp(1, 600));
+            match store.as_str() {
+                "sled" if processes <= 1 => {
+                    let dir = tempfile::tempdir().map_err(|e| e.to_string());
+                    dir.and_then(|d| kibitz_bot::bench::run(d.path(), stored, games, 2, length))
+                        .map(|r| println!("{r}"))
+                }
+                "sled" => Err("several processes need a shared store: --store postgres".into()),
+                "postgres" => {
+                    let url = url
+                        .or_else(kibitz_bot::config::postgres_from_env)
+                        .unwrap_or_else(kibitz_storage::testing::server_url);
+                    kibitz_bot::bench::run_processes(&url, processes.clamp(1, 64), stored, games, length)
+                        .map(|r| println!("{r}"))
+                }
+                other => Err(format!("unknown store '{other}': sled or postgres")),
+            }
+        }
+        Some(Command::Bench { what: BenchTarget::BotWorker { url, first, count, threads, start_at, seconds } }) => {
+            kibitz_bot::bench::worker_process(&url, first, count, threads, start_at, Duration::from_secs(seconds))
         }
         Some(Command::Bench { what: BenchTarget::Tick { games, bot_games } }) => {
             let dir = tempfile::tempdir().map_err(|e| e.to_string());
@@ -279,8 +333,12 @@ fn main() -> ExitCode {
 /// Opens the store for the bot, checked whole: a store that lost changes
 /// or has damaged records is refused with what is wrong and the ways
 /// forward, unless `accept_damage` (then the damage is printed and kept).
-/// A running store answers backup requests (`kibitz backup`) from a thread.
-fn open_store(db: &Path, accept_damage: bool) -> Result<Store, String> {
+/// A running embedded store answers backup requests (`kibitz backup`) from a thread.
+fn open_store(location: &StoreLocation, accept_damage: bool) -> Result<Store, String> {
+    let db = match location {
+        StoreLocation::Embedded(db) => db,
+        StoreLocation::Shared(url) => return open_shared(url, accept_damage),
+    };
     let way_forward = |db: &Path| {
         format!(
             "Nothing was started. Bring the store back from a backup with `kibitz restore --db {} BACKUP`, or start \
@@ -303,21 +361,7 @@ fn open_store(db: &Path, accept_damage: bool) -> Result<Store, String> {
         }
         Err(e) => return Err(format!("cannot open the database {}: {}", db.display(), e.detail())),
     };
-    let problems = store.verify().map_err(|e| format!("cannot check the database {}: {}", db.display(), e.detail()))?;
-    if !problems.is_empty() {
-        let mut text = format!("the game store {} is damaged: {} problem(s):", db.display(), problems.len());
-        for p in problems.iter().take(20) {
-            text.push_str("\n  ");
-            text.push_str(&p.to_string());
-        }
-        if problems.len() > 20 {
-            text.push_str(&format!("\n  ... and {} more", problems.len() - 20));
-        }
-        if !accept_damage {
-            return Err(format!("{text}\n{}", way_forward(db)));
-        }
-        eprintln!("kibitz: starting with damage accepted: {text}");
-    }
+    check_whole(&store, &db.display().to_string(), accept_damage, &way_forward(db))?;
     let serving = store.clone();
     std::thread::spawn(move || {
         loop {
@@ -330,8 +374,39 @@ fn open_store(db: &Path, accept_damage: bool) -> Result<Store, String> {
     Ok(store)
 }
 
-fn console(db: &Path, out: &Path, config: CoreConfig, accept_damage: bool) -> Result<(), String> {
-    let store = open_store(db, accept_damage)?;
+/// Connects to the shared store (its schema brought up to date), checked whole.
+fn open_shared(url: &str, accept_damage: bool) -> Result<Store, String> {
+    let name = kibitz_storage::testing::without_password(url);
+    let store = Store::connect(url).map_err(|e| format!("cannot open the database {name}: {}", e.detail()))?;
+    let way_forward = "Nothing was started. Repair the records named (or restore the database from its backup), \
+                       or start with what is left with --accept-damage.";
+    check_whole(&store, &name, accept_damage, way_forward)?;
+    Ok(store)
+}
+
+/// Reads every record of `store`; damage refuses the start unless accepted.
+fn check_whole(store: &Store, name: &str, accept_damage: bool, way_forward: &str) -> Result<(), String> {
+    let problems = store.verify().map_err(|e| format!("cannot check the database {name}: {}", e.detail()))?;
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let mut text = format!("the game store {name} is damaged: {} problem(s):", problems.len());
+    for p in problems.iter().take(20) {
+        text.push_str("\n  ");
+        text.push_str(&p.to_string());
+    }
+    if problems.len() > 20 {
+        text.push_str(&format!("\n  ... and {} more", problems.len() - 20));
+    }
+    if !accept_damage {
+        return Err(format!("{text}\n{way_forward}"));
+    }
+    eprintln!("kibitz: starting with damage accepted: {text}");
+    Ok(())
+}
+
+fn console(location: &StoreLocation, out: &Path, config: CoreConfig, accept_damage: bool) -> Result<(), String> {
+    let store = open_store(location, accept_damage)?;
     kibitz_bot::console::run_stdio(Core::new(store, config), out).map_err(|e| e.to_string())
 }
 
@@ -368,7 +443,7 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
     let config = Config::load(path)?;
     if config.configured().is_empty() {
         eprintln!("No Discord or Telegram token is configured: opening the console.");
-        return console(&config.bot.database, &config.bot.pictures, config.core(), accept_damage);
+        return console(&config.store_location(), &config.bot.pictures, config.core(), accept_damage);
     }
     // Every log line passes through the redaction of the tokens `Config::load` registered.
     tracing_subscriber::fmt()
@@ -384,7 +459,13 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
         let _inside = runtime.enter();
         terminate_signal()
     };
-    let store = open_store(&config.bot.database, accept_damage)?;
+    let mut store = open_store(&config.store_location(), accept_damage)?;
+    if let Some(seconds) = config.storage.worker_lease_seconds {
+        store.set_worker_lease(Duration::from_secs(seconds));
+    }
+    if let Some(lease) = store.worker_lease() {
+        tracing::info!("the store is shared (PostgreSQL); this process's heartbeat lease is {} s", lease.as_secs_f32());
+    }
     let core = Arc::new(Core::new(store.clone(), config.core()));
     let result = runtime.block_on(async {
         let (stop, shutdown) = adapter::shutdown_channel();

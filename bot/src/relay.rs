@@ -279,9 +279,11 @@ impl Relay {
         tokio::task::spawn_blocking(run).await.unwrap_or_else(|e| Err(NotStored(format!("the clock task failed: {e}"))))
     }
 
-    /// Every reply still owed (from before a restart), oldest first.
+    /// Every reply still owed that no other live process is sending (from
+    /// before a restart, or of a process that stopped), oldest first: they
+    /// are this process's to send now.
     pub fn owed(&self) -> Vec<Delivery> {
-        let entries = match self.core.store().owed(self.platform) {
+        let entries = match self.core.store().claim_owed(self.platform) {
             Ok(entries) => entries,
             Err(e) => {
                 tracing::error!("cannot read the replies owed: {e}");
@@ -300,6 +302,20 @@ impl Relay {
             }
         }
         found
+    }
+
+    /// Tells the processes sharing the store that this one is alive, and
+    /// takes over the replies owed by any that is not: returns them to send.
+    pub async fn keepalive(self: &Arc<Self>) -> Vec<Delivery> {
+        let relay = self.clone();
+        let run = move || {
+            if let Err(e) = relay.core.store().heartbeat() {
+                tracing::warn!("could not tell the other processes this one is alive: {}", e.detail());
+                return Vec::new();
+            }
+            relay.owed()
+        };
+        tokio::task::spawn_blocking(run).await.unwrap_or_default()
     }
 
     /// The platform accepted the whole reply `seq`.

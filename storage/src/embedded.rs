@@ -577,8 +577,10 @@ impl SledStore {
     }
 
     /// [`SledStore::due_games`]: one process has the store, so what is due is its own.
-    pub fn claim_due_games(&self, now: Timestamp) -> Result<GameListing> {
-        self.due_games(now)
+    pub fn claim_due_games(&self, now: Timestamp, platform: &str) -> Result<GameListing> {
+        let mut due = self.due_games(now)?;
+        due.retain(|(key, _)| key.channel.platform == platform);
+        Ok(due)
     }
 
     /// The active game of `player` in this channel, if any.

@@ -323,18 +323,18 @@ impl PgStore {
         Ok(listing(&rows))
     }
 
-    pub(crate) fn claim_due_games(&self, now: Timestamp) -> Result<GameListing> {
+    pub(crate) fn claim_due_games(&self, now: Timestamp, platform: &str) -> Result<GameListing> {
         let wall = ms(Timestamp::now());
         let until = wall.saturating_add(DUE_CLAIM.as_millis() as i64);
         let rows = self.tx(|t| {
             Ok(t.query(
                 "UPDATE games g SET claimed_until = $2
                  FROM (SELECT platform, channel, id FROM games
-                       WHERE due_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $3)
+                       WHERE due_at <= $1 AND platform = $4 AND (claimed_until IS NULL OR claimed_until <= $3)
                        ORDER BY due_at LIMIT 1000 FOR UPDATE SKIP LOCKED) d
                  WHERE g.platform = d.platform AND g.channel = d.channel AND g.id = d.id
                  RETURNING g.platform, g.channel, g.id, g.record::text",
-                &[&ms(now), &until, &wall],
+                &[&ms(now), &until, &wall, &platform],
             )?)
         })?;
         let mut found = listing(&rows);
@@ -653,6 +653,20 @@ impl PgStore {
             }
         }
         Ok(problems)
+    }
+}
+
+/// Runs `f`, which waits for the database, fit for any thread: on a worker
+/// thread of a multi-threaded tokio runtime (the bot's), the worker first
+/// hands its other tasks to another thread, as a blocking call must (the
+/// PostgreSQL client runs its own small runtime, which may not start inside
+/// another's worker). Elsewhere (a blocking thread, a plain thread) it just runs.
+pub(crate) fn blocking<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
     }
 }
 

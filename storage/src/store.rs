@@ -162,7 +162,7 @@ macro_rules! both {
     ($self:ident, $s:ident => $call:expr) => {
         match &$self.backend {
             Backend::Embedded($s) => $call,
-            Backend::Shared($s) => $call,
+            Backend::Shared($s) => crate::pg::blocking(|| $call),
         }
     };
 }
@@ -445,9 +445,10 @@ delegate! {
     /// The active games the correspondence clock must look at by `now`, in
     /// key order (reading only those).
     fn due_games(&self, now: Timestamp) -> Result<GameListing>;
-    /// [`Store::due_games`], each taken for this process for a while: another
-    /// process sharing the store does not get the same games meanwhile.
-    fn claim_due_games(&self, now: Timestamp) -> Result<GameListing>;
+    /// [`Store::due_games`] of `platform`, each taken for this process for a
+    /// while (30 s, or until the game changes): another process sharing the
+    /// store does not get the same games meanwhile.
+    fn claim_due_games(&self, now: Timestamp, platform: &str) -> Result<GameListing>;
     /// The active game of `player` in this channel, if any.
     fn player_game_in_channel(&self, channel: &ChannelKey, player: &str) -> Result<Option<GameRecord>>;
     /// Every active game of `player` on `platform`, in channel order.

@@ -54,6 +54,14 @@ impl TestSchema {
         }
     }
 
+    /// A fresh schema named after `label` on the server at `url` (for the bench).
+    pub fn on(url: &str, label: &str) -> Result<TestSchema> {
+        let name = format!("kibitz_{label}_{}_{:08x}", std::process::id(), fastrand::u32(..));
+        let mut client = postgres::Client::connect(url, postgres::NoTls)?;
+        client.batch_execute(&format!("CREATE SCHEMA {}", crate::pg::quote_ident(&name)))?;
+        Ok(TestSchema { url: url.to_owned(), name })
+    }
+
     /// The schema's name.
     pub fn name(&self) -> &str {
         &self.name
