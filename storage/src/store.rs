@@ -19,6 +19,7 @@ use crate::{
 
 mod directory;
 mod outbox;
+mod pace;
 
 pub use directory::{ChannelMove, Migration, UserRecord};
 pub use outbox::{Completion, Owed};
@@ -72,6 +73,9 @@ pub(crate) struct Shared {
     /// The reserve file was given up to recover from a full disk; it is made
     /// again after the next change that is on disk.
     reserve_missing: AtomicBool,
+    /// The send slots reserved lately, by platform and chat (see
+    /// [`Store::reserve_send_slot`]): in memory, as sled serves one process.
+    pub(crate) send_slots: Mutex<pace::Slots>,
 }
 
 impl Drop for Shared {
@@ -215,6 +219,7 @@ impl Store {
                 manifest: Mutex::new(manifest),
                 fail_next_sync: AtomicBool::new(false),
                 reserve_missing: AtomicBool::new(!ensure_reserve(path)),
+                send_slots: Mutex::default(),
             }),
             durable: true,
         };
