@@ -281,3 +281,35 @@ async fn the_kibitz_binary_runs_in_webhook_mode_and_keeps_the_secret() {
     // Stopping leaves the webhook set: other processes may still serve it.
     assert!(server.webhooks().len() == 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_finishes_the_update_in_flight_and_takes_no_more() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let bot = Running::start().await;
+    let update = bot.server.update(ALICE_CHAT, alice(), "/variants");
+    let body = serde_json::to_vec(&update).unwrap();
+    // A request under way: its head and half its body are in when shutdown comes.
+    let mut stream = tokio::net::TcpStream::connect(bot.sender.addr).await.unwrap();
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+         X-Telegram-Bot-Api-Secret-Token: {SECRET}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body[..body.len() / 2]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let _ = bot.stop.send(true);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // No new request is taken.
+    let late = bot.server.update(ALICE_CHAT, alice(), "/help");
+    assert_eq!(bot.sender.post(&serde_json::to_vec(&late).unwrap()).await, None, "a request taken after shutdown");
+    // The one under way is handled and answered.
+    stream.write_all(&body[body.len() / 2..]).await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(20), stream.read_to_string(&mut answer)).await.unwrap().unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(bot.handled(&update));
+    assert!(!bot.handled(&late));
+    let done = tokio::time::timeout(Duration::from_secs(40), bot.run).await;
+    assert!(matches!(done, Ok(Ok(Ok(())))), "the adapter did not stop cleanly: {done:?}");
+}
