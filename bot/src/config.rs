@@ -1,4 +1,5 @@
-//! Configuration: `config.toml`, with tokens overridable from the environment.
+//! Configuration: `config.toml`, with tokens (and Telegram's webhook
+//! secret) overridable from the environment.
 //!
 //! Every key is documented in `config.example.toml` at the project's root.
 
