@@ -163,7 +163,7 @@ impl Config {
                 secrets::register(secret.expose());
             }
             // A proxy's or server's `user:password@` is a secret too.
-            for url in [&platform.proxy, &platform.api_url].into_iter().flatten() {
+            for url in [&platform.proxy, &platform.api_url, &platform.webhook_url].into_iter().flatten() {
                 if let Some(credentials) = credentials_in(url) {
                     secrets::register(credentials);
                 }

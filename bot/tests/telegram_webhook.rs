@@ -313,3 +313,43 @@ async fn shutdown_finishes_the_update_in_flight_and_takes_no_more() {
     let done = tokio::time::timeout(Duration::from_secs(40), bot.run).await;
     assert!(matches!(done, Ok(Ok(Ok(())))), "the adapter did not stop cleanly: {done:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pace_of_a_chat_is_kept_with_other_senders_of_the_store() {
+    let bot = Running::start().await;
+    let gap = telegram::Pace::GAP.as_millis() as u64;
+    // Another sender of the same store (another process, with a shared
+    // store) takes slots in the group while the adapter answers there.
+    let other = {
+        let store = bot.store.clone();
+        std::thread::spawn(move || {
+            let mut slots = Vec::new();
+            for _ in 0..6 {
+                let now = kibitz_storage::Timestamp::now();
+                let per_minute = telegram::Pace::per_minute(GROUP);
+                slots.push(store.reserve_send_slot("telegram", &GROUP.to_string(), now, gap, per_minute).unwrap().0);
+                std::thread::sleep(Duration::from_millis(700));
+            }
+            slots
+        })
+    };
+    bot.say(GROUP, bob(), "hello").await;
+    bot.say(GROUP, alice(), "/challenge @bob chess white").await;
+    bot.say(GROUP, bob(), "/accept").await;
+    bot.say(GROUP, alice(), "e4").await;
+    let theirs = tokio::task::spawn_blocking(move || other.join().unwrap()).await.unwrap();
+    assert!(bot.server.until(Duration::from_secs(30), |s| s.texts(GROUP).len() >= 3).await);
+    let ours: Vec<u64> =
+        bot.server.sent_at.lock().unwrap().iter().filter(|(c, _)| *c == GROUP).map(|(_, t)| *t).collect();
+    // A message arrives a moment after its slot: a little less than the gap is allowed.
+    let mut all: Vec<u64> = ours.iter().chain(&theirs).copied().collect();
+    all.sort_unstable();
+    for pair in all.windows(2) {
+        assert!(
+            pair[1] - pair[0] >= gap - 100,
+            "sends {} ms apart: ours {ours:?}, theirs {theirs:?}",
+            pair[1] - pair[0]
+        );
+    }
+    bot.stop().await;
+}

@@ -39,6 +39,9 @@ pub struct Server {
     /// Whether the bot is no admin: `deleteMessage` is refused, as Telegram
     /// refuses it in a group where the bot may not delete others' messages.
     pub not_admin: std::sync::atomic::AtomicBool,
+    /// When each message the bot sent arrived: (chat, milliseconds since
+    /// the epoch).
+    pub sent_at: Mutex<Vec<(i64, u64)>>,
     /// The bodies of `setWebhook` calls.
     pub webhooks: Mutex<Vec<Value>>,
 }
@@ -189,6 +192,8 @@ impl Server {
         };
         let text = body["text"].as_str().or(body["caption"].as_str()).unwrap_or("").to_string();
         self.sent.lock().unwrap().push((method.to_string(), chat_id, text.clone()));
+        let millis = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+        self.sent_at.lock().unwrap().push((chat_id, millis));
         let id = {
             let mut last = self.last_message.lock().unwrap();
             *last += 1;
