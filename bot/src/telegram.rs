@@ -23,12 +23,13 @@
 //! Telegram's pace for the chat (a message a second, twenty a minute in
 //! groups), waiting out 429s, so a slow pace never holds back handling, and
 //! chats do not wait for one another. The pace is kept by the store
-//! ([`kibitz_storage::Store::reserve_send_slot`]), so that processes sharing
-//! it (webhook mode behind a load balancer) keep one pace together. Replies owed at a restart are sent
-//! first. The clocks start once the updates that came while the bot was away
-//! are handled. On shutdown polling stops, every update received is handled
-//! and confirmed, and replies still owed after a while wait for the next
-//! start.
+//! ([`kibitz_storage::Store::reserve_send_slot`]), so that processes that
+//! share it (webhook mode behind a load balancer) keep one pace together.
+//! Replies owed at a restart are sent first. The clocks start once the
+//! updates that came while the bot was away are handled. On shutdown
+//! polling stops (in webhook mode: no request is taken any more), every
+//! update received is handled and confirmed, and replies still owed after
+//! a while wait for the next start.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
@@ -1009,7 +1010,9 @@ impl Chats {
     }
 
     /// Handles one update and stores what it owes; until that is stored it
-    /// is tried again (and stays unconfirmed). Then its replies go out.
+    /// is tried again (and stays unconfirmed). Then its replies go out. A
+    /// posted update (webhook mode) is tried once: its request is answered
+    /// with the outcome, and Telegram posts it again if it was not stored.
     async fn handle(self: &Arc<Self>, job: Job) {
         let Job { update, msg, answer, mut stored } = job;
         let mut backoff = Backoff::default();
