@@ -253,6 +253,18 @@ async fn the_kibitz_binary_runs_in_webhook_mode_and_keeps_the_secret() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("secret_token is needed"), "{err}");
+    // The environment's secret counts (and is not shown when it is refused).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kibitz"))
+        .args(["run", "--config"])
+        .arg(&config)
+        .env_remove("KIBITZ_TELEGRAM_TOKEN")
+        .env("KIBITZ_TELEGRAM_SECRET_TOKEN", "not/a:valid*secret")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("secret_token must be 1 to 256 characters"), "{err}");
+    assert!(!err.contains("not/a:valid*secret"), "{err}");
     assert!(server.webhooks().is_empty() && server.starts() == 0);
 
     std::fs::write(&config, format!("{base}secret_token = \"{SECRET}\"\n")).unwrap();
