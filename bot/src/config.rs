@@ -1,4 +1,5 @@
-//! Configuration: `config.toml`, with tokens overridable from the environment.
+//! Configuration: `config.toml`, with tokens (and Telegram's webhook
+//! secret) overridable from the environment.
 //!
 //! Every key is documented in `config.example.toml` at the project's root.
 
@@ -12,6 +13,39 @@ use crate::secrets;
 
 /// The environment variables that hold tokens: Discord's, Telegram's.
 pub const TOKEN_VARS: [&str; 2] = ["KIBITZ_DISCORD_TOKEN", "KIBITZ_TELEGRAM_TOKEN"];
+
+/// The environment variable that holds Telegram's webhook secret.
+pub const SECRET_TOKEN_VAR: &str = "KIBITZ_TELEGRAM_SECRET_TOKEN";
+
+/// A secret kept out of `Debug` output (and out of every log line: it is
+/// registered with [`secrets`] when the configuration is loaded).
+#[derive(Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a secret.
+    pub fn new(secret: impl Into<String>) -> Secret {
+        Secret(secret.into())
+    }
+
+    /// The secret itself, for the one place that needs it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(secrets::REDACTED)
+    }
+}
+
+/// Whether `secret` is one Telegram accepts as a webhook's `secret_token`:
+/// 1 to 256 characters, each `A-Z`, `a-z`, `0-9`, `_` or `-`.
+pub fn valid_secret_token(secret: &str) -> bool {
+    (1..=256).contains(&secret.len()) && secret.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
 
 /// The `user:password` of a URL such as `http://user:password@host:port/`.
 fn credentials_in(url: &str) -> Option<&str> {
@@ -148,6 +182,13 @@ pub struct PlatformConfig {
     pub api_url: Option<String>,
     /// Discord: an HTTP proxy.
     pub proxy: Option<String>,
+    /// Telegram: webhook mode, listening on this address (`IP:port`).
+    pub webhook_listen: Option<String>,
+    /// Telegram, webhook mode: the public URL Telegram posts updates to.
+    pub webhook_url: Option<String>,
+    /// Telegram, webhook mode: the secret Telegram sends with every update
+    /// (the environment variable wins if set).
+    pub secret_token: Option<Secret>,
 }
 
 impl Config {
@@ -158,7 +199,7 @@ impl Config {
     /// error in the file says which line and what is wrong without quoting
     /// the file.
     pub fn load(path: &Path) -> Result<Config, String> {
-        for var in TOKEN_VARS {
+        for var in TOKEN_VARS.into_iter().chain([SECRET_TOKEN_VAR]) {
             if let Ok(token) = std::env::var(var) {
                 secrets::register(&token);
             }
@@ -173,8 +214,11 @@ impl Config {
             if let Some(token) = &platform.token {
                 secrets::register(token);
             }
+            if let Some(secret) = &platform.secret_token {
+                secrets::register(secret.expose());
+            }
             // A proxy's or server's `user:password@` is a secret too.
-            for url in [&platform.proxy, &platform.api_url].into_iter().flatten() {
+            for url in [&platform.proxy, &platform.api_url, &platform.webhook_url].into_iter().flatten() {
                 if let Some(credentials) = credentials_in(url) {
                     secrets::register(credentials);
                 }
@@ -194,8 +238,13 @@ impl Config {
         toml::from_str(text).map_err(|e| describe(text, &e))
     }
 
-    /// Environment variables override tokens from the file.
+    /// Environment variables override tokens (and the webhook's secret) from the file.
     pub fn apply_env(&mut self) {
+        if let Ok(secret) = std::env::var(SECRET_TOKEN_VAR)
+            && !secret.trim().is_empty()
+        {
+            self.telegram.secret_token = Some(Secret::new(secret.trim()));
+        }
         let [discord, telegram] = TOKEN_VARS;
         for (var, platform) in [(discord, &mut self.discord), (telegram, &mut self.telegram)] {
             if let Ok(token) = std::env::var(var)
@@ -229,7 +278,63 @@ impl Config {
         if !(80..=2048).contains(&self.bot.board_size) {
             return Err("[bot] board_size must be between 80 and 2048".into());
         }
+        let d = &self.discord;
+        for (key, set) in [
+            ("webhook_listen", d.webhook_listen.is_some()),
+            ("webhook_url", d.webhook_url.is_some()),
+            ("secret_token", d.secret_token.is_some()),
+        ] {
+            if set {
+                return Err(format!("[discord] {key}: webhooks are a Telegram setting; move it to [telegram]"));
+            }
+        }
+        self.telegram_webhook()?;
         Ok(())
+    }
+
+    /// Telegram's webhook mode, if `[telegram] webhook_listen` is set; then
+    /// `webhook_url` and `secret_token` must be set too. Errors never quote
+    /// the secret.
+    pub fn telegram_webhook(&self) -> Result<Option<crate::telegram::Webhook>, String> {
+        let t = &self.telegram;
+        let Some(listen) = t.webhook_listen.as_deref() else {
+            if t.webhook_url.is_some() {
+                return Err("[telegram] webhook_url is set but webhook_listen is not: set webhook_listen (the \
+                    address to serve the webhook on, such as \"127.0.0.1:8443\") for webhook mode, or remove \
+                    webhook_url for long polling"
+                    .into());
+            }
+            return Ok(None);
+        };
+        let listen: std::net::SocketAddr = listen.trim().parse().map_err(|_| {
+            format!("[telegram] webhook_listen '{listen}' is not an address with a port, such as \"127.0.0.1:8443\"")
+        })?;
+        let Some(url) = t.webhook_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) else {
+            return Err("[telegram] webhook_listen is set, so webhook_url is needed too: the public https:// \
+                address Telegram posts updates to"
+                .into());
+        };
+        let parsed = url::Url::parse(url).map_err(|e| format!("[telegram] webhook_url '{url}' is not a URL: {e}"))?;
+        // Telegram itself posts to HTTPS only; a self-hosted Bot API server may post to plain HTTP.
+        let plain_allowed = t.api_url.is_some();
+        if !(parsed.scheme() == "https" || plain_allowed && parsed.scheme() == "http") || !parsed.has_host() {
+            return Err(format!(
+                "[telegram] webhook_url '{url}' must be an https:// address (plain http:// only with a \
+                 self-hosted Bot API server, api_url)"
+            ));
+        }
+        let Some(secret) = t.secret_token.as_ref() else {
+            return Err(format!(
+                "[telegram] webhook_listen is set, so secret_token is needed too (or the environment variable \
+                 {SECRET_TOKEN_VAR}): 1 to 256 letters, digits, _ or -, which Telegram sends with every update"
+            ));
+        };
+        if !valid_secret_token(secret.expose()) {
+            return Err("[telegram] secret_token must be 1 to 256 characters, each a letter (A-Z, a-z), a digit, \
+                _ or -"
+                .into());
+        }
+        Ok(Some(crate::telegram::Webhook { listen, url: url.to_string(), secret: secret.clone() }))
     }
 
     /// The core's settings.
@@ -283,6 +388,53 @@ mod tests {
         assert!(e.starts_with("line 3: unknown field `nmae`, expected one of `name`, "), "{e}");
     }
 
+    fn webhook_of(extra: &str) -> Result<Option<crate::telegram::Webhook>, String> {
+        let c = Config::parse(&format!("[telegram]\ntoken = \"1:x\"\n{extra}")).unwrap();
+        c.validate()?;
+        c.telegram_webhook()
+    }
+
+    fn hook_with(listen: &str, url: &str, secret: &str) -> String {
+        format!("webhook_listen = \"{listen}\"\nwebhook_url = \"{url}\"\nsecret_token = \"{secret}\"\n")
+    }
+
+    #[test]
+    fn webhook_mode_needs_its_three_keys() {
+        assert!(webhook_of("").unwrap().is_none(), "long polling");
+        let hook =
+            webhook_of(&hook_with("127.0.0.1:8443", "https://bot.example.org/tg", "Sec-ret_42")).unwrap().unwrap();
+        assert_eq!(hook.listen, "127.0.0.1:8443".parse().unwrap());
+        assert_eq!(hook.url, "https://bot.example.org/tg");
+        assert_eq!(hook.secret.expose(), "Sec-ret_42");
+        assert!(!format!("{hook:?}").contains("Sec-ret_42"), "the secret stays out of Debug");
+
+        let e = webhook_of("webhook_listen = \"127.0.0.1:8443\"\nsecret_token = \"abc\"\n").unwrap_err();
+        assert!(e.contains("webhook_url is needed"), "{e}");
+        let e = webhook_of("webhook_listen = \"127.0.0.1:8443\"\nwebhook_url = \"https://a.example/\"\n").unwrap_err();
+        assert!(e.contains("secret_token is needed") && e.contains(SECRET_TOKEN_VAR), "{e}");
+        let e = webhook_of(&hook_with("localhost", "https://a.example/", "abc")).unwrap_err();
+        assert!(e.contains("webhook_listen 'localhost' is not an address with a port"), "{e}");
+        let e = webhook_of(&hook_with("127.0.0.1:1", "http://a.example/", "abc")).unwrap_err();
+        assert!(e.contains("must be an https:// address"), "{e}");
+        let e = webhook_of(&hook_with("127.0.0.1:1", "not a url", "abc")).unwrap_err();
+        assert!(e.contains("is not a URL"), "{e}");
+        // A self-hosted Bot API server may post to plain HTTP.
+        let local =
+            format!("api_url = \"http://127.0.0.1:8081\"\n{}", hook_with("127.0.0.1:1", "http://a.example/", "a"));
+        assert!(webhook_of(&local).unwrap().is_some());
+        let e = webhook_of("webhook_url = \"https://a.example/\"\n").unwrap_err();
+        assert!(e.contains("webhook_listen is not"), "{e}");
+        for bad in ["", "has space", "semi;colon", "tr\u{e8}s-bien", &"x".repeat(257)] {
+            let e = webhook_of(&hook_with("127.0.0.1:1", "https://a.example/", bad)).unwrap_err();
+            assert!(e.contains("secret_token must be 1 to 256 characters"), "{e}");
+            assert!(bad.is_empty() || !e.contains(bad), "the secret is not quoted: {e}");
+        }
+        assert!(valid_secret_token(&"A-z_09".repeat(50)[..256]));
+        // Webhooks are Telegram's only.
+        let c = Config::parse("[discord]\nwebhook_listen = \"127.0.0.1:1\"\n").unwrap();
+        assert!(c.validate().unwrap_err().contains("[discord] webhook_listen"));
+    }
+
     #[test]
     fn credentials_are_found_in_urls() {
         assert_eq!(credentials_in("http://user:hunter22@proxy:8080/x"), Some("user:hunter22"));
@@ -308,6 +460,7 @@ mod tests {
         // An unknown key beside the token names the key, not the token.
         let e = Config::parse(&format!("[telegram]\ntoken = \"{token}\"\ntokn = 5\n")).unwrap_err();
         assert!(e.starts_with("line 3: unknown field `tokn`"), "{e}");
-        assert!(!e.contains("secret"), "{e}");
+        // (The key `secret_token` is named among the keys there are; the token's value is not.)
+        assert!(!e.contains("AAHsecret") && !e.contains("secret_secret"), "{e}");
     }
 }

@@ -472,8 +472,11 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
         let mut adapters = tokio::task::JoinSet::new();
         if let Some(token) = config.telegram.token.clone().filter(|t| !t.is_empty()) {
             let (core, api_url, shutdown) = (core.clone(), config.telegram.api_url.clone(), shutdown.clone());
-            adapters
-                .spawn(async move { ("Telegram", kibitz_bot::telegram::run(core, token, api_url, shutdown).await) });
+            // Checked by `Config::load` already.
+            let webhook = config.telegram_webhook()?;
+            adapters.spawn(async move {
+                ("Telegram", kibitz_bot::telegram::run_with(core, token, api_url, webhook, shutdown).await)
+            });
         }
         if let Some(token) = config.discord.token.clone().filter(|t| !t.is_empty()) {
             let (core, proxy, shutdown) = (core.clone(), config.discord.proxy.clone(), shutdown.clone());

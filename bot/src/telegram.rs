@@ -1,4 +1,5 @@
-//! The Telegram adapter: the Bot API through long polling (`getUpdates`).
+//! The Telegram adapter: the Bot API through long polling (`getUpdates`),
+//! or in webhook mode through updates Telegram posts (see [`webhook`]).
 //!
 //! It only translates. A text message becomes an [`Incoming`] for the core.
 //! Players are their numeric Telegram user ids, which never change hands;
@@ -21,16 +22,19 @@
 //! from its replies: a second queue per chat sends what the outbox holds at
 //! Telegram's pace for the chat (a message a second, twenty a minute in
 //! groups), waiting out 429s, so a slow pace never holds back handling, and
-//! chats do not wait for one another. Replies owed at a restart are sent
-//! first. The clocks start once the updates that came while the bot was away
-//! are handled. On shutdown polling stops, every update received is handled
-//! and confirmed, and replies still owed after a while wait for the next
-//! start.
+//! chats do not wait for one another. The pace is kept by the store
+//! ([`kibitz_storage::Store::reserve_send_slot`]), so that processes that
+//! share it (webhook mode behind a load balancer) keep one pace together.
+//! Replies owed at a restart are sent first. The clocks start once the
+//! updates that came while the bot was away are handled. On shutdown
+//! polling stops (in webhook mode: no request is taken any more), every
+//! update received is handled and confirmed, and replies still owed after
+//! a while wait for the next start.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kibitz_storage::Timestamp;
 use teloxide::RequestError;
@@ -45,6 +49,10 @@ use crate::adapter::{self, Backoff, Lanes, Shutdown};
 use crate::command::{self, Command};
 use crate::core::{Action, Button, Core, Incoming, Reply, User};
 use crate::relay::{Delivery, Relay};
+
+pub mod webhook;
+
+pub use webhook::Webhook;
 
 /// The platform name the adapter uses in the store.
 pub const PLATFORM: &str = "telegram";
@@ -75,6 +83,19 @@ const CLOCK_EVERY: Duration = Duration::from_secs(60);
 /// of `https://api.telegram.org`. Fails at once if Telegram refuses the token;
 /// network errors are retried.
 pub async fn run(core: Arc<Core>, token: String, api_url: Option<String>, shutdown: Shutdown) -> Result<(), String> {
+    run_with(core, token, api_url, None, shutdown).await
+}
+
+/// [`run`], in webhook mode if `webhook` is given: Telegram then posts the
+/// updates to its address (see [`webhook`]). Fails at once if the address
+/// cannot be listened on or Telegram refuses the webhook.
+pub async fn run_with(
+    core: Arc<Core>,
+    token: String,
+    api_url: Option<String>,
+    webhook: Option<Webhook>,
+    shutdown: Shutdown,
+) -> Result<(), String> {
     let mut bot = Bot::new(token);
     if let Some(url) = api_url {
         // `Url::join` would drop a last path segment without the slash.
@@ -88,9 +109,20 @@ pub async fn run(core: Arc<Core>, token: String, api_url: Option<String>, shutdo
     core.set_bot_id(PLATFORM, &player_id(&me.user));
     note_user(&core, &me.user);
 
-    if let Err(e) = retrying("deleteWebhook", || bot.delete_webhook().send()).await {
-        tracing::warn!("could not remove a webhook, polling may fail: {e}");
-    }
+    // Webhook mode listens before Telegram is told to post there.
+    let listener = match &webhook {
+        Some(hook) => {
+            let listener = webhook::bind(hook).await?;
+            webhook::register(&bot, hook).await?;
+            Some(listener)
+        }
+        None => {
+            if let Err(e) = retrying("deleteWebhook", || bot.delete_webhook().send()).await {
+                tracing::warn!("could not remove a webhook, polling may fail: {e}");
+            }
+            None
+        }
+    };
     if let Err(e) = retrying("setMyCommands", || bot.set_my_commands(command_list()).send()).await {
         tracing::warn!("could not register the command list: {e}");
     }
@@ -110,7 +142,12 @@ pub async fn run(core: Arc<Core>, token: String, api_url: Option<String>, shutdo
         tokio::spawn(adapter::clock_loop(relay, CLOCK_EVERY, backlog, shutdown.clone(), move |n| chats.deliver(n)))
     };
 
-    poll(&bot, &chats, &username, shutdown, backlog_done).await;
+    match (listener, &webhook) {
+        (Some(listener), Some(hook)) => {
+            webhook::serve(listener, &bot, &chats, &username, hook, shutdown, backlog_done).await;
+        }
+        _ => poll(&bot, &chats, &username, shutdown, backlog_done).await,
+    }
 
     let _ = clock.await;
     // Every update received is handled, then confirmed.
@@ -766,11 +803,9 @@ pub fn plan(text: &Rendered, picture: bool) -> Vec<Out> {
 }
 
 /// The pace Telegram asks for in one chat: a message a second, and in
-/// groups no more than twenty a minute.
-pub struct Pace {
-    sent: VecDeque<Instant>,
-    group: bool,
-}
+/// groups no more than twenty a minute. The store keeps it (see
+/// [`kibitz_storage::Store::reserve_send_slot`]).
+pub struct Pace;
 
 impl Pace {
     /// The gap between two messages to one chat.
@@ -778,30 +813,10 @@ impl Pace {
     /// Messages a minute in a group.
     pub const GROUP_PER_MINUTE: usize = 20;
 
-    /// The pace of a group (many members) or a private chat.
-    pub fn new(group: bool) -> Pace {
-        Pace { sent: VecDeque::new(), group }
-    }
-
-    /// When the next message may go, at the earliest `now`.
-    pub fn next_slot(&self, now: Instant) -> Instant {
-        let mut at = now;
-        if let Some(&last) = self.sent.back() {
-            at = at.max(last + Self::GAP);
-        }
-        if self.group && self.sent.len() >= Self::GROUP_PER_MINUTE {
-            let oldest = self.sent[self.sent.len() - Self::GROUP_PER_MINUTE];
-            at = at.max(oldest + Duration::from_secs(60));
-        }
-        at
-    }
-
-    /// Notes a message sent at `at`.
-    pub fn sent(&mut self, at: Instant) {
-        self.sent.push_back(at);
-        while self.sent.len() > Self::GROUP_PER_MINUTE {
-            self.sent.pop_front();
-        }
+    /// The limit a minute of a chat, 0 for none: groups (whose ids are
+    /// negative) have one, private chats only the gap.
+    pub fn per_minute(chat: i64) -> usize {
+        if chat < 0 { Self::GROUP_PER_MINUTE } else { 0 }
     }
 }
 
@@ -813,6 +828,9 @@ struct Job {
     update: i64,
     msg: Incoming,
     answer: Option<Reply>,
+    /// Webhook mode: told whether the update's result was stored; the
+    /// update is then tried once (Telegram posts it again if not).
+    stored: Option<tokio::sync::oneshot::Sender<bool>>,
 }
 
 /// The chats' workers and what they share.
@@ -826,8 +844,6 @@ struct Chats {
     handlers: Arc<Lanes<Job>>,
     /// Each chat's owed replies, sent in order at the chat's pace.
     senders: Arc<Lanes<Delivery>>,
-    /// Each chat's pace.
-    paces: Mutex<HashMap<i64, Pace>>,
     shutdown: Shutdown,
 }
 
@@ -844,7 +860,6 @@ impl Chats {
             updates: Updates::default(),
             handlers: Arc::new(Lanes::new(WORKER_IDLE)),
             senders: Arc::new(Lanes::new(WORKER_IDLE)),
-            paces: Mutex::default(),
             shutdown,
         }
     }
@@ -904,20 +919,37 @@ impl Chats {
     /// bot's business, or cannot be read, is done at once. Reading it never
     /// takes the adapter down: a panic is caught and the update skipped.
     fn dispatch(self: &Arc<Self>, id: i64, update: Update, username: &str) {
+        self.route(id, update, username, None);
+    }
+
+    /// [`Chats::dispatch`], telling `stored` (if given) whether the update's
+    /// result was stored; an update with nothing to handle counts as stored.
+    fn route(
+        self: &Arc<Self>,
+        id: i64,
+        update: Update,
+        username: &str,
+        stored: Option<tokio::sync::oneshot::Sender<bool>>,
+    ) {
         let read = std::panic::catch_unwind(AssertUnwindSafe(|| self.read(id, update, username)));
-        match read {
+        let skipped = match read {
             Ok(Some((chat, (msg, answer)))) => {
                 let chats = self.clone();
-                self.handlers.push(chat.0, Job { update: id, msg, answer }, move |job| {
+                self.handlers.push(chat.0, Job { update: id, msg, answer, stored }, move |job| {
                     let chats = chats.clone();
                     async move { chats.handle(job).await }
                 });
+                return;
             }
-            Ok(None) => self.updates.done(id),
+            Ok(None) => stored,
             Err(_) => {
                 tracing::warn!(update = id, "an update that could not be read was skipped");
-                self.updates.done(id);
+                stored
             }
+        };
+        self.updates.done(id);
+        if let Some(stored) = skipped {
+            let _ = stored.send(true);
         }
     }
 
@@ -978,23 +1010,39 @@ impl Chats {
     }
 
     /// Handles one update and stores what it owes; until that is stored it
-    /// is tried again (and stays unconfirmed). Then its replies go out.
+    /// is tried again (and stays unconfirmed). Then its replies go out. A
+    /// posted update (webhook mode) is tried once: its request is answered
+    /// with the outcome, and Telegram posts it again if it was not stored.
     async fn handle(self: &Arc<Self>, job: Job) {
+        let Job { update, msg, answer, mut stored } = job;
         let mut backoff = Backoff::default();
         loop {
-            let handled = match &job.answer {
-                Some(answer) => self.relay.answer(job.msg.clone(), answer.clone()).await,
-                None => self.relay.handle(job.msg.clone(), None).await,
+            let handled = match &answer {
+                Some(answer) => self.relay.answer(msg.clone(), answer.clone()).await,
+                None => self.relay.handle(msg.clone(), None).await,
             };
             match handled {
                 Ok(owed) => {
                     owed.into_iter().for_each(|d| self.deliver(d));
+                    if let Some(stored) = stored.take() {
+                        let _ = stored.send(true);
+                    }
+                    break;
+                }
+                Err(e) if stored.is_some() => {
+                    tracing::warn!(
+                        update,
+                        "could not keep the answer to a posted update ({e}); Telegram posts it again"
+                    );
+                    if let Some(stored) = stored.take() {
+                        let _ = stored.send(false);
+                    }
                     break;
                 }
                 Err(e) => {
                     let wait = backoff.next_wait();
                     tracing::warn!(
-                        update = job.update,
+                        update,
                         "could not keep the answer to an update ({e}); trying again in {}s",
                         wait.as_secs()
                     );
@@ -1005,7 +1053,7 @@ impl Chats {
                 }
             }
         }
-        self.updates.done(job.update);
+        self.updates.done(update);
     }
 
     /// Waits `wait`, unless shutdown comes first (`false`).
@@ -1059,6 +1107,25 @@ impl Chats {
         }
     }
 
+    /// Waits for this process's turn to send to `chat`: the store gives each
+    /// message its slot, so that every process sharing the store keeps
+    /// Telegram's pace together. If the store cannot say, the message goes now.
+    async fn wait_for_slot(&self, chat: ChatId) {
+        let store = self.relay.core().store().clone();
+        let reserve = move || {
+            let now = Timestamp::now();
+            let gap = Pace::GAP.as_millis() as u64;
+            store
+                .reserve_send_slot(PLATFORM, &chat.0.to_string(), now, gap, Pace::per_minute(chat.0))
+                .map(|slot| Duration::from_millis(slot.0.saturating_sub(now.0)))
+        };
+        match tokio::task::spawn_blocking(reserve).await {
+            Ok(Ok(wait)) => tokio::time::sleep(wait).await,
+            Ok(Err(e)) => tracing::warn!(chat = chat.0, "could not ask the store for a send slot ({e}); sending now"),
+            Err(e) => tracing::warn!(chat = chat.0, "could not ask the store for a send slot ({e}); sending now"),
+        }
+    }
+
     /// Sends one owed reply as its messages, at the chat's pace, noting each
     /// part the platform accepts; the reply leaves the outbox when all are.
     async fn send(&self, chat: ChatId, owed: Delivery) {
@@ -1076,9 +1143,7 @@ impl Chats {
         while i < plan.len() {
             let out = &plan[i];
             let markup = if i == last { lock(&self.keyboards).markup(&reply.buttons) } else { None };
-            let slot =
-                lock(&self.paces).entry(chat.0).or_insert_with(|| Pace::new(chat.0 < 0)).next_slot(Instant::now());
-            tokio::time::sleep_until(slot.into()).await;
+            self.wait_for_slot(chat).await;
             let result = match (out, &reply.picture) {
                 (Out::Photo(caption), Some(picture)) => retrying("sendPhoto", || {
                     let file = InputFile::memory(picture.png.clone()).file_name(picture.name.clone());
@@ -1110,7 +1175,6 @@ impl Chats {
                 .map(drop),
                 (Out::Photo(None), None) => Ok(()),
             };
-            lock(&self.paces).entry(chat.0).or_insert_with(|| Pace::new(chat.0 < 0)).sent(Instant::now());
             match result {
                 Ok(()) => {
                     i += 1;
@@ -1262,20 +1326,19 @@ mod tests {
 
     #[test]
     fn pace_keeps_a_second_apart_and_twenty_a_minute_in_groups() {
-        let t0 = Instant::now();
-        let mut private = Pace::new(false);
-        assert_eq!(private.next_slot(t0), t0);
-        private.sent(t0);
-        assert_eq!(private.next_slot(t0), t0 + Pace::GAP);
-        let mut group = Pace::new(true);
-        for i in 0..20 {
-            group.sent(t0 + Duration::from_secs(i));
-        }
-        assert_eq!(group.next_slot(t0 + Duration::from_secs(20)), t0 + Duration::from_secs(60));
-        for i in 0..20 {
-            private.sent(t0 + Duration::from_secs(i));
-        }
-        assert_eq!(private.next_slot(t0 + Duration::from_secs(20)), t0 + Duration::from_secs(20));
+        let dir = tempfile::tempdir().unwrap();
+        let store = kibitz_storage::Store::open(dir.path()).unwrap();
+        let gap = Pace::GAP.as_millis() as u64;
+        let slot = |chat: i64, at: u64| {
+            store.reserve_send_slot(PLATFORM, &chat.to_string(), Timestamp(at), gap, Pace::per_minute(chat)).unwrap().0
+        };
+        assert_eq!(slot(7, 0), 0);
+        assert_eq!(slot(7, 0), 1_000);
+        let group: Vec<u64> = (0..21).map(|i| slot(-5, i * 1_000)).collect();
+        assert_eq!(group[19], 19_000);
+        assert_eq!(group[20], 60_000, "the 21st message in a minute waits");
+        let private: Vec<u64> = (0..21).map(|i| slot(8, i * 1_000)).collect();
+        assert_eq!(private[20], 20_000, "a private chat has no limit a minute");
     }
 
     #[test]

@@ -20,8 +20,10 @@ use crate::{
 
 mod directory;
 mod outbox;
+mod pace;
 
 pub(crate) use directory::{describe_user, folded, rename_in};
+pub(crate) use pace::{MINUTE, next_slot};
 
 /// The game store: one sled database holding every platform's channels.
 ///
@@ -55,6 +57,8 @@ pub(crate) struct Shared {
     /// Outbox entries this process is sending (`platform`, `seq`): one
     /// process has the store, so claims need not outlive it.
     pub(crate) claimed: Mutex<std::collections::HashSet<(String, u64)>>,
+    /// The send slots of each chat (see `pace`): one process has the store.
+    pub(crate) send_slots: Mutex<pace::Slots>,
     /// The reserve file was given up to recover from a full disk; it is made
     /// again after the next change that is on disk.
     reserve_missing: AtomicBool,
@@ -201,6 +205,7 @@ impl SledStore {
                 manifest: Mutex::new(manifest),
                 fail_next_sync: AtomicBool::new(false),
                 claimed: Mutex::default(),
+                send_slots: Mutex::default(),
                 reserve_missing: AtomicBool::new(!ensure_reserve(path)),
             }),
             durable: true,

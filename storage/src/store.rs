@@ -516,4 +516,10 @@ delegate! {
     fn cursors(&self, platform: &str) -> Result<Vec<(String, String)>>;
     /// Forgets which messages were handled before `before`; returns how many.
     fn forget_handled(&self, platform: &str, before: Timestamp) -> Result<usize>;
+
+    /// Reserves the next moment a message may be sent to `chat`: the
+    /// earliest at or after `now` that is `gap_ms` after the chat's last
+    /// slot, with at most `per_minute` slots (0: no limit) in any minute.
+    /// Every process sending for the bot keeps the one pace.
+    fn reserve_send_slot(&self, platform: &str, chat: &str, now: Timestamp, gap_ms: u64, per_minute: usize) -> Result<Timestamp>;
 }

@@ -2,6 +2,10 @@
 //! crash is concerned: `getUpdates` hands out every update not yet
 //! confirmed, an offset confirms (and forgets) every update below it, and
 //! nothing confirmed is ever delivered again. Sent messages are recorded.
+//!
+//! For webhook mode it records `setWebhook` calls, and [`WebhookSender`]
+//! posts updates to the bot as Telegram does: with the secret header, and
+//! again after a request that fails or is not answered 2xx.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -35,6 +39,11 @@ pub struct Server {
     /// Whether the bot is no admin: `deleteMessage` is refused, as Telegram
     /// refuses it in a group where the bot may not delete others' messages.
     pub not_admin: std::sync::atomic::AtomicBool,
+    /// When each message the bot sent arrived: (chat, milliseconds since
+    /// the epoch).
+    pub sent_at: Mutex<Vec<(i64, u64)>>,
+    /// The bodies of `setWebhook` calls.
+    pub webhooks: Mutex<Vec<Value>>,
 }
 
 pub fn unix_now() -> i64 {
@@ -90,6 +99,32 @@ impl Server {
             "message_id": message_id, "date": unix_now(), "chat": chat(chat_id), "from": from, "text": text,
         }}));
         message_id
+    }
+
+    /// A new update (fresh update and message ids) with a text message from
+    /// `from` in `chat`, sent now, as Telegram would post it to a webhook;
+    /// it is not queued for `getUpdates`.
+    pub fn update(&self, chat_id: i64, from: Value, text: &str) -> Value {
+        let update_id = {
+            let mut last = self.last_update.lock().unwrap();
+            *last += 1;
+            *last
+        };
+        let message_id = {
+            let mut last = self.last_message.lock().unwrap();
+            *last += 1;
+            *last
+        };
+        json!({"update_id": update_id, "message": {
+            "message_id": message_id, "date": unix_now(), "chat": chat(chat_id), "from": from, "text": text,
+        }})
+    }
+
+    /// `setWebhook` calls: (url, secret token).
+    pub fn webhooks(&self) -> Vec<(String, String)> {
+        let calls = self.webhooks.lock().unwrap();
+        let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+        calls.iter().map(|c| (text(&c["url"]), text(&c["secret_token"]))).collect()
     }
 
     /// A text message sent now.
@@ -157,6 +192,8 @@ impl Server {
         };
         let text = body["text"].as_str().or(body["caption"].as_str()).unwrap_or("").to_string();
         self.sent.lock().unwrap().push((method.to_string(), chat_id, text.clone()));
+        let millis = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+        self.sent_at.lock().unwrap().push((chat_id, millis));
         let id = {
             let mut last = self.last_message.lock().unwrap();
             *last += 1;
@@ -233,6 +270,14 @@ async fn api(
             }
             json!(true)
         }
+        "setwebhook" => {
+            server.webhooks.lock().unwrap().push(body);
+            json!(true)
+        }
+        "getwebhookinfo" => {
+            let url = server.webhooks().last().map(|(url, _)| url.clone()).unwrap_or_default();
+            json!({"url": url, "has_custom_certificate": false, "pending_update_count": 0})
+        }
         "setmycommands" | "deletewebhook" | "answercallbackquery" => json!(true),
         _ => {
             return (
@@ -254,4 +299,61 @@ pub async fn start(token: &str) -> (Arc<Server>, SocketAddr) {
         let _ = axum::serve(listener, app).await;
     });
     (server, addr)
+}
+
+/// Posts updates to a bot's webhook as Telegram does.
+#[derive(Clone)]
+pub struct WebhookSender {
+    /// Where the bot listens.
+    pub addr: SocketAddr,
+    /// The path posted to.
+    pub path: String,
+    /// The secret sent in `X-Telegram-Bot-Api-Secret-Token`, if any.
+    pub secret: Option<String>,
+}
+
+impl WebhookSender {
+    /// One POST of `body`: the answer's status, or `None` if the request
+    /// failed (no connection, no answer within 30 s).
+    pub async fn post(&self, body: &[u8]) -> Option<u16> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let exchange = async {
+            let mut stream = tokio::net::TcpStream::connect(self.addr).await.ok()?;
+            let mut head = format!(
+                "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+                self.path,
+                self.addr,
+                body.len()
+            );
+            if let Some(secret) = &self.secret {
+                head.push_str(&format!("X-Telegram-Bot-Api-Secret-Token: {secret}\r\n"));
+            }
+            head.push_str("Connection: close\r\n\r\n");
+            stream.write_all(head.as_bytes()).await.ok()?;
+            stream.write_all(body).await.ok()?;
+            let mut answer = Vec::new();
+            stream.read_to_end(&mut answer).await.ok()?;
+            let answer = String::from_utf8_lossy(&answer);
+            let status = answer.strip_prefix("HTTP/1.1 ")?.get(..3)?;
+            status.parse().ok()
+        };
+        tokio::time::timeout(Duration::from_secs(30), exchange).await.ok().flatten()
+    }
+
+    /// Delivers `update` as Telegram does: posted again (a little later)
+    /// while the request fails or is answered other than 2xx, up to 50
+    /// times. Returns every answer's status in order (`None`: failed).
+    pub async fn deliver(&self, update: &Value) -> Vec<Option<u16>> {
+        let body = serde_json::to_vec(update).expect("JSON");
+        let mut seen = Vec::new();
+        for _ in 0..50 {
+            let status = self.post(&body).await;
+            seen.push(status);
+            if status.is_some_and(|s| (200..300).contains(&s)) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        seen
+    }
 }
