@@ -353,7 +353,7 @@ impl EventHandler for Handler {
     async fn ready(&self, ctx: Context, ready: Ready) {
         let shared = &self.0;
         let shard = ready.shard.map_or(ctx.shard_id.0, |s| s.id.0);
-        tracing::info!("discord: shard {shard} ready as {} ({})", ready.user.name, ready.user.id);
+        tracing::info!("discord: ready as {} ({}), shard {shard}", ready.user.name, ready.user.id);
         shared.me.store(ready.user.id.get(), Ordering::Relaxed);
         // `/challenge @Kibitz` names the bot by its user id: a game against it.
         shared.relay.core().set_bot_id(PLATFORM, &ready.user.id.get().to_string());
