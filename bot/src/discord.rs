@@ -202,6 +202,9 @@ pub async fn run_shards(
         manager.shutdown_all().await;
     });
 
+    if shards.total > 1 {
+        check_shards(&client.http, shards).await;
+    }
     tracing::info!("discord: connecting ({shards})");
     // Serenity's range is first..last with the last shard included.
     let result = if shards.runs_all() {
@@ -226,6 +229,35 @@ pub async fn run_shards(
     }
     tracing::info!("discord: stopped");
     result
+}
+
+/// Compares the shards configured with what Discord says (`GET
+/// /gateway/bot`): too few shards for the bot's guilds, or fewer session
+/// starts left than shards to start, are logged. Discord has the last word:
+/// it closes a session that has too few shards with "sharding required".
+async fn check_shards(http: &Http, shards: Shards) {
+    match with_retry(|| http.get_bot_gateway()).await {
+        Ok(gateway) => {
+            if gateway.shards > shards.total {
+                tracing::warn!(
+                    "discord: Discord recommends {} shards for this bot; total_shards is {}",
+                    gateway.shards,
+                    shards.total
+                );
+            }
+            let limit = gateway.session_start_limit;
+            if limit.remaining < u64::from(shards.count()) {
+                tracing::warn!(
+                    "discord: Discord allows {} more session starts for now ({} s until more), fewer than the {} \
+                     shards here",
+                    limit.remaining,
+                    limit.reset_after / 1000,
+                    shards.count()
+                );
+            }
+        }
+        Err(e) => tracing::warn!("discord: cannot ask Discord how many shards it recommends: {e}"),
+    }
 }
 
 /// A URL fit for the log: any `user:password@` is left out.

@@ -179,6 +179,7 @@ fn config_with(dir: &std::path::Path, discord: &Discord, settings: &str) -> std:
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kibitz_run_runs_the_shards_of_its_configuration() {
     let discord = sharded_discord().await;
+    discord.recommend_shards(6);
     let dir = tempfile::tempdir().unwrap();
     let config = config_with(dir.path(), &discord, "shards = \"1-2\"\ntotal_shards = 4\n");
     let mut bot = start_bot(&config);
@@ -200,7 +201,9 @@ async fn kibitz_run_runs_the_shards_of_its_configuration() {
     terminate(&mut bot.0);
     let status = bot.0.wait().unwrap();
     assert!(status.success(), "the bot ended with {status}\n{}", log_of(&config));
-    assert!(!log_of(&config).contains(TOKEN), "the token is never logged");
+    let log = log_of(&config);
+    assert!(!log.contains(TOKEN), "the token is never logged");
+    assert!(log.contains("Discord recommends 6 shards for this bot; total_shards is 4"), "{log}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
