@@ -168,6 +168,7 @@ pub async fn run_shards(
         read_to: Mutex::default(),
         shards,
         guilds: Mutex::new(guilds),
+        unknown: Mutex::default(),
         caught_up: Mutex::default(),
         queued,
         backlog,
@@ -305,6 +306,9 @@ struct Shared {
     shards: Shards,
     /// Each channel's guild (`None`: a direct message), as far as known.
     guilds: Mutex<HashMap<u64, Option<u64>>>,
+    /// The channels Discord would not describe (gone, or out of reach), not
+    /// asked about again in this run.
+    unknown: Mutex<BTreeSet<u64>>,
     /// The shards whose first catch-up is done.
     caught_up: Mutex<BTreeSet<u32>>,
     /// The shards whose first catch-up is queued: a shard's live messages
@@ -563,6 +567,7 @@ impl Shared {
         let known = lock(&self.guilds).get(&channel.get()).copied();
         let guild = match known {
             Some(guild) => guild,
+            None if lock(&self.unknown).contains(&channel.get()) => return None,
             None => {
                 let http = self.http()?.clone();
                 let route = ApiRoute::Channel { channel_id: channel };
@@ -574,8 +579,11 @@ impl Shared {
                         guild
                     }
                     Err(e) => {
-                        // Gone, or out of reach: there is nothing to read there now.
+                        // Gone, or out of reach: there is nothing to read there.
                         // Otherwise a live message in the channel reads it later.
+                        if refused(&e) {
+                            lock(&self.unknown).insert(channel.get());
+                        }
                         tracing::warn!(%channel, "discord: cannot tell the channel's guild, it is not read back now: {e}");
                         return None;
                     }

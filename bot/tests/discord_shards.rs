@@ -66,7 +66,10 @@ async fn a_process_answers_and_reads_back_only_the_guilds_of_its_shards() {
     // Before the start every channel has a reading position (as when the
     // shards were split otherwise before), and a command came after it.
     let mut commands = Vec::new();
-    for channel in CHANNELS.into_iter().chain([DM]) {
+    // A channel deleted since: Discord does not know it any more.
+    const GONE: u64 = 7104;
+    discord.delete_channel(GONE);
+    for channel in CHANNELS.into_iter().chain([DM, GONE]) {
         let seen = discord.say(channel, ALICE, "hello");
         let done = Completion {
             platform: "discord".into(),
@@ -104,8 +107,14 @@ async fn a_process_answers_and_reads_back_only_the_guilds_of_its_shards() {
         let id = commands[CHANNELS.iter().position(|&c| c == channel).unwrap()].to_string();
         assert!(!core.store().is_handled("discord", &id).unwrap());
     }
+    assert!(!discord.reads().contains(&GONE));
     assert_eq!(discord.identified(), [(0, 4), (1, 4)], "one IDENTIFY for each shard of the range");
     assert_eq!(discord.registrations(), 1, "the process holding shard 0 registers the commands");
+    // Discord was asked once about each channel of the store: the answers
+    // serve both shards (a deleted channel is not asked about again).
+    let mut described = discord.described();
+    described.sort_unstable();
+    assert_eq!(described, [7100, 7101, 7102, 7103, 7104, DM]);
 
     stop.send(true).unwrap();
     let ended = tokio::time::timeout(Duration::from_secs(30), bot).await.expect("run stops");
@@ -116,6 +125,23 @@ async fn a_process_answers_and_reads_back_only_the_guilds_of_its_shards() {
         assert_eq!(noted, Some(guild(shard as u64).to_string()), "channel {channel}");
     }
     assert_eq!(core.store().cursor("discord", &format!("guild/{DM}")).unwrap().as_deref(), Some("dm"));
+
+    // Commands come in two guilds while the process is away; after a restart
+    // it knows the channels' guilds and reads back its own guild's channel.
+    let asked = discord.described().len();
+    discord.say(CHANNELS[0], ALICE, "!variants");
+    discord.say(CHANNELS[2], ALICE, "!variants");
+    let (stop, shutdown) = adapter::shutdown_channel();
+    let bot =
+        tokio::spawn(discord::run_shards(core.clone(), TOKEN.into(), Some(discord.url()), shards(0, 1, 4), shutdown));
+    let read = discord.until(WAIT, |d| answers(d, CHANNELS[0]) == 3).await;
+    assert!(read, "not read back after the restart: {:?}", discord.texts(CHANNELS[0]));
+    tokio::time::sleep(GRACE).await;
+    assert!(discord.texts(CHANNELS[2]).is_empty(), "{:?}", discord.texts(CHANNELS[2]));
+    assert_eq!(discord.described()[asked..], [GONE], "only the deleted channel is asked about again");
+    stop.send(true).unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(30), bot).await.expect("run stops");
+    assert_eq!(ended.unwrap(), Ok(()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -162,6 +188,13 @@ async fn two_processes_answer_every_guild_and_only_shard_zero_answers_direct_mes
         let ended = tokio::time::timeout(Duration::from_secs(30), run).await.expect("run stops");
         assert_eq!(ended.unwrap(), Ok(()));
     }
+    // Each process noted the guilds of the channels its messages came from.
+    let noted = |core: &Core, channel: u64| core.store().cursor("discord", &format!("guild/{channel}")).unwrap();
+    assert_eq!(noted(&high, CHANNELS[2]), Some(guild(2).to_string()));
+    assert_eq!(noted(&low, CHANNELS[1]), Some(guild(1).to_string()));
+    assert_eq!(noted(&low, DM).as_deref(), Some("dm"));
+    assert_eq!(noted(&high, CHANNELS[1]), None);
+    assert!(discord.described().is_empty(), "no channel needed describing: {:?}", discord.described());
 }
 
 fn config_with(dir: &std::path::Path, discord: &Discord, settings: &str) -> std::path::PathBuf {

@@ -104,6 +104,10 @@ pub struct Discord {
     reads: Mutex<Vec<u64>>,
     /// Registrations of the slash commands (global or in a guild).
     registrations: AtomicU64,
+    /// The channels described by `GET /channels/{id}`, in order.
+    described: Mutex<Vec<u64>>,
+    /// Channels that `GET /channels/{id}` does not know (deleted).
+    gone: Mutex<Vec<u64>>,
 }
 
 pub fn now_ms() -> u64 {
@@ -286,6 +290,16 @@ impl Discord {
         self.identified.lock().unwrap().clone()
     }
 
+    /// The channels `GET /channels/{id}` was asked about, in order.
+    pub fn described(&self) -> Vec<u64> {
+        self.described.lock().unwrap().clone()
+    }
+
+    /// From now on `channel` is deleted: `GET /channels/{id}` does not know it.
+    pub fn delete_channel(&self, channel: u64) {
+        self.gone.lock().unwrap().push(channel);
+    }
+
     /// How often the slash commands were registered.
     pub fn registrations(&self) -> u64 {
         self.registrations.load(Ordering::SeqCst)
@@ -365,6 +379,8 @@ pub async fn start(first_id: u64) -> Arc<Discord> {
         identified: Mutex::default(),
         reads: Mutex::default(),
         registrations: AtomicU64::new(0),
+        described: Mutex::default(),
+        gone: Mutex::default(),
     });
     let app = Router::new().route("/ws", get(gateway)).fallback(rest).with_state(discord.clone());
     tokio::spawn(async move {
@@ -410,7 +426,14 @@ async fn rest(State(discord): State<Arc<Discord>>, req: Request) -> Response {
             }),
         ),
         (&Method::GET, ["channels", channel]) => match channel.parse::<u64>() {
-            Ok(channel) => (200, discord.channel_json(channel)),
+            Ok(channel) => {
+                discord.described.lock().unwrap().push(channel);
+                if discord.gone.lock().unwrap().contains(&channel) {
+                    (404, json!({"message": "Unknown Channel", "code": 10003}))
+                } else {
+                    (200, discord.channel_json(channel))
+                }
+            }
             Err(_) => (404, json!({"message": "Unknown Channel", "code": 10003})),
         },
         (&Method::GET, ["users", "@me"]) => (200, bot_user()),
