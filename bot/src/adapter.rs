@@ -35,8 +35,21 @@ impl Backoff {
 pub async fn clock_loop(
     relay: Arc<crate::relay::Relay>,
     every: Duration,
+    backlog: watch::Receiver<bool>,
+    shutdown: Shutdown,
+    deliver: impl Fn(crate::relay::Delivery),
+) {
+    clock_loop_where(relay, every, backlog, shutdown, Arc::new(|_| true), deliver).await;
+}
+
+/// [`clock_loop`] for the games whose channel `serves` accepts (a process
+/// that serves part of a platform).
+pub async fn clock_loop_where(
+    relay: Arc<crate::relay::Relay>,
+    every: Duration,
     mut backlog: watch::Receiver<bool>,
     mut shutdown: Shutdown,
+    serves: crate::relay::Serves,
     deliver: impl Fn(crate::relay::Delivery),
 ) {
     tokio::select! {
@@ -49,7 +62,7 @@ pub async fn clock_loop(
             _ = interval.tick() => {}
             _ = shutdown.changed() => return,
         }
-        match relay.tick(kibitz_storage::Timestamp::now()).await {
+        match relay.tick_where(kibitz_storage::Timestamp::now(), serves.clone()).await {
             Ok(notices) => notices.into_iter().for_each(&deliver),
             Err(e) => tracing::warn!("the clocks could not store their notices: {e}"),
         }

@@ -47,12 +47,15 @@
 //! `guild/CHANNEL`, so that a restart knows it), or asked of Discord for a
 //! channel not seen yet (`GET /channels/ID`); a channel whose guild cannot
 //! be told is not read back then, and is read when its next message comes.
-//! The clocks start once every shard of the process is caught up. The slash
+//! The clocks start once every shard of the process is caught up, and run
+//! for the games of its shards' channels (and of channels whose guild is
+//! not known, games of the process's own store from before). The slash
 //! commands are the bot's, not a shard's: the process holding shard 0
-//! registers them. The correspondence clocks and the replies owed cover the
-//! games and the outbox of the process's own store: processes with a store
-//! each keep the games of the guilds they serve, and a private bid reaches
-//! a match only when the process holding shard 0 has it in its store.
+//! registers them. Replies owed are sent by the process whose outbox holds
+//! them (Discord accepts a post in any channel from any process, and the
+//! nonce shows it once). Processes with a store each keep the games of the
+//! guilds they serve; a private bid reaches a match only when the process
+//! holding shard 0 has it in its store.
 
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
@@ -191,7 +194,12 @@ pub async fn run_shards(
     let clock = {
         let shared = shared.clone();
         let (relay, backlog) = (shared.relay.clone(), shared.backlog.subscribe());
-        tokio::spawn(adapter::clock_loop(relay, CLOCK_EVERY, backlog, shutdown.clone(), move |n| shared.deliver(n)))
+        let serves: crate::relay::Serves = {
+            let shared = shared.clone();
+            Arc::new(move |channel: &ChannelKey| shared.runs_clocks_of(channel))
+        };
+        let deliver = move |n| shared.deliver(n);
+        tokio::spawn(adapter::clock_loop_where(relay, CLOCK_EVERY, backlog, shutdown.clone(), serves, deliver))
     };
 
     let manager = client.shard_manager.clone();
@@ -591,6 +599,18 @@ impl Shared {
             }
         };
         Some(self.shards.shard_of(guild)).filter(|&shard| self.shards.runs(shard))
+    }
+
+    /// Whether the clocks of the games in `channel` run here: those of the
+    /// channels of this process's shards, and of a channel whose guild is
+    /// not known (a game from before the bot was sharded, kept in this
+    /// process's store).
+    fn runs_clocks_of(&self, channel: &ChannelKey) -> bool {
+        if self.shards.runs_all() {
+            return true;
+        }
+        let Some(id) = snowflake(&channel.channel) else { return true };
+        lock(&self.guilds).get(&id).is_none_or(|&guild| self.shards.serves(guild))
     }
 
     /// Notes the guild of a channel that a message or interaction came from.

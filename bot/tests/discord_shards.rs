@@ -3,7 +3,8 @@
 //! only shard 0's): a process runs the range of shards it is given, answers
 //! the guilds of those shards and reads back only their channels; two
 //! processes with ranges side by side answer every guild, and only the one
-//! holding shard 0 answers direct messages and registers the commands.
+//! holding shard 0 answers direct messages and registers the commands; the
+//! clocks run for the games of the process's shards.
 //! Mistakes in the settings are refused by `kibitz run` with what is wrong.
 
 mod common;
@@ -13,10 +14,10 @@ use std::time::Duration;
 
 use common::crash::{log_of, start_bot, terminate};
 use common::discord_api::{self, Discord};
-use kibitz_bot::core::{Core, CoreConfig};
+use kibitz_bot::core::{Core, CoreConfig, Incoming, Reply, User};
 use kibitz_bot::shards::Shards;
 use kibitz_bot::{adapter, discord};
-use kibitz_storage::{Completion, Store, Timestamp};
+use kibitz_storage::{ChannelKey, Completion, Store, Timestamp};
 
 const TOKEN: &str = "shards-test-token-QWERTYUIOPASDFGH";
 const ALICE: (&str, &str) = ("11", "alice");
@@ -195,6 +196,58 @@ async fn two_processes_answer_every_guild_and_only_shard_zero_answers_direct_mes
     assert_eq!(noted(&low, DM).as_deref(), Some("dm"));
     assert_eq!(noted(&high, CHANNELS[1]), None);
     assert!(discord.described().is_empty(), "no channel needed describing: {:?}", discord.described());
+}
+
+/// `who` says `text` in `channel` at `at`, straight to the core (as the
+/// bot did before it stopped).
+fn said(core: &Core, channel: u64, who: (&str, &str), text: &str, id: u64, at: u64) -> Vec<Reply> {
+    core.handle(&Incoming {
+        platform: "discord".into(),
+        channel: channel.to_string(),
+        sender: User { id: who.0.into(), name: who.1.into() },
+        text: text.into(),
+        message_id: Some(id.to_string()),
+        at: Timestamp(at),
+        private: false,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_clocks_run_the_games_of_the_shards_here_only() {
+    const HOUR: u64 = 3_600_000;
+    let discord = sharded_discord().await;
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    // Games of a day a move in the guilds of shards 0 and 2, whose day ran
+    // out an hour ago (a store the shards were split otherwise for).
+    let then = discord_api::now_ms() - 25 * HOUR;
+    for (i, channel) in [CHANNELS[0], CHANNELS[2]].into_iter().enumerate() {
+        let id = 1000 * (i as u64 + 1);
+        said(&core, channel, ALICE, "/challenge @22 chess white days 1", id, then);
+        said(&core, channel, ("22", "bob"), "/accept", id + 1, then);
+        let replies = said(&core, channel, ALICE, "e4", id + 2, then);
+        assert!(replies.iter().any(|r| r.text.contains("played e4")), "{replies:?}");
+    }
+    let (stop, shutdown) = adapter::shutdown_channel();
+    let bot =
+        tokio::spawn(discord::run_shards(core.clone(), TOKEN.into(), Some(discord.url()), shards(0, 1, 4), shutdown));
+    let timed_out = discord.until(WAIT, |d| d.texts(CHANNELS[0]).iter().any(|t| t.contains("ran out of time"))).await;
+    assert!(timed_out, "the clock of shard 0's game did not run: {:?}", discord.texts(CHANNELS[0]));
+    tokio::time::sleep(GRACE).await;
+    assert!(
+        discord.texts(CHANNELS[2]).is_empty(),
+        "shard 2's game is not this process's: {:?}",
+        discord.texts(CHANNELS[2])
+    );
+    let running = |channel: u64| {
+        let key = ChannelKey::new("discord", channel.to_string());
+        let games = core.store().games_in_channel(&key).unwrap();
+        games.into_iter().any(|(_, record)| record.is_ok_and(|r| r.result.is_none()))
+    };
+    assert!(!running(CHANNELS[0]) && running(CHANNELS[2]));
+    stop.send(true).unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(30), bot).await.expect("run stops");
+    assert_eq!(ended.unwrap(), Ok(()));
 }
 
 fn config_with(dir: &std::path::Path, discord: &Discord, settings: &str) -> std::path::PathBuf {
