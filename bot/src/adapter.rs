@@ -37,8 +37,21 @@ impl Backoff {
 pub async fn clock_loop(
     relay: Arc<crate::relay::Relay>,
     every: Duration,
+    backlog: watch::Receiver<bool>,
+    shutdown: Shutdown,
+    deliver: impl Fn(crate::relay::Delivery),
+) {
+    clock_loop_where(relay, every, backlog, shutdown, Arc::new(|_| true), deliver).await;
+}
+
+/// [`clock_loop`] for the games whose channel `serves` accepts (a process
+/// that serves part of a platform).
+pub async fn clock_loop_where(
+    relay: Arc<crate::relay::Relay>,
+    every: Duration,
     mut backlog: watch::Receiver<bool>,
     mut shutdown: Shutdown,
+    serves: crate::relay::Serves,
     deliver: impl Fn(crate::relay::Delivery),
 ) {
     let lease = relay.core().store().worker_lease();
@@ -64,7 +77,7 @@ pub async fn clock_loop(
         match due {
             Due::CaughtUp(false) | Due::Stop => return,
             Due::CaughtUp(true) => caught_up = true,
-            Due::Clock => match relay.tick(kibitz_storage::Timestamp::now()).await {
+            Due::Clock => match relay.tick_where(kibitz_storage::Timestamp::now(), serves.clone()).await {
                 Ok(notices) => notices.into_iter().for_each(&deliver),
                 Err(e) => tracing::warn!("the clocks could not store their notices: {e}"),
             },

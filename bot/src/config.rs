@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::core::CoreConfig;
 use crate::secrets;
+use crate::shards::Shards;
 
 /// The environment variables that hold tokens: Discord's, Telegram's.
 pub const TOKEN_VARS: [&str; 2] = ["KIBITZ_DISCORD_TOKEN", "KIBITZ_TELEGRAM_TOKEN"];
@@ -189,6 +190,11 @@ pub struct PlatformConfig {
     /// Telegram, webhook mode: the secret Telegram sends with every update
     /// (the environment variable wins if set).
     pub secret_token: Option<Secret>,
+    /// Discord: the shards this process runs, `"0-3"` or `"2"` (see
+    /// [`Shards`]).
+    pub shards: Option<String>,
+    /// Discord: how many shards the whole bot has.
+    pub total_shards: Option<i64>,
 }
 
 impl Config {
@@ -289,7 +295,17 @@ impl Config {
             }
         }
         self.telegram_webhook()?;
+        if self.telegram.shards.is_some() || self.telegram.total_shards.is_some() {
+            return Err("[telegram] has no shards: shards and total_shards are settings of [discord]".into());
+        }
+        self.discord_shards()?;
         Ok(())
+    }
+
+    /// The Discord shards this process runs (`[discord] shards` and
+    /// `total_shards`); one shard, the whole bot, when neither is set.
+    pub fn discord_shards(&self) -> Result<Shards, String> {
+        Shards::from_settings(self.discord.shards.as_deref(), self.discord.total_shards)
     }
 
     /// Telegram's webhook mode, if `[telegram] webhook_listen` is set; then
@@ -433,6 +449,30 @@ mod tests {
         // Webhooks are Telegram's only.
         let c = Config::parse("[discord]\nwebhook_listen = \"127.0.0.1:1\"\n").unwrap();
         assert!(c.validate().unwrap_err().contains("[discord] webhook_listen"));
+    }
+
+    #[test]
+    fn discord_shards_are_read_and_checked() {
+        let shards = |text: &str| Config::parse(text).and_then(|c| c.validate().and(c.discord_shards()));
+        assert_eq!(shards(""), Ok(Shards::default()));
+        assert_eq!(
+            shards("[discord]\nshards = \"0-3\"\ntotal_shards = 8\n"),
+            Ok(Shards { first: 0, last: 3, total: 8 })
+        );
+        assert_eq!(shards("[discord]\nshards = \"2\"\ntotal_shards = 8\n"), Ok(Shards { first: 2, last: 2, total: 8 }));
+        assert_eq!(shards("[discord]\ntotal_shards = 4\n"), Ok(Shards { first: 0, last: 3, total: 4 }));
+        let e = shards("[discord]\nshards = \"0-3\"\n").unwrap_err();
+        assert!(e.starts_with("[discord] shards needs total_shards"), "{e}");
+        let e = shards("[discord]\nshards = \"4-9\"\ntotal_shards = 8\n").unwrap_err();
+        assert!(e.contains("beyond total_shards = 8"), "{e}");
+        let e = shards("[discord]\nshards = \"3-1\"\ntotal_shards = 8\n").unwrap_err();
+        assert!(e.contains("the first shard comes first"), "{e}");
+        let e = shards("[discord]\ntotal_shards = 0\n").unwrap_err();
+        assert!(e.contains("total_shards must be 1 or more"), "{e}");
+        let e = shards("[discord]\nshards = 2\ntotal_shards = 8\n").unwrap_err();
+        assert!(e.starts_with("line 2: invalid type"), "{e}");
+        let e = shards("[telegram]\ntotal_shards = 2\n").unwrap_err();
+        assert!(e.starts_with("[telegram] has no shards"), "{e}");
     }
 
     #[test]

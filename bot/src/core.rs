@@ -410,9 +410,21 @@ impl Core {
     /// ([`Store::claim_due_games`]), so a tick costs what is due, not every game;
     /// with several processes on one store, each due game is looked at by one.
     pub fn tick(&self, now: Timestamp, platform: &str) -> Vec<(ChannelKey, Reply)> {
+        self.tick_where(now, platform, &|_| true)
+    }
+
+    /// [`Core::tick`] for the games whose channel `serves` accepts: a
+    /// process that serves part of a platform (some of Discord's shards)
+    /// runs the clocks of that part only.
+    pub fn tick_where(
+        &self,
+        now: Timestamp,
+        platform: &str,
+        serves: &dyn Fn(&ChannelKey) -> bool,
+    ) -> Vec<(ChannelKey, Reply)> {
         let mut notices = self.take_notices(platform);
         let Ok(games) = self.store.claim_due_games(now, platform) else { return notices };
-        for (key, record) in games {
+        for (key, record) in games.into_iter().filter(|(k, _)| serves(&k.channel)) {
             let Ok(record) = record else { continue };
             if let Some(bot) = self.bot_color(&record) {
                 if self.waits_for_player(&record, bot) {

@@ -34,8 +34,30 @@
 //! event to its own task, so a live message too is read from the history,
 //! with whatever came before it and was not read yet: a channel is handled
 //! in Discord's order. Replies owed at a restart are sent first.
+//!
+//! Shards (see [`crate::shards`]): a process runs the range of shards its
+//! configuration gives (`[discord] shards`, `total_shards`), and several
+//! processes with ranges that do not overlap serve one bot. Discord sends a
+//! guild's events to shard `(guild_id >> 22) % total` only, and direct
+//! messages (private bids among them) to shard 0 only; the process holding
+//! shard 0 serves them. What the adapter does on its own initiative keeps to
+//! its shards too: each shard's READY reads back only the channels of that
+//! shard, and its live messages wait for that. A channel's guild is noted
+//! from its messages and interactions (in the store, as the reading position
+//! `guild/CHANNEL`, so that a restart knows it), or asked of Discord for a
+//! channel not seen yet (`GET /channels/ID`); a channel whose guild cannot
+//! be told is not read back then, and is read when its next message comes.
+//! The clocks start once every shard of the process is caught up, and run
+//! for the games of its shards' channels (and of channels whose guild is
+//! not known, games of the process's own store from before). The slash
+//! commands are the bot's, not a shard's: the process holding shard 0
+//! registers them. Replies owed are sent by the process whose outbox holds
+//! them (Discord accepts a post in any channel from any process, and the
+//! nonce shows it once). Processes with a store each keep the games of the
+//! guilds they serve; a private bid reaches a match only when the process
+//! holding shard 0 has it in its store.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -43,7 +65,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use kibitz_rules::{Color, Game, Position, Variant};
-use kibitz_storage::{ChannelKey, Colour, GameRecord, Store, Timestamp};
+use kibitz_storage::{ChannelKey, Colour, Completion, GameRecord, Store, Timestamp};
 use serenity::all::{
     ButtonStyle, ChannelId, ClientBuilder, CommandDataOptionValue, CommandInteraction, CommandOptionType,
     ComponentInteraction, ComponentInteractionDataKind, Context, EventHandler, GatewayIntents, GetMessages, GuildId,
@@ -54,15 +76,22 @@ use serenity::builder::{
     CreateButton, CreateCommand, CreateCommandOption, CreateEmbed, CreateInteractionResponse,
     CreateInteractionResponseMessage, CreateMessage, EditInteractionResponse,
 };
-use serenity::http::{Http, HttpError};
+use serenity::http::{Http, HttpError, LightMethod, Request, Route as ApiRoute};
 use tokio::sync::{mpsc, watch};
 
 use crate::adapter::{self, Backoff, Lanes, Shutdown};
 use crate::core::{Button, Core, Incoming, Reply, User};
 use crate::relay::{Delivery, Relay};
+use crate::shards::Shards;
 
 /// The platform name in the store and in [`Incoming`].
 const PLATFORM: &str = "discord";
+
+/// The store keeps each channel's guild beside the reading positions, as
+/// the position `guild/CHANNEL` whose value is the guild's id, or
+/// [`DIRECT`] for a direct message.
+const GUILD_CURSOR: &str = "guild/";
+const DIRECT: &str = "dm";
 
 /// The environment variable naming a development guild, where the commands
 /// are registered too (guild commands appear at once; global ones can take a
@@ -97,13 +126,26 @@ const HISTORY_ATTEMPTS: u32 = 4;
 const RETRIES: u32 = 4;
 const FIRST_PAUSE: Duration = Duration::from_millis(250);
 
-/// Runs the Discord adapter until `shutdown` becomes true.
+/// Runs the Discord adapter, one shard (the whole bot), until `shutdown`
+/// becomes true; see [`run_shards`].
+pub async fn run(core: Arc<Core>, token: String, proxy: Option<String>, shutdown: Shutdown) -> Result<(), String> {
+    run_shards(core, token, proxy, Shards::default(), shutdown).await
+}
+
+/// Runs the Discord adapter with the shards `shards` until `shutdown`
+/// becomes true.
 ///
 /// `proxy` (`http://host:port`) sends every REST request there instead of to
 /// `https://discord.com`, with serenity's own rate limiter off (the proxy
 /// limits); the gateway address is asked of the same endpoint. The token is
 /// never logged.
-pub async fn run(core: Arc<Core>, token: String, proxy: Option<String>, shutdown: Shutdown) -> Result<(), String> {
+pub async fn run_shards(
+    core: Arc<Core>,
+    token: String,
+    proxy: Option<String>,
+    shards: Shards,
+    shutdown: Shutdown,
+) -> Result<(), String> {
     if *shutdown.borrow() {
         return Ok(());
     }
@@ -114,7 +156,8 @@ pub async fn run(core: Arc<Core>, token: String, proxy: Option<String>, shutdown
     }
     let relay = Arc::new(Relay::new(core.clone(), PLATFORM));
     relay.forget_old();
-    let (queued, _) = watch::channel(false);
+    let guilds = known_guilds(core.store());
+    let (queued, _) = watch::channel(BTreeSet::new());
     let (backlog, _) = watch::channel(false);
     let shared = Arc::new(Shared {
         relay: relay.clone(),
@@ -125,8 +168,11 @@ pub async fn run(core: Arc<Core>, token: String, proxy: Option<String>, shutdown
         guild: dev_guild(),
         me: AtomicU64::new(0),
         registered: AtomicBool::new(false),
-        readies: AtomicU64::new(0),
         read_to: Mutex::default(),
+        shards,
+        guilds: Mutex::new(guilds),
+        unknown: Mutex::default(),
+        caught_up: Mutex::default(),
         queued,
         backlog,
     });
@@ -148,7 +194,16 @@ pub async fn run(core: Arc<Core>, token: String, proxy: Option<String>, shutdown
     let clock = {
         let shared = shared.clone();
         let (relay, backlog) = (shared.relay.clone(), shared.backlog.subscribe());
-        tokio::spawn(adapter::clock_loop(relay, CLOCK_EVERY, backlog, shutdown.clone(), move |n| shared.deliver(n)))
+        // On a shared store every process may run any game's clock (each
+        // due game is claimed by one); an embedded store's process runs its shards'.
+        let serves: crate::relay::Serves = if relay.core().store().worker_lease().is_some() {
+            Arc::new(|_: &ChannelKey| true)
+        } else {
+            let shared = shared.clone();
+            Arc::new(move |channel: &ChannelKey| shared.runs_clocks_of(channel))
+        };
+        let deliver = move |n| shared.deliver(n);
+        tokio::spawn(adapter::clock_loop_where(relay, CLOCK_EVERY, backlog, shutdown.clone(), serves, deliver))
     };
 
     let manager = client.shard_manager.clone();
@@ -160,8 +215,17 @@ pub async fn run(core: Arc<Core>, token: String, proxy: Option<String>, shutdown
         manager.shutdown_all().await;
     });
 
-    tracing::info!("discord: connecting");
-    let result = client.start().await.map_err(|e| format!("discord: {e}"));
+    if shards.total > 1 {
+        check_shards(&client.http, shards).await;
+    }
+    tracing::info!("discord: connecting ({shards})");
+    // Serenity's range is first..last with the last shard included.
+    let result = if shards.runs_all() {
+        client.start_shards(shards.total).await
+    } else {
+        client.start_shard_range(shards.first..shards.last, shards.total).await
+    };
+    let result = result.map_err(|e| format!("discord: {e}"));
     stopper.abort();
     if *shutdown.borrow() {
         let _ = clock.await;
@@ -178,6 +242,35 @@ pub async fn run(core: Arc<Core>, token: String, proxy: Option<String>, shutdown
     }
     tracing::info!("discord: stopped");
     result
+}
+
+/// Compares the shards configured with what Discord says (`GET
+/// /gateway/bot`): too few shards for the bot's guilds, or fewer session
+/// starts left than shards to start, are logged. Discord has the last word:
+/// it closes a session that has too few shards with "sharding required".
+async fn check_shards(http: &Http, shards: Shards) {
+    match with_retry(|| http.get_bot_gateway()).await {
+        Ok(gateway) => {
+            if gateway.shards > shards.total {
+                tracing::warn!(
+                    "discord: Discord recommends {} shards for this bot; total_shards is {}",
+                    gateway.shards,
+                    shards.total
+                );
+            }
+            let limit = gateway.session_start_limit;
+            if limit.remaining < u64::from(shards.count()) {
+                tracing::warn!(
+                    "discord: Discord allows {} more session starts for now ({} s until more), fewer than the {} \
+                     shards here",
+                    limit.remaining,
+                    limit.reset_after / 1000,
+                    shards.count()
+                );
+            }
+        }
+        Err(e) => tracing::warn!("discord: cannot ask Discord how many shards it recommends: {e}"),
+    }
 }
 
 /// A URL fit for the log: any `user:password@` is left out.
@@ -219,14 +312,22 @@ struct Shared {
     /// The bot's own user id, once ready (0 before).
     me: AtomicU64,
     registered: AtomicBool,
-    /// How many READYs came (a reconnect brings another).
-    readies: AtomicU64,
     /// Each channel's last message read from its history.
     read_to: Mutex<HashMap<u64, u64>>,
-    /// Becomes true once the first catch-up is queued: live messages wait
-    /// for it, so that a channel's older messages are handled first.
-    queued: watch::Sender<bool>,
-    /// Becomes true once the first catch-up is done: the clocks wait for it.
+    /// The shards this process runs.
+    shards: Shards,
+    /// Each channel's guild (`None`: a direct message), as far as known.
+    guilds: Mutex<HashMap<u64, Option<u64>>>,
+    /// The channels Discord would not describe (gone, or out of reach), not
+    /// asked about again in this run.
+    unknown: Mutex<BTreeSet<u64>>,
+    /// The shards whose first catch-up is done.
+    caught_up: Mutex<BTreeSet<u32>>,
+    /// The shards whose first catch-up is queued: a shard's live messages
+    /// wait for it, so that a channel's older messages are handled first.
+    queued: watch::Sender<BTreeSet<u32>>,
+    /// Becomes true once the first catch-up of every shard here is done:
+    /// the clocks wait for it.
     backlog: watch::Sender<bool>,
 }
 
@@ -299,17 +400,20 @@ fn lane_of(channel: ChannelId) -> i64 {
 impl EventHandler for Handler {
     async fn ready(&self, ctx: Context, ready: Ready) {
         let shared = &self.0;
-        tracing::info!("discord: ready as {} ({})", ready.user.name, ready.user.id);
+        let shard = ready.shard.map_or(ctx.shard_id.0, |s| s.id.0);
+        tracing::info!("discord: ready as {} ({}), shard {shard}", ready.user.name, ready.user.id);
         shared.me.store(ready.user.id.get(), Ordering::Relaxed);
         // `/challenge @Kibitz` names the bot by its user id: a game against it.
         shared.relay.core().set_bot_id(PLATFORM, &ready.user.id.get().to_string());
         // Discord does not deliver again what came while the bot was away:
-        // every channel with a game or a reading position is read from where
-        // it was left, before the clocks run.
-        let first = shared.readies.fetch_add(1, Ordering::SeqCst) == 0;
-        shared.catch_up(first).await;
-        // Once per run: a reconnect brings another READY, the commands stay.
-        if shared.registered.swap(true, Ordering::SeqCst) {
+        // every channel of this shard with a game or a reading position is
+        // read from where it was left, before the clocks run.
+        let first = !shared.queued.borrow().contains(&shard);
+        shared.catch_up(shard, first).await;
+        // The commands are the bot's, not a shard's: the process holding
+        // shard 0 registers them, once per run (a reconnect brings another
+        // READY, the commands stay).
+        if shard != 0 || shared.registered.swap(true, Ordering::SeqCst) {
             return;
         }
         if let Err(e) = register(&ctx.http, shared.guild).await {
@@ -318,14 +422,16 @@ impl EventHandler for Handler {
         }
     }
 
-    async fn message(&self, _ctx: Context, msg: Message) {
+    async fn message(&self, ctx: Context, msg: Message) {
         let shared = &self.0;
+        let shard = ctx.shard_id.0;
         let mut queued = shared.queued.subscribe();
         let mut shutdown = shared.shutdown.clone();
         tokio::select! {
-            _ = queued.wait_for(|q| *q) => {}
+            _ = queued.wait_for(|q| q.contains(&shard)) => {}
             _ = shutdown.wait_for(|stop| *stop) => return,
         }
+        shared.learn_guild(msg.channel_id, msg.guild_id);
         let me = shared.me.load(Ordering::Relaxed);
         if !msg.author.bot && msg.webhook_id.is_none() && msg.author.id.get() != me {
             let nick = msg.member.as_ref().and_then(|m| m.nick.clone());
@@ -423,28 +529,120 @@ impl Shared {
         });
     }
 
-    /// Queues the catch-up of every channel with a reading position or a
-    /// running game. After the first READY, live messages may go and the
-    /// clocks start once it is done.
-    async fn catch_up(self: &Arc<Self>, first: bool) {
+    /// Queues the catch-up of every channel of `shard` with a reading
+    /// position or a running game. After the shard's first READY, its live
+    /// messages may go; the clocks start once every shard here is caught up.
+    async fn catch_up(self: &Arc<Self>, shard: u32, first: bool) {
         let relay = self.relay.clone();
         let starts =
             tokio::task::spawn_blocking(move || catch_up_points(relay.core().store())).await.unwrap_or_default();
-        let (done, mut over) = mpsc::channel::<()>(1);
-        tracing::info!("discord: reading {} channels from where they were left", starts.len());
+        let mut mine = Vec::with_capacity(starts.len());
         for (channel, after) in starts {
+            if self.shard_of_channel(channel).await == Some(shard) {
+                mine.push((channel, after));
+            }
+        }
+        let (done, mut over) = mpsc::channel::<()>(1);
+        tracing::info!("discord: shard {shard} reads {} channels from where they were left", mine.len());
+        for (channel, after) in mine {
             self.push(channel, Job::CatchUp { channel, after, _done: done.clone() });
         }
         drop(done);
         if first {
-            self.queued.send_replace(true);
+            self.queued.send_modify(|queued| {
+                queued.insert(shard);
+            });
             let shared = self.clone();
             tokio::spawn(async move {
                 let _ = over.recv().await;
-                tracing::info!("discord: what came while the bot was away is handled");
-                shared.backlog.send_replace(true);
+                let all = {
+                    let mut caught_up = lock(&shared.caught_up);
+                    caught_up.insert(shard);
+                    caught_up.len() >= shared.shards.count() as usize
+                };
+                if all {
+                    tracing::info!("discord: what came while the bot was away is handled");
+                    shared.backlog.send_replace(true);
+                }
             });
         }
+    }
+
+    /// The shard of this process that serves `channel`, or `None` when
+    /// another process serves it or its guild cannot be told. With one shard
+    /// every channel is shard 0's; otherwise the channel's guild is known
+    /// from its messages, or asked of Discord (and remembered).
+    async fn shard_of_channel(&self, channel: ChannelId) -> Option<u32> {
+        if self.shards.total == 1 {
+            return Some(0);
+        }
+        let known = lock(&self.guilds).get(&channel.get()).copied();
+        let guild = match known {
+            Some(guild) => guild,
+            None if lock(&self.unknown).contains(&channel.get()) => return None,
+            None => {
+                let http = self.http()?.clone();
+                let route = ApiRoute::Channel { channel_id: channel };
+                let asked = with_retry(|| http.fire::<ChannelGuild>(Request::new(route, LightMethod::Get))).await;
+                match asked {
+                    Ok(found) => {
+                        let guild = found.guild_id.as_deref().and_then(snowflake);
+                        self.learn(channel, guild);
+                        guild
+                    }
+                    Err(e) => {
+                        // Gone, or out of reach: there is nothing to read there.
+                        // Otherwise a live message in the channel reads it later.
+                        if refused(&e) {
+                            lock(&self.unknown).insert(channel.get());
+                        }
+                        tracing::warn!(%channel, "discord: cannot tell the channel's guild, it is not read back now: {e}");
+                        return None;
+                    }
+                }
+            }
+        };
+        Some(self.shards.shard_of(guild)).filter(|&shard| self.shards.runs(shard))
+    }
+
+    /// Whether the clocks of the games in `channel` run here: those of the
+    /// channels of this process's shards, and of a channel whose guild is
+    /// not known (a game from before the bot was sharded, kept in this
+    /// process's store).
+    fn runs_clocks_of(&self, channel: &ChannelKey) -> bool {
+        if self.shards.runs_all() {
+            return true;
+        }
+        let Some(id) = snowflake(&channel.channel) else { return true };
+        lock(&self.guilds).get(&id).is_none_or(|&guild| self.shards.serves(guild))
+    }
+
+    /// Notes the guild of a channel that a message or interaction came from.
+    fn learn_guild(&self, channel: ChannelId, guild: Option<GuildId>) {
+        self.learn(channel, guild.map(GuildId::get));
+    }
+
+    /// Remembers `channel`'s guild (`None`: a direct message), in the store
+    /// too, so that a restart knows which shard reads it back.
+    fn learn(&self, channel: ChannelId, guild: Option<u64>) {
+        if lock(&self.guilds).insert(channel.get(), guild) == Some(guild) {
+            return;
+        }
+        let core = self.relay.core().clone();
+        let name = format!("{GUILD_CURSOR}{channel}");
+        let value = guild.map_or_else(|| DIRECT.to_string(), |g| g.to_string());
+        tokio::task::spawn_blocking(move || {
+            let note = Completion {
+                platform: PLATFORM.into(),
+                message_id: None,
+                cursor: Some((name, value)),
+                owed: Vec::new(),
+                at: Timestamp::now(),
+            };
+            if let Err(e) = core.store().complete(&note) {
+                tracing::warn!(%channel, "discord: could not note the channel's guild: {e}");
+            }
+        });
     }
 
     /// A message that came through the gateway. Serenity hands each event to
@@ -690,6 +888,7 @@ impl Shared {
                 return;
             }
         };
+        self.learn_guild(cmd.channel_id, cmd.guild_id);
         let nick = cmd.member.as_ref().and_then(|m| m.nick.clone());
         self.note_user(&cmd.user, nick.clone());
         let private = cmd.guild_id.is_none();
@@ -712,6 +911,7 @@ impl Shared {
             let _ = with_retry(|| ack.clone().execute(&ctx.http, (press.id, &press.token))).await;
             return;
         };
+        self.learn_guild(press.channel_id, press.guild_id);
         let nick = press.member.as_ref().and_then(|m| m.nick.clone());
         self.note_user(&press.user, nick.clone());
         let private = press.guild_id.is_none();
@@ -772,6 +972,9 @@ fn catch_up_points(store: &Store) -> Vec<(ChannelId, MessageId)> {
     match store.cursors(PLATFORM) {
         Ok(cursors) => {
             for (channel, value) in cursors {
+                if channel.starts_with(GUILD_CURSOR) {
+                    continue;
+                }
                 match (snowflake(&channel), snowflake(&value)) {
                     (Some(c), Some(v)) => {
                         points.insert(c, v);
@@ -808,6 +1011,29 @@ fn catch_up_points(store: &Store) -> Vec<(ChannelId, MessageId)> {
         Err(e) => tracing::error!("discord: cannot list the running games: {e}"),
     }
     points.into_iter().map(|(c, m)| (ChannelId::new(c), MessageId::new(m))).collect()
+}
+
+/// The channels' guilds noted in the store (see [`Shared::learn`]).
+fn known_guilds(store: &Store) -> HashMap<u64, Option<u64>> {
+    let cursors = store.cursors(PLATFORM).unwrap_or_else(|e| {
+        tracing::warn!("discord: cannot read the channels' guilds: {e}");
+        Vec::new()
+    });
+    cursors
+        .into_iter()
+        .filter_map(|(name, value)| {
+            let channel = snowflake(name.strip_prefix(GUILD_CURSOR)?)?;
+            let guild = if value == DIRECT { None } else { Some(snowflake(&value)?) };
+            Some((channel, guild))
+        })
+        .collect()
+}
+
+/// The part of a channel Discord describes that tells its shard.
+#[derive(serde::Deserialize)]
+struct ChannelGuild {
+    #[serde(default)]
+    guild_id: Option<String>,
 }
 
 /// A Discord id (a snowflake: a non-zero number).

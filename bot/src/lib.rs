@@ -12,4 +12,5 @@ pub mod core;
 pub mod discord;
 pub mod relay;
 pub mod secrets;
+pub mod shards;
 pub mod telegram;

@@ -480,7 +480,11 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
         }
         if let Some(token) = config.discord.token.clone().filter(|t| !t.is_empty()) {
             let (core, proxy, shutdown) = (core.clone(), config.discord.proxy.clone(), shutdown.clone());
-            adapters.spawn(async move { ("Discord", kibitz_bot::discord::run(core, token, proxy, shutdown).await) });
+            // Checked when the configuration was read.
+            let shards = config.discord_shards()?;
+            adapters.spawn(async move {
+                ("Discord", kibitz_bot::discord::run_shards(core, token, proxy, shards, shutdown).await)
+            });
         }
         // Ctrl-C or SIGTERM: every adapter finishes what it has and stops.
         tokio::spawn(async move {

@@ -18,7 +18,7 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use kibitz_storage::{Completion, Owed, StoreError, Timestamp};
+use kibitz_storage::{ChannelKey, Completion, Owed, StoreError, Timestamp};
 use serde::{Deserialize, Serialize};
 
 use crate::core::{Action, Button, Core, Incoming, Picture, Reply};
@@ -118,6 +118,10 @@ fn delivery(owed: Owed) -> Option<Delivery> {
     let reply = reply_of((header, png));
     Some(Delivery { seq: owed.seq, channel: owed.channel, reply, progress: owed.progress, action })
 }
+
+/// Which channels' games a process runs the clocks of (see
+/// [`Relay::tick_where`]).
+pub type Serves = Arc<dyn Fn(&ChannelKey) -> bool + Send + Sync>;
 
 /// Why a message's result could not be kept: it is to be handled again later
 /// (and not confirmed meanwhile).
@@ -260,10 +264,17 @@ impl Relay {
     /// Runs the correspondence clocks at `now` and stores the notices they
     /// give; returns them to send.
     pub async fn tick(self: &Arc<Self>, now: Timestamp) -> Result<Vec<Delivery>, NotStored> {
+        self.tick_where(now, Arc::new(|_: &ChannelKey| true)).await
+    }
+
+    /// [`Relay::tick`] for the games whose channel `serves` accepts (see
+    /// [`Core::tick_where`]).
+    pub async fn tick_where(self: &Arc<Self>, now: Timestamp, serves: Serves) -> Result<Vec<Delivery>, NotStored> {
         let relay = self.clone();
         let run = move || {
-            let notices = std::panic::catch_unwind(AssertUnwindSafe(|| relay.core.tick(now, relay.platform)))
-                .map_err(|_| NotStored("the clock failed".into()))?;
+            let notices =
+                std::panic::catch_unwind(AssertUnwindSafe(|| relay.core.tick_where(now, relay.platform, &*serves)))
+                    .map_err(|_| NotStored("the clock failed".into()))?;
             if notices.is_empty() {
                 return Ok(Vec::new());
             }

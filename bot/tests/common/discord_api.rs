@@ -9,6 +9,15 @@
 //! bot is away, or was on its way when it died, is only in the history.
 //! A message created with `enforce_nonce` and a nonce the bot used before
 //! is not created again: the earlier one is returned.
+//!
+//! It shards as Discord does: `GET /gateway/bot` recommends a number of
+//! shards ([`Discord::recommend_shards`]), each IDENTIFY names its shard
+//! (`[id, total]`, kept in [`Discord::identified`]) and its READY says so
+//! and lists the guilds of that shard. A message in a guild's channel is
+//! dispatched to the session whose shard is `(guild_id >> 22) % total`, one
+//! in a direct message (no `guild_id`) to shard 0's. A channel is in
+//! [`GUILD`] unless [`Discord::put`] places it in another guild or makes it
+//! a direct message; `GET /channels/{id}` describes it.
 
 #![allow(dead_code)]
 
@@ -18,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
-use axum::extract::ws::{Message as WsMessage, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{CloseFrame, Message as WsMessage, WebSocket, WebSocketUpgrade};
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -29,6 +38,7 @@ use tokio::sync::mpsc;
 /// The bot's application and user id.
 pub const APP: &str = "1000";
 pub const GUILD: &str = "900";
+const GUILD_ID: u64 = 900;
 
 /// A message in a channel's history.
 #[derive(Debug, Clone)]
@@ -45,8 +55,24 @@ struct State_ {
     channels: HashMap<u64, BTreeMap<u64, Posted>>,
     /// (channel, nonce) → the message the nonce created.
     nonces: HashMap<(u64, String), u64>,
-    /// The ready session: its number and where its events go.
-    session: Option<(u64, mpsc::UnboundedSender<Value>)>,
+    /// The ready sessions: their number, their shard `(id, total)` and
+    /// where their events go.
+    sessions: Vec<(u64, (u64, u64), mpsc::UnboundedSender<Value>)>,
+    /// The guild of each channel placed with [`Discord::put`] (`None`: a
+    /// direct message); the others are in [`GUILD`].
+    guilds: HashMap<u64, Option<u64>>,
+}
+
+impl State_ {
+    fn guild_of(&self, channel: u64) -> Option<u64> {
+        self.guilds.get(&channel).copied().unwrap_or(Some(GUILD_ID))
+    }
+}
+
+/// The shard of a guild's events (`None`: a direct message), as Discord
+/// decides it.
+pub fn shard_of(guild: Option<u64>, total: u64) -> u64 {
+    guild.map_or(0, |g| (g >> 22) % total.max(1))
 }
 
 pub struct Discord {
@@ -70,6 +96,18 @@ pub struct Discord {
     denied: Mutex<Vec<(u64, u64)>>,
     /// Whether the bot lacks Manage Messages: deletions are refused.
     pub no_manage_messages: std::sync::atomic::AtomicBool,
+    /// The shards `GET /gateway/bot` recommends.
+    recommended: AtomicU64,
+    /// The shard of each IDENTIFY: (id, total).
+    identified: Mutex<Vec<(u64, u64)>>,
+    /// The channels whose history was asked for, a page at a time.
+    reads: Mutex<Vec<u64>>,
+    /// Registrations of the slash commands (global or in a guild).
+    registrations: AtomicU64,
+    /// The channels described by `GET /channels/{id}`, in order.
+    described: Mutex<Vec<u64>>,
+    /// Channels that `GET /channels/{id}` does not know (deleted).
+    gone: Mutex<Vec<u64>>,
 }
 
 pub fn now_ms() -> u64 {
@@ -107,11 +145,10 @@ pub fn bot_user() -> Value {
     json!({"id": APP, "username": "kibitz", "discriminator": "0", "global_name": null, "avatar": null, "bot": true})
 }
 
-fn message_json(id: u64, channel: u64, author: Value, content: &str, at_ms: u64) -> Value {
-    json!({
+fn message_json(id: u64, channel: u64, guild: Option<u64>, author: Value, content: &str, at_ms: u64) -> Value {
+    let mut json = json!({
         "id": id.to_string(),
         "channel_id": channel.to_string(),
-        "guild_id": GUILD,
         "author": author,
         "content": content,
         "timestamp": iso(at_ms),
@@ -124,7 +161,11 @@ fn message_json(id: u64, channel: u64, author: Value, content: &str, at_ms: u64)
         "embeds": [],
         "pinned": false,
         "type": 0,
-    })
+    });
+    if let Some(guild) = guild {
+        json["guild_id"] = json!(guild.to_string());
+    }
+    json
 }
 
 impl Discord {
@@ -143,7 +184,8 @@ impl Discord {
         }
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         let author_id = author["id"].as_str().unwrap_or_default().to_string();
-        let json = message_json(id, channel, author, content, at_ms);
+        let guild = state.guild_of(channel);
+        let json = message_json(id, channel, guild, author, content, at_ms);
         state
             .channels
             .entry(channel)
@@ -152,8 +194,10 @@ impl Discord {
         if let Some(nonce) = nonce {
             state.nonces.insert((channel, nonce), id);
         }
-        if let Some((_, events)) = &state.session {
-            let _ = events.send(json!({"t": "MESSAGE_CREATE", "d": json}));
+        for (_, (shard, total), events) in &state.sessions {
+            if shard_of(guild, *total) == *shard {
+                let _ = events.send(json!({"t": "MESSAGE_CREATE", "d": json}));
+            }
         }
         (json, true)
     }
@@ -219,7 +263,72 @@ impl Discord {
 
     /// Whether a session is connected and ready.
     pub fn connected(&self) -> bool {
-        self.state.lock().unwrap().session.as_ref().is_some_and(|(_, tx)| !tx.is_closed())
+        self.state.lock().unwrap().sessions.iter().any(|(_, _, tx)| !tx.is_closed())
+    }
+
+    /// The shards of the sessions connected and ready, (id, total), in order.
+    pub fn connected_shards(&self) -> Vec<(u64, u64)> {
+        let state = self.state.lock().unwrap();
+        let mut shards: Vec<(u64, u64)> =
+            state.sessions.iter().filter(|(_, _, tx)| !tx.is_closed()).map(|(_, shard, _)| *shard).collect();
+        shards.sort_unstable();
+        shards
+    }
+
+    /// Places `channel` in `guild`, or makes it a direct message (`None`).
+    pub fn put(&self, channel: u64, guild: Option<u64>) {
+        self.state.lock().unwrap().guilds.insert(channel, guild);
+    }
+
+    /// From now on `GET /gateway/bot` recommends `shards` shards.
+    pub fn recommend_shards(&self, shards: u64) {
+        self.recommended.store(shards, Ordering::SeqCst);
+    }
+
+    /// The shard `[id, total]` of every IDENTIFY so far, in order.
+    pub fn identified(&self) -> Vec<(u64, u64)> {
+        self.identified.lock().unwrap().clone()
+    }
+
+    /// The channels `GET /channels/{id}` was asked about, in order.
+    pub fn described(&self) -> Vec<u64> {
+        self.described.lock().unwrap().clone()
+    }
+
+    /// From now on `channel` is deleted: `GET /channels/{id}` does not know it.
+    pub fn delete_channel(&self, channel: u64) {
+        self.gone.lock().unwrap().push(channel);
+    }
+
+    /// How often the slash commands were registered.
+    pub fn registrations(&self) -> u64 {
+        self.registrations.load(Ordering::SeqCst)
+    }
+
+    /// The channels whose history was read, a page at a time, in order.
+    pub fn reads(&self) -> Vec<u64> {
+        self.reads.lock().unwrap().clone()
+    }
+
+    /// The guilds of the channels placed, and [`GUILD`], of `shard` of `total`.
+    fn guilds_of(&self, shard: u64, total: u64) -> Vec<u64> {
+        let state = self.state.lock().unwrap();
+        let mut guilds: Vec<u64> = state.guilds.values().flatten().copied().chain([GUILD_ID]).collect();
+        guilds.sort_unstable();
+        guilds.dedup();
+        guilds.retain(|&g| shard_of(Some(g), total) == shard);
+        guilds
+    }
+
+    /// A channel as `GET /channels/{id}` describes it.
+    fn channel_json(&self, channel: u64) -> Value {
+        match self.state.lock().unwrap().guild_of(channel) {
+            Some(guild) => json!({
+                "id": channel.to_string(), "type": 0, "guild_id": guild.to_string(), "name": format!("c{channel}"),
+                "position": 0, "permission_overwrites": [], "nsfw": false,
+            }),
+            None => json!({"id": channel.to_string(), "type": 1, "recipients": [user("11", "alice")]}),
+        }
     }
 
     /// Waits up to `limit` for `what` to hold.
@@ -238,6 +347,7 @@ impl Discord {
             }
         }
         self.pages.fetch_add(1, Ordering::SeqCst);
+        self.reads.lock().unwrap().push(channel);
         let state = self.state.lock().unwrap();
         let Some(messages) = state.channels.get(&channel) else { return json!([]) };
         // The `limit` messages right after `after`, newest first.
@@ -265,6 +375,12 @@ pub async fn start(first_id: u64) -> Arc<Discord> {
         deleted: Mutex::default(),
         denied: Mutex::default(),
         no_manage_messages: Default::default(),
+        recommended: AtomicU64::new(1),
+        identified: Mutex::default(),
+        reads: Mutex::default(),
+        registrations: AtomicU64::new(0),
+        described: Mutex::default(),
+        gone: Mutex::default(),
     });
     let app = Router::new().route("/ws", get(gateway)).fallback(rest).with_state(discord.clone());
     tokio::spawn(async move {
@@ -305,13 +421,27 @@ async fn rest(State(discord): State<Arc<Discord>>, req: Request) -> Response {
         (&Method::GET, ["gateway", "bot"]) => (
             200,
             json!({
-                "url": ws, "shards": 1,
+                "url": ws, "shards": discord.recommended.load(Ordering::SeqCst),
                 "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1},
             }),
         ),
+        (&Method::GET, ["channels", channel]) => match channel.parse::<u64>() {
+            Ok(channel) => {
+                discord.described.lock().unwrap().push(channel);
+                if discord.gone.lock().unwrap().contains(&channel) {
+                    (404, json!({"message": "Unknown Channel", "code": 10003}))
+                } else {
+                    (200, discord.channel_json(channel))
+                }
+            }
+            Err(_) => (404, json!({"message": "Unknown Channel", "code": 10003})),
+        },
         (&Method::GET, ["users", "@me"]) => (200, bot_user()),
         (&Method::PUT, ["applications", _, "commands"])
-        | (&Method::PUT, ["applications", _, "guilds", _, "commands"]) => (200, json!([])),
+        | (&Method::PUT, ["applications", _, "guilds", _, "commands"]) => {
+            discord.registrations.fetch_add(1, Ordering::SeqCst);
+            (200, json!([]))
+        }
         (&Method::GET, ["channels", channel, "messages"]) => match channel.parse::<u64>() {
             Ok(channel) => (200, discord.read_history(channel, &query)),
             Err(_) => (404, json!({"message": "Unknown Channel", "code": 10003})),
@@ -338,7 +468,7 @@ async fn rest(State(discord): State<Arc<Discord>>, req: Request) -> Response {
         (&Method::PATCH, ["webhooks", _, token, "messages", _]) => {
             discord.edits.lock().unwrap().push((token.to_string(), content.clone()));
             let id = discord.next_id.fetch_add(1, Ordering::SeqCst);
-            (200, message_json(id, 1, bot_user(), &content, now_ms()))
+            (200, message_json(id, 1, Some(GUILD_ID), bot_user(), &content, now_ms()))
         }
         (&Method::DELETE, ["webhooks", _, _, "messages", _]) => (204, Value::Null),
         (&Method::DELETE, ["channels", channel, "messages", message]) => {
@@ -370,8 +500,9 @@ async fn gateway(ws: WebSocketUpgrade, State(discord): State<Arc<Discord>>) -> R
     ws.on_upgrade(move |socket| session(discord, socket))
 }
 
-/// One gateway connection: HELLO; READY after IDENTIFY, from when on the
-/// messages posted are dispatched to it; heartbeat ACKs; no resuming.
+/// One gateway connection: HELLO; READY after IDENTIFY (with the shard it
+/// names and that shard's guilds), from when on the messages posted for its
+/// shard are dispatched to it; heartbeat ACKs; no resuming.
 async fn session(discord: Arc<Discord>, mut socket: WebSocket) {
     async fn send(socket: &mut WebSocket, v: Value) -> bool {
         socket.send(WsMessage::Text(v.to_string().into())).await.is_ok()
@@ -401,15 +532,33 @@ async fn session(discord: Arc<Discord>, mut socket: WebSocket) {
                     }
                     Some(2) => {
                         discord.identifies.fetch_add(1, Ordering::SeqCst);
+                        let shard = &v["d"]["shard"];
+                        let shard = match (shard[0].as_u64(), shard[1].as_u64()) {
+                            (Some(id), Some(total)) if id < total => (id, total),
+                            (None, None) => (0, 1),
+                            _ => {
+                                // Discord closes a session that names an impossible shard.
+                                let close = CloseFrame { code: 4010, reason: "Invalid shard".into() };
+                                let _ = socket.send(WsMessage::Close(Some(close))).await;
+                                break;
+                            }
+                        };
+                        discord.identified.lock().unwrap().push(shard);
+                        let guilds: Vec<Value> = discord
+                            .guilds_of(shard.0, shard.1)
+                            .into_iter()
+                            .map(|g| json!({"id": g.to_string(), "unavailable": true}))
+                            .collect();
                         let d = json!({
-                            "v": 10, "user": bot_user(), "guilds": [], "session_id": format!("s{number}"),
+                            "v": 10, "user": bot_user(), "guilds": guilds, "session_id": format!("s{number}"),
                             "resume_gateway_url": format!("ws://127.0.0.1:{}/ws", discord.port),
-                            "application": {"id": APP, "flags": 0},
+                            "application": {"id": APP, "flags": 0}, "shard": [shard.0, shard.1],
                         });
                         // Dispatching starts with READY: what is posted from now on reaches this session.
                         {
                             let mut state = discord.state.lock().unwrap();
-                            state.session = Some((number, tx.clone()));
+                            state.sessions.retain(|(n, _, _)| *n != number);
+                            state.sessions.push((number, shard, tx.clone()));
                             let _ = tx.send(json!({"t": "READY", "d": d}));
                         }
                     }
@@ -429,8 +578,5 @@ async fn session(discord: Arc<Discord>, mut socket: WebSocket) {
             }
         }
     }
-    let mut state = discord.state.lock().unwrap();
-    if state.session.as_ref().is_some_and(|(n, _)| *n == number) {
-        state.session = None;
-    }
+    discord.state.lock().unwrap().sessions.retain(|(n, _, _)| *n != number);
 }
