@@ -1,6 +1,8 @@
 //! The outbox: what handling a message leaves, kept until the platform has it.
 
-use kibitz_storage::{Completion, Store, StoreError, Timestamp};
+mod common;
+
+use kibitz_storage::{Completion, StoreError, Timestamp};
 
 fn done(message: Option<&str>, owed: &[(&str, &[u8])]) -> Completion {
     Completion {
@@ -12,48 +14,46 @@ fn done(message: Option<&str>, owed: &[(&str, &[u8])]) -> Completion {
     }
 }
 
-#[test]
-fn a_message_is_handled_once_and_its_replies_kept_until_delivered() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
-    assert!(!store.is_handled("telegram", "-5:1").unwrap());
-    let stored = store.complete(&done(Some("-5:1"), &[("-5", b"first"), ("-9", b"notice")])).unwrap();
-    assert_eq!(stored.len(), 2);
-    assert!(stored[0].seq < stored[1].seq, "in order");
-    assert!(store.is_handled("telegram", "-5:1").unwrap());
-    assert_eq!(store.cursor("telegram", "-5").unwrap().as_deref(), Some("-5:1"));
-    // Handled again: refused, nothing added.
-    let again = store.complete(&done(Some("-5:1"), &[("-5", b"second answer")]));
-    assert!(matches!(again, Err(StoreError::AlreadyHandled(_))), "{again:?}");
-    // Another platform owes nothing.
-    assert!(store.owed("discord").unwrap().is_empty());
-    store.set_progress("telegram", stored[0].seq, 1).unwrap();
-    drop(store);
+on_both_backends! {
+    fn a_message_is_handled_once_and_its_replies_kept_until_delivered(backing) {
+        let store = backing.open();
+        assert!(!store.is_handled("telegram", "-5:1").unwrap());
+        let stored = store.complete(&done(Some("-5:1"), &[("-5", b"first"), ("-9", b"notice")])).unwrap();
+        assert_eq!(stored.len(), 2);
+        assert!(stored[0].seq < stored[1].seq, "in order");
+        assert!(store.is_handled("telegram", "-5:1").unwrap());
+        assert_eq!(store.cursor("telegram", "-5").unwrap().as_deref(), Some("-5:1"));
+        // Handled again: refused, nothing added.
+        let again = store.complete(&done(Some("-5:1"), &[("-5", b"second answer")]));
+        assert!(matches!(again, Err(StoreError::AlreadyHandled(_))), "{again:?}");
+        // Another platform owes nothing.
+        assert!(store.owed("discord").unwrap().is_empty());
+        store.set_progress("telegram", stored[0].seq, 1).unwrap();
+        drop(store);
 
-    // After a restart the replies are still owed, with their progress.
-    let store = Store::open(dir.path()).unwrap();
-    let owed: Vec<_> = store.owed("telegram").unwrap().into_iter().map(Result::unwrap).collect();
-    assert_eq!(owed.len(), 2);
-    assert_eq!((owed[0].channel.as_str(), owed[0].payload.as_slice(), owed[0].progress), ("-5", &b"first"[..], 1));
-    assert_eq!((owed[1].channel.as_str(), owed[1].payload.as_slice(), owed[1].progress), ("-9", &b"notice"[..], 0));
-    store.delivered("telegram", owed[0].seq).unwrap();
-    store.delivered("telegram", owed[1].seq).unwrap();
-    assert!(store.owed("telegram").unwrap().is_empty());
-    assert!(store.verify().unwrap().is_empty());
+        // After a restart the replies are still owed, with their progress.
+        let store = backing.open();
+        let owed: Vec<_> = store.owed("telegram").unwrap().into_iter().map(Result::unwrap).collect();
+        assert_eq!(owed.len(), 2);
+        assert_eq!((owed[0].channel.as_str(), owed[0].payload.as_slice(), owed[0].progress), ("-5", &b"first"[..], 1));
+        assert_eq!((owed[1].channel.as_str(), owed[1].payload.as_slice(), owed[1].progress), ("-9", &b"notice"[..], 0));
+        store.delivered("telegram", owed[0].seq).unwrap();
+        store.delivered("telegram", owed[1].seq).unwrap();
+        assert!(store.owed("telegram").unwrap().is_empty());
+        assert!(store.verify().unwrap().is_empty());
 
-    // Marks older than a day are forgotten; newer ones kept.
-    store.complete(&Completion { at: Timestamp(90_000_000), ..done(Some("-5:2"), &[]) }).unwrap();
-    assert_eq!(store.forget_handled("telegram", Timestamp(86_400_000)).unwrap(), 1);
-    assert!(!store.is_handled("telegram", "-5:1").unwrap());
-    assert!(store.is_handled("telegram", "-5:2").unwrap());
-}
+        // Marks older than a day are forgotten; newer ones kept.
+        store.complete(&Completion { at: Timestamp(90_000_000), ..done(Some("-5:2"), &[]) }).unwrap();
+        assert_eq!(store.forget_handled("telegram", Timestamp(86_400_000)).unwrap(), 1);
+        assert!(!store.is_handled("telegram", "-5:1").unwrap());
+        assert!(store.is_handled("telegram", "-5:2").unwrap());
+    }
 
-#[test]
-fn clock_notices_need_no_message() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
-    let a = store.complete(&done(None, &[("-5", b"reminder")])).unwrap();
-    let b = store.complete(&done(None, &[("-5", b"reminder")])).unwrap();
-    assert_ne!(a[0].seq, b[0].seq, "each notice is its own entry");
-    assert_eq!(store.owed("telegram").unwrap().len(), 2);
+    fn clock_notices_need_no_message(backing) {
+        let store = backing.open();
+        let a = store.complete(&done(None, &[("-5", b"reminder")])).unwrap();
+        let b = store.complete(&done(None, &[("-5", b"reminder")])).unwrap();
+        assert_ne!(a[0].seq, b[0].seq, "each notice is its own entry");
+        assert_eq!(store.owed("telegram").unwrap().len(), 2);
+    }
 }
