@@ -995,31 +995,55 @@ impl SledStore {
         }
         for entry in t.challenges.iter() {
             let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<Challenge>(|| format!("the challenge {}", keys::text(&key)), &raw) {
+            let what = || match keys::split(&key)[..] {
+                [platform, channel, challenger] => describe_challenge(
+                    &ChannelKey::new(keys::text(platform), keys::text(channel)),
+                    &keys::text(challenger),
+                ),
+                _ => format!("the challenge {}", key_text(&key)),
+            };
+            if let Err(e) = codec::decode::<Challenge>(what, &raw) {
                 problems.push(e);
             }
         }
         for entry in t.ratings.iter() {
             let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<Rating>(|| format!("the rating {}", keys::text(&key)), &raw) {
+            let what = || match keys::split(&key)[..] {
+                [platform, player, variant] => {
+                    describe_rating(&keys::text(platform), &keys::text(player), &keys::text(variant))
+                }
+                _ => format!("the rating {}", key_text(&key)),
+            };
+            if let Err(e) = codec::decode::<Rating>(what, &raw) {
                 problems.push(e);
             }
         }
         for entry in t.channels.iter() {
             let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<ChannelSettings>(|| format!("the settings {}", keys::text(&key)), &raw) {
+            let what = || format!("the settings of {}", key_text(&key));
+            if let Err(e) = codec::decode::<ChannelSettings>(what, &raw) {
                 problems.push(e);
             }
         }
         problems.extend(outbox::verify(t)?);
         for entry in t.tree(b"users")?.iter() {
             let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<UserRecord>(|| format!("the user {}", keys::text(&key)), &raw) {
+            let what = || match keys::split(&key)[..] {
+                [platform, id] => describe_user(&keys::text(platform), &keys::text(id)),
+                _ => format!("the user {}", key_text(&key)),
+            };
+            if let Err(e) = codec::decode::<UserRecord>(what, &raw) {
                 problems.push(e);
             }
         }
         Ok(problems)
     }
+}
+
+/// A raw key as text for a message: its parts joined by `/` (as a channel
+/// is written), damaged bytes replaced.
+fn key_text(raw: &[u8]) -> String {
+    keys::split(raw).into_iter().map(keys::text).collect::<Vec<_>>().join("/")
 }
 
 /// The game key a raw `platform\0channel\0id` key names, read leniently so that a damaged key can still be reported.

@@ -628,7 +628,8 @@ impl PgStore {
         }
         for row in conn.query("SELECT platform, channel, challenger, record::text FROM challenges", &[])? {
             let what = || {
-                format!("the challenge {}/{}/{}", row.get::<_, &str>(0), row.get::<_, &str>(1), row.get::<_, &str>(2))
+                let channel = ChannelKey::new(row.get::<_, String>(0), row.get::<_, String>(1));
+                describe_challenge(&channel, row.get(2))
             };
             if let Err(e) = decode::<Challenge>(what, &row, 3) {
                 problems.push(e);
