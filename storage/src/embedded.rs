@@ -638,6 +638,9 @@ impl SledStore {
         change: impl FnMut(&mut GameRecord) -> Result<()>,
     ) -> Result<GameRecord> {
         let bytes = key.encode()?;
+        if let Some(m) = message_id {
+            join(&[("message id", m)])?;
+        }
         let change = std::cell::RefCell::new(change);
         let open = self.db()?;
         let t = open.trees()?;
@@ -693,6 +696,9 @@ impl SledStore {
         change: impl Fn(&mut GameRecord) -> Result<()>,
     ) -> Result<GameRecord> {
         let bytes = key.encode()?;
+        if let Some(m) = &end.message_id {
+            join(&[("message id", m)])?;
+        }
         let open = self.db()?;
         let t = open.trees()?;
         let journal = Journal::default();
@@ -817,6 +823,7 @@ impl SledStore {
     /// rating first. Damaged rating records are skipped.
     pub fn leaderboard(&self, platform: &str, variant: &str, limit: usize) -> Result<Vec<(String, Rating)>> {
         let prefix = prefix(&[("platform", platform)])?;
+        join(&[("variant", variant)])?;
         let mut found = Vec::new();
         let open = self.db()?;
         for entry in open.trees()?.ratings.scan_prefix(&prefix) {
