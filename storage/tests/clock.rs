@@ -1,6 +1,6 @@
-//! The correspondence clock's view of the store, and the rankings: which
+//! The correspondence clock's view of the store, and the listings: which
 //! games are due when, what a claim of them gives, the active games, the
-//! leaderboard. On both backends.
+//! leaderboard, the archive's order. On both backends.
 
 mod common;
 
@@ -139,5 +139,24 @@ on_both_backends! {
         assert_eq!(elsewhere, ["eve", "fay"]);
         let ratings: Vec<_> = store.ratings_of("discord", "ann").unwrap().into_iter().map(|(v, r)| (v, r.unwrap().games)).collect();
         assert_eq!(ratings, [("chess".to_owned(), 3), ("olympic".to_owned(), 1)]);
+    }
+
+    /// Newest first; games that ended at the same moment by channel, then
+    /// id, from the last; the limit counts from the newest.
+    fn the_archive_lists_a_players_games_newest_first(backing) {
+        let store = backing.open();
+        for (channel, at) in [("a", 10), ("c", 30), ("b", 30), ("d", 20), ("a2", 30)] {
+            let g = store.create_game(&ChannelKey::new("discord", channel), &new_game("ann", "bob", GameSettings::default())).unwrap();
+            let end = GameEnd { outcome: Outcome::Draw, reason: "agreed".into(), at: Timestamp(at), message_id: None };
+            store.finish_game(&g.key, g.version, &end).unwrap();
+        }
+        let listed = |player: &str, limit: usize| -> Vec<String> {
+            store.archived_games_of("discord", player, limit).unwrap().into_iter().map(|(k, _)| k.channel.channel).collect()
+        };
+        assert_eq!(listed("ann", 10), ["c", "b", "a2", "d", "a"]);
+        assert_eq!(listed("bob", 10), listed("ann", 10));
+        assert_eq!(listed("ann", 2), ["c", "b"]);
+        assert!(listed("cid", 10).is_empty());
+        assert!(store.archived_games_of("telegram", "ann", 10).unwrap().is_empty());
     }
 }
