@@ -645,6 +645,9 @@ impl SledStore {
         change: impl FnMut(&mut GameRecord) -> Result<()>,
     ) -> Result<GameRecord> {
         let bytes = key.encode()?;
+        if let Some(m) = message_id {
+            join(&[("message id", m)])?;
+        }
         let change = std::cell::RefCell::new(change);
         let open = self.db()?;
         let t = open.trees()?;
@@ -700,6 +703,9 @@ impl SledStore {
         change: impl Fn(&mut GameRecord) -> Result<()>,
     ) -> Result<GameRecord> {
         let bytes = key.encode()?;
+        if let Some(m) = &end.message_id {
+            join(&[("message id", m)])?;
+        }
         let open = self.db()?;
         let t = open.trees()?;
         let journal = Journal::default();
@@ -824,6 +830,7 @@ impl SledStore {
     /// rating first. Damaged rating records are skipped.
     pub fn leaderboard(&self, platform: &str, variant: &str, limit: usize) -> Result<Vec<(String, Rating)>> {
         let prefix = prefix(&[("platform", platform)])?;
+        join(&[("variant", variant)])?;
         let mut found = Vec::new();
         let open = self.db()?;
         for entry in open.trees()?.ratings.scan_prefix(&prefix) {
@@ -1002,31 +1009,55 @@ impl SledStore {
         }
         for entry in t.challenges.iter() {
             let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<Challenge>(|| format!("the challenge {}", keys::text(&key)), &raw) {
+            let what = || match keys::split(&key)[..] {
+                [platform, channel, challenger] => describe_challenge(
+                    &ChannelKey::new(keys::text(platform), keys::text(channel)),
+                    &keys::text(challenger),
+                ),
+                _ => format!("the challenge {}", key_text(&key)),
+            };
+            if let Err(e) = codec::decode::<Challenge>(what, &raw) {
                 problems.push(e);
             }
         }
         for entry in t.ratings.iter() {
             let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<Rating>(|| format!("the rating {}", keys::text(&key)), &raw) {
+            let what = || match keys::split(&key)[..] {
+                [platform, player, variant] => {
+                    describe_rating(&keys::text(platform), &keys::text(player), &keys::text(variant))
+                }
+                _ => format!("the rating {}", key_text(&key)),
+            };
+            if let Err(e) = codec::decode::<Rating>(what, &raw) {
                 problems.push(e);
             }
         }
         for entry in t.channels.iter() {
             let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<ChannelSettings>(|| format!("the settings {}", keys::text(&key)), &raw) {
+            let what = || format!("the settings of {}", key_text(&key));
+            if let Err(e) = codec::decode::<ChannelSettings>(what, &raw) {
                 problems.push(e);
             }
         }
         problems.extend(outbox::verify(t)?);
         for entry in t.tree(b"users")?.iter() {
             let (key, raw) = entry?;
-            if let Err(e) = codec::decode::<UserRecord>(|| format!("the user {}", keys::text(&key)), &raw) {
+            let what = || match keys::split(&key)[..] {
+                [platform, id] => describe_user(&keys::text(platform), &keys::text(id)),
+                _ => format!("the user {}", key_text(&key)),
+            };
+            if let Err(e) = codec::decode::<UserRecord>(what, &raw) {
                 problems.push(e);
             }
         }
         Ok(problems)
     }
+}
+
+/// A raw key as text for a message: its parts joined by `/` (as a channel
+/// is written), damaged bytes replaced.
+fn key_text(raw: &[u8]) -> String {
+    keys::split(raw).into_iter().map(keys::text).collect::<Vec<_>>().join("/")
 }
 
 /// The game key a raw `platform\0channel\0id` key names, read leniently so that a damaged key can still be reported.

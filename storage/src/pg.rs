@@ -3,8 +3,10 @@
 //! The schema is in `storage/migrations/` (applied at connect by
 //! `refinery`, under an advisory lock so that processes starting together
 //! do not race). Records are the embedded store's versioned envelopes, kept
-//! as `jsonb`; the columns beside them are what queries look for (a game by
-//! channel, by player, by clock deadline; an archive by player and time).
+//! as `jsonb` (a text holding U+0000, which `jsonb` cannot, is marked
+//! instead: see [`nul`]); the columns beside them are what queries look for
+//! (a game by channel, by player, by clock deadline; an archive by player
+//! and time).
 //!
 //! Every change is one transaction at READ COMMITTED: a game change locks
 //! the game's row (`SELECT ... FOR UPDATE`), checks the message id and the
@@ -372,6 +374,9 @@ impl PgStore {
         mut change: impl FnMut(&mut GameRecord) -> Result<()>,
     ) -> Result<GameRecord> {
         key.encode()?;
+        if let Some(m) = message_id {
+            join(&[("message id", m)])?;
+        }
         self.tx(|t| {
             let mut game = locked_game(t, key, message_id)?;
             if game.version != expected_version {
@@ -411,6 +416,9 @@ impl PgStore {
         change: impl Fn(&mut GameRecord) -> Result<()>,
     ) -> Result<GameRecord> {
         key.encode()?;
+        if let Some(m) = &end.message_id {
+            join(&[("message id", m)])?;
+        }
         let (platform, chan, id) = (&key.channel.platform, &key.channel.channel, key.id.as_str());
         self.tx(|t| {
             let mut game = match locked_game(t, key, end.message_id.as_deref()) {
@@ -628,7 +636,8 @@ impl PgStore {
         }
         for row in conn.query("SELECT platform, channel, challenger, record::text FROM challenges", &[])? {
             let what = || {
-                format!("the challenge {}/{}/{}", row.get::<_, &str>(0), row.get::<_, &str>(1), row.get::<_, &str>(2))
+                let channel = ChannelKey::new(row.get::<_, String>(0), row.get::<_, String>(1));
+                describe_challenge(&channel, row.get(2))
             };
             if let Err(e) = decode::<Challenge>(what, &row, 3) {
                 problems.push(e);
@@ -683,7 +692,9 @@ pub(crate) fn ms(at: Timestamp) -> i64 {
 /// A record as `jsonb` text: its versioned envelope.
 pub(crate) fn record_text<T: Record>(what: impl FnOnce() -> String, record: &T) -> Result<String> {
     let bytes = codec::encode(what, record)?;
-    String::from_utf8(bytes).map_err(|e| StoreError::Encode { record: String::new(), reason: e.to_string() })
+    let text =
+        String::from_utf8(bytes).map_err(|e| StoreError::Encode { record: String::new(), reason: e.to_string() })?;
+    Ok(nul::escape(text))
 }
 
 fn game_text(game: &GameRecord) -> Result<String> {
@@ -693,7 +704,108 @@ fn game_text(game: &GameRecord) -> Result<String> {
 /// Decodes the record in column `at` of `row`.
 pub(crate) fn decode<T: Record>(what: impl FnOnce() -> String, row: &Row, at: usize) -> Result<T> {
     let text: &str = row.try_get(at)?;
-    codec::decode(what, text.as_bytes())
+    codec::decode(what, nul::unescape(text).as_bytes())
+}
+
+/// The character U+0000 in a record's texts. The embedded store keeps it
+/// like any other, but `jsonb` cannot hold it; the shared store writes it
+/// as [`nul::MARK`] followed by `0`, and the mark itself as two marks.
+/// Only records that hold either character are rewritten, so every other
+/// record is the same envelope in both stores.
+mod nul {
+    use std::borrow::Cow;
+
+    use serde_json::Value;
+
+    /// A character of the Private Use Area, which no Kibitz text means.
+    pub(super) const MARK: char = '\u{E000}';
+
+    /// The record's JSON text, ready for `jsonb`.
+    pub(super) fn escape(json: String) -> String {
+        // Serialised JSON writes U+0000 as the escape `\u0000`.
+        if !json.contains("\\u0000") && !json.contains(MARK) {
+            return json;
+        }
+        rewrite(&json, escape_str).unwrap_or(json)
+    }
+
+    /// The record's JSON text as it was before [`escape`].
+    pub(super) fn unescape(json: &str) -> Cow<'_, str> {
+        if !json.contains(MARK) {
+            return Cow::Borrowed(json);
+        }
+        rewrite(json, unescape_str).map_or(Cow::Borrowed(json), Cow::Owned)
+    }
+
+    /// `json` with every string in it (object keys too) passed through `map`;
+    /// `None` if it is not JSON (it is then left for the decoder to report).
+    fn rewrite(json: &str, map: fn(&str) -> String) -> Option<String> {
+        fn walk(value: Value, map: fn(&str) -> String) -> Value {
+            match value {
+                Value::String(s) => Value::String(map(&s)),
+                Value::Array(items) => Value::Array(items.into_iter().map(|v| walk(v, map)).collect()),
+                Value::Object(fields) => {
+                    Value::Object(fields.into_iter().map(|(k, v)| (map(&k), walk(v, map))).collect())
+                }
+                other => other,
+            }
+        }
+        let value: Value = serde_json::from_str(json).ok()?;
+        serde_json::to_string(&walk(value, map)).ok()
+    }
+
+    fn escape_str(s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        for c in s.chars() {
+            match c {
+                '\0' => out.extend([MARK, '0']),
+                MARK => out.extend([MARK, MARK]),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    fn unescape_str(s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (c, chars.peek()) {
+                (MARK, Some('0')) => {
+                    chars.next();
+                    out.push('\0');
+                }
+                (MARK, Some(&MARK)) => {
+                    chars.next();
+                    out.push(MARK);
+                }
+                (c, _) => out.push(c),
+            }
+        }
+        out
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn texts_with_nul_or_the_mark_come_back_as_they_were() {
+            for text in
+                ["plain", "a\0b", "\0", "\u{E000}", "\u{E000}0", "\u{E000}\0\u{E000}\u{E000}x", "back\\u0000slash"]
+            {
+                let json =
+                    serde_json::to_string(&serde_json::json!({"v": 1, "record": {text: [text, 1.5, null]}})).unwrap();
+                let stored = escape(json.clone());
+                assert!(!stored.contains("\\u0000") || text.contains("\\u0000"), "{stored}");
+                let back: Value = serde_json::from_str(&unescape(&stored)).unwrap();
+                assert_eq!(back, serde_json::from_str::<Value>(&json).unwrap(), "{text:?}");
+            }
+            // Records without either character are written as they are.
+            let json = r#"{"v":2,"record":{"name":"x"}}"#.to_owned();
+            assert_eq!(escape(json.clone()), json);
+        }
+    }
 }
 
 fn decode_game(key: &GameKey, row: &Row, at: usize) -> Result<GameRecord> {

@@ -250,49 +250,6 @@ fn lost_changes_name_what_was_lost_and_can_be_accepted() {
 }
 
 #[test]
-fn due_games_are_those_the_clock_must_look_at() {
-    let (_dir, store) = common::store();
-    let channel = ChannelKey::new("discord", "clock");
-    let days = |d| GameSettings { days_per_move: Some(d), ..GameSettings::default() };
-    const DAY: u64 = 86_400_000;
-    let two = store.create_game(&channel, &new_game("a", "b", days(2), false)).unwrap();
-    let one = store.create_game(&channel, &new_game("c", "d", days(1), false)).unwrap();
-    store.create_game(&channel, &new_game("e", "f", GameSettings::default(), false)).unwrap();
-    let bot = GameSettings { bot_level: Some(3), ..GameSettings::default() };
-    let against_bot = store.create_game(&channel, &new_game("g", "kibitz", bot, false)).unwrap();
-    let keys = |now: u64| -> Vec<String> {
-        store.due_games(Timestamp(now)).unwrap().into_iter().map(|(k, _)| k.id.to_string()).collect()
-    };
-    let sorted = |mut v: Vec<String>| {
-        v.sort();
-        v
-    };
-    assert!(keys(1_000).is_empty());
-    // A minute on, the game against the bot; at 3/4 of a day, the one-day game's reminder.
-    assert_eq!(keys(61_000), [against_bot.key.id.to_string()]);
-    let due = 1_000 + DAY / 4 * 3;
-    assert_eq!(keys(due - 1).len(), 1);
-    assert_eq!(sorted(keys(due)), sorted(vec![one.key.id.to_string(), against_bot.key.id.to_string()]));
-    // Reminded: due again at the loss; a move restarts the clock.
-    store
-        .update_game(&one.key, one.version, None, |g| {
-            g.reminded_at = Some(Timestamp(due));
-            Ok(())
-        })
-        .unwrap();
-    assert!(!keys(due).contains(&one.key.id.to_string()));
-    assert!(keys(1_000 + DAY).contains(&one.key.id.to_string()));
-    let moved = store.apply_move(&two.key, two.version, mv("e2e4", "a", "x"), "fen").unwrap();
-    assert!(!keys(1_500 + 2 * DAY / 4 * 3).contains(&moved.key.id.to_string()));
-    assert!(keys(2_000 + 2 * DAY / 4 * 3).contains(&moved.key.id.to_string()));
-    // Finished: never due again.
-    let end = GameEnd { outcome: Outcome::Draw, reason: "agreed".into(), at: Timestamp(3), message_id: None };
-    store.finish_game(&moved.key, moved.version, &end).unwrap();
-    assert!(!keys(u64::MAX).contains(&moved.key.id.to_string()));
-    assert_eq!(store.verify().unwrap().len(), 0);
-}
-
-#[test]
 fn a_store_from_before_the_due_index_gets_it_at_open() {
     let dir = tempfile::tempdir().unwrap();
     let channel = ChannelKey::new("discord", "old");

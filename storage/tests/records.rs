@@ -1,15 +1,18 @@
 //! Records on disk: an older version still loads, and a damaged or unknown record
 //! is an error for that record alone.
 //!
-//! These tests write raw bytes with sled under the keys documented in the crate
-//! docs, so they also pin the on-disk layout.
+//! The embedded store's tests write raw bytes with sled under the keys
+//! documented in the crate docs, so they also pin the on-disk layout; the
+//! shared store's write rows straight into its tables (in a schema of their
+//! own on the test server) and must be answered the same way.
 
 mod common;
 
 use std::path::Path;
 
 use common::{game, mv};
-use kibitz_storage::{ChannelKey, GameId, Rating, Store, StoreError};
+use kibitz_storage::testing::TestSchema;
+use kibitz_storage::{ChannelKey, GameEnd, GameId, GameRecord, Outcome, Rating, Store, StoreError, Timestamp};
 
 /// Writes raw `(tree, key, value)` entries into the store at `dir` (which must not be open).
 fn write_raw(dir: &Path, entries: &[(&str, &[u8], &[u8])]) {
@@ -104,15 +107,112 @@ fn a_damaged_game_is_an_error_for_that_game_alone() {
             ("ratings", b"discord\0bob\0chess", b"not json"),
             ("challenges", b"discord\0c\0zed", b"\x00\x01"),
             ("channels", b"discord\0c", br#"{"v":0,"record":{}}"#),
+            ("users", b"discord\0ann", br#"{"v":1,"record":{"name":7}}"#),
         ],
     );
 
     let store = Store::open(dir.path()).unwrap();
-    let listed = store.games_in_channel(&channel).unwrap();
+    each_damaged_record_errs_alone(&store, &channel, [&good, &garbage, &future, &hollow]);
+}
+
+/// Version 1 records in the shared store (a database filled from an old
+/// embedded store) load, and are rewritten in today's layout on their next change.
+#[test]
+fn a_version_1_game_in_postgresql_loads_and_is_upgraded_on_its_next_change() {
+    let Some(schema) = TestSchema::new("v1game") else { return };
+    drop(schema.store().unwrap());
+    schema
+        .execute(&format!(
+            "INSERT INTO games (platform, channel, id, version, record) VALUES ('discord', 'old', 'abcd', 3, '{GAME_V1}');
+             INSERT INTO game_players (platform, player, channel, id) VALUES
+                 ('discord', 'ann', 'old', 'abcd'), ('discord', 'bob', 'old', 'abcd');"
+        ))
+        .unwrap();
+    let store = schema.store().unwrap();
+    let channel = ChannelKey::new("discord", "old");
+    let key = channel.game(GameId::parse("abcd").unwrap());
+    let g = store.game(&key).unwrap();
+    assert_eq!((g.key.clone(), g.version, g.white.as_str(), g.black.as_str()), (key.clone(), 3, "ann", "bob"));
+    assert!(g.settings.hints_allowed);
+    assert_eq!(g.settings.days_per_move, None);
+    assert_eq!(g.started_at.0, 1_700_000_000_000);
+    let moves: Vec<_> = g.moves.iter().map(|m| (m.text.as_str(), m.by.as_str(), m.message_id.is_none())).collect();
+    assert_eq!(moves, [("e2e4", "ann", true), ("e7e5", "bob", true)]);
+    assert_eq!(store.player_game_in_channel(&channel, "bob").unwrap().unwrap(), g);
+    assert!(store.verify().unwrap().is_empty(), "{:?}", store.verify());
+
+    let g = store.apply_move(&key, 3, mv("g1f3", "ann", "m1"), "after Nf3").unwrap();
+    assert_eq!(g.moves.len(), 3);
+    let mut client = postgres::Client::connect(schema.server(), postgres::NoTls).unwrap();
+    let query = format!("SELECT (record->>'v')::int, version FROM {}.games WHERE id = 'abcd'", schema.name());
+    let row = client.query_one(&query, &[]).unwrap();
+    assert_eq!((row.get::<_, i32>(0), row.get::<_, i64>(1)), (2, 4));
+    assert_eq!(schema.store().unwrap().game(&key).unwrap(), g);
+}
+
+/// The same damage in the shared store. Its records are `jsonb`, so a
+/// damaged one there is JSON that is no record this Kibitz can read: not an
+/// envelope at all, an envelope from a newer version, a hollow record.
+#[test]
+fn a_damaged_record_in_postgresql_is_an_error_for_that_record_alone() {
+    let Some(schema) = TestSchema::new("damaged") else { return };
+    let channel = ChannelKey::new("discord", "c");
+    let (good, garbage, future, hollow) = {
+        let store = schema.store().unwrap();
+        let games = (
+            game(&store, &channel, "ann", "bob"),
+            game(&store, &channel, "cid", "ann2"),
+            game(&store, &channel, "dan", "eve"),
+            game(&store, &channel, "fay", "gus"),
+        );
+        store.record_result("discord", "chess", "ann", "bob", Outcome::Draw).unwrap();
+        games
+    };
+    let set_game = |g: &GameRecord, record: &str| {
+        format!(
+            "UPDATE games SET record = '{record}' WHERE platform = 'discord' AND channel = 'c' AND id = '{}';",
+            g.key.id
+        )
+    };
+    schema
+        .execute(
+            &[
+                set_game(&garbage, "[1, 2]"),
+                set_game(&future, r#"{"v":99,"record":{"hologram":true}}"#),
+                set_game(&hollow, r#"{"v":2,"record":{"version":1}}"#),
+                r#"UPDATE ratings SET record = '{"v":1,"record":{"rating":"high"}}'
+               WHERE platform = 'discord' AND player = 'bob' AND variant = 'chess';
+               INSERT INTO challenges (platform, channel, challenger, record) VALUES ('discord', 'c', 'zed', '"zed"');
+               INSERT INTO channel_settings (platform, channel, record) VALUES ('discord', 'c', '{"v":0,"record":{}}');
+               INSERT INTO users (platform, id, record) VALUES ('discord', 'ann', '{"v":1,"record":{"name":7}}');"#
+                    .to_owned(),
+            ]
+            .concat(),
+        )
+        .unwrap();
+
+    // Another process connecting sees the same.
+    let store = schema.store().unwrap();
+    each_damaged_record_errs_alone(&store, &channel, [&good, &garbage, &future, &hollow]);
+    // The leaderboard leaves the damaged rating out.
+    assert_eq!(
+        store.leaderboard("discord", "chess", 10).unwrap().iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(),
+        ["ann"]
+    );
+}
+
+/// What a store with four games in `channel` (`good`, then three damaged:
+/// not a record at all, from a future version, and a hollow one), ann's and
+/// bob's chess ratings (bob's damaged), a damaged challenge from zed,
+/// damaged settings in the channel and a damaged directory entry for ann
+/// must say: each damaged record errs, alone, and `verify` names the seven.
+fn each_damaged_record_errs_alone(store: &Store, channel: &ChannelKey, games: [&GameRecord; 4]) {
+    let [good, garbage, future, hollow] = games;
+    let listed = store.games_in_channel(channel).unwrap();
     assert_eq!(listed.len(), 4);
     for (key, result) in &listed {
         match result {
-            Ok(g) => assert_eq!(g, &good),
+            Ok(g) => assert_eq!(g, good),
             Err(e) => {
                 let text = e.to_string();
                 assert!(text.contains(&format!("game `{}` in discord/c", key.id)), "{text}");
@@ -131,25 +231,51 @@ fn a_damaged_game_is_an_error_for_that_game_alone() {
     // Lookups of the damaged game say so; nothing else is affected.
     assert!(matches!(store.game(&garbage.key), Err(StoreError::Corrupt { .. })));
     assert!(matches!(store.apply_move(&garbage.key, 1, mv("e2e4", "cid", "m"), "f"), Err(StoreError::Corrupt { .. })));
-    assert!(matches!(store.player_game_in_channel(&channel, "cid"), Err(StoreError::Corrupt { .. })));
+    assert!(matches!(store.player_game_in_channel(channel, "cid"), Err(StoreError::Corrupt { .. })));
     let ann = store.games_of("discord", "ann").unwrap();
     assert_eq!(ann.len(), 1);
-    assert_eq!(ann[0].1.as_ref().unwrap(), &good);
+    assert_eq!(ann[0].1.as_ref().unwrap(), good);
     let g = store.apply_move(&good.key, good.version, mv("e2e4", "ann", "m"), "f").unwrap();
     assert_eq!(g.moves.len(), 1);
-    game(&store, &ChannelKey::new("discord", "elsewhere"), "cid", "dan");
+    game(store, &ChannelKey::new("discord", "elsewhere"), "cid", "dan");
 
     // Other kinds of record: the damaged one errs, its neighbours read.
     assert!(matches!(store.rating("discord", "bob", "chess"), Err(StoreError::Corrupt { .. })));
     assert_eq!(store.rating("discord", "ann", "chess").unwrap().games, 1);
     assert_eq!(store.rating("discord", "bob", "olympic").unwrap(), Rating::default());
-    let challenges = store.challenges(&channel).unwrap();
+    let challenges = store.challenges(channel).unwrap();
     assert_eq!(challenges.len(), 1);
     assert!(challenges[0].1.is_err());
-    let settings = store.channel_settings(&channel).unwrap_err();
+    let settings = store.channel_settings(channel).unwrap_err();
     assert!(settings.to_string().contains("no record version 0"), "{settings}");
+    assert!(matches!(store.user("discord", "ann"), Err(StoreError::Corrupt { .. })));
+    assert_eq!(store.user_by_username("discord", "ann").unwrap(), None);
 
-    // The check names every damaged record, and only those.
+    // A rated game whose player's rating cannot be read does not end half-way.
+    let end =
+        GameEnd { outcome: Outcome::WhiteWins, reason: "resignation".into(), at: Timestamp(3_000), message_id: None };
+    assert!(matches!(store.finish_game(&g.key, g.version, &end), Err(StoreError::Corrupt { .. })));
+    assert_eq!(store.game(&g.key).unwrap(), g);
+    assert!(store.archived_games_of("discord", "ann", 5).unwrap().is_empty());
+    assert_eq!(store.rating("discord", "ann", "chess").unwrap().games, 1);
+
+    // The check names every damaged record, and only those, as their lookups do.
     let problems = store.verify().unwrap();
-    assert_eq!(problems.len(), 6, "{problems:#?}");
+    assert_eq!(problems.len(), 7, "{problems:#?}");
+    let mut named: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+    named.sort();
+    let mut expected: Vec<String> = [
+        store.game(&garbage.key).unwrap_err(),
+        store.game(&future.key).unwrap_err(),
+        store.game(&hollow.key).unwrap_err(),
+        store.rating("discord", "bob", "chess").unwrap_err(),
+        store.challenges(channel).unwrap().remove(0).1.unwrap_err(),
+        store.channel_settings(channel).unwrap_err(),
+        store.user("discord", "ann").unwrap_err(),
+    ]
+    .iter()
+    .map(|e| e.to_string())
+    .collect();
+    expected.sort();
+    assert_eq!(named, expected);
 }

@@ -100,6 +100,13 @@ impl SledStore {
     /// A message already marked handled is refused with
     /// [`StoreError::AlreadyHandled`] and changes nothing.
     pub fn complete(&self, done: &Completion) -> Result<Vec<Owed>> {
+        prefix(&[("platform", &done.platform)])?;
+        for (channel, _) in &done.owed {
+            join(&[("channel", channel)])?;
+        }
+        if let Some((_, value)) = &done.cursor {
+            join(&[("cursor value", value)])?;
+        }
         let marker = done.message_id.as_deref().map(|m| handled_key(&done.platform, m)).transpose()?;
         let cursor = match &done.cursor {
             Some((name, value)) => Some((cursor_key(&done.platform, name)?, value.clone())),

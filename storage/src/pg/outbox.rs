@@ -34,11 +34,15 @@ impl PgStore {
 
     pub(crate) fn complete(&self, done: &Completion) -> Result<Vec<Owed>> {
         let platform = &done.platform;
+        join(&[("platform", platform)])?;
         if let Some(m) = &done.message_id {
-            join(&[("platform", platform), ("message id", m)])?;
+            join(&[("message id", m)])?;
         }
-        if let Some((name, _)) = &done.cursor {
-            join(&[("platform", platform), ("cursor", name)])?;
+        if let Some((name, value)) = &done.cursor {
+            join(&[("cursor", name), ("cursor value", value)])?;
+        }
+        for (channel, _) in &done.owed {
+            join(&[("channel", channel)])?;
         }
         let owner: &str = &self.owner;
         self.tx(|t| {
@@ -78,6 +82,7 @@ impl PgStore {
     }
 
     pub(crate) fn owed(&self, platform: &str) -> Result<Vec<Result<Owed>>> {
+        join(&[("platform", platform)])?;
         let rows = self.conn()?.query(
             "SELECT seq, channel, payload, progress, at FROM outbox WHERE platform = $1 ORDER BY seq",
             &[&platform],
@@ -86,6 +91,7 @@ impl PgStore {
     }
 
     pub(crate) fn claim_owed(&self, platform: &str) -> Result<Vec<Result<Owed>>> {
+        join(&[("platform", platform)])?;
         let owner: &str = &self.owner;
         let now = ms(Timestamp::now());
         let rows = self.tx(|t| {
@@ -121,11 +127,13 @@ impl PgStore {
     }
 
     pub(crate) fn delivered(&self, platform: &str, seq: u64) -> Result<()> {
+        join(&[("platform", platform)])?;
         self.conn()?.execute("DELETE FROM outbox WHERE platform = $1 AND seq = $2", &[&platform, &(seq as i64)])?;
         Ok(())
     }
 
     pub(crate) fn set_progress(&self, platform: &str, seq: u64, progress: u32) -> Result<()> {
+        join(&[("platform", platform)])?;
         self.conn()?.execute(
             "UPDATE outbox SET progress = $3 WHERE platform = $1 AND seq = $2",
             &[&platform, &(seq as i64), &(progress.min(i32::MAX as u32) as i32)],
