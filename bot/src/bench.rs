@@ -95,6 +95,8 @@ pub struct SharedBench {
     pub all: BotBench,
     /// Each process's resident memory, in bytes.
     pub resident: Vec<u64>,
+    /// The database at the end: bytes on disk, games (active and finished), moves of active games.
+    pub database: (u64, u64, u64),
 }
 
 impl fmt::Display for SharedBench {
@@ -113,7 +115,14 @@ impl fmt::Display for SharedBench {
             self.all.p99.as_secs_f64() * 1e3
         )?;
         let each: Vec<String> = self.resident.iter().map(|r| format!("{:.1}", *r as f64 / 1048576.0)).collect();
-        write!(f, "resident memory per process (MB): {}", each.join(", "))
+        writeln!(f, "resident memory per process (MB): {}", each.join(", "))?;
+        let (bytes, games, moves) = self.database;
+        write!(
+            f,
+            "database at the end: {:.1} MB for {games} games and {moves} moves ({:.1} KB a game)",
+            bytes as f64 / 1048576.0,
+            bytes as f64 / 1024.0 / games.max(1) as f64
+        )
     }
 }
 
@@ -163,8 +172,10 @@ pub fn run_processes(
         }
     }
     latencies.sort();
+    let database = schema.size().map_err(|e| e.detail())?;
     let pick = |q: f64| latencies.get(((latencies.len() as f64 - 1.0) * q) as usize).copied().unwrap_or_default();
     Ok(SharedBench {
+        database,
         processes,
         all: BotBench {
             stored_games,

@@ -118,16 +118,20 @@ fn owe(store: &Store, message: &str, channel: &str, text: &str) -> u64 {
 async fn owed_replies_are_sent_at_start_and_shown_once() {
     let fake = discord_api::start(1 << 40).await;
     let dir = tempfile::tempdir().unwrap();
+    {
+        // The run before: it stopped owing these (a store's own replies are its to send).
+        let before = Store::open(dir.path()).unwrap();
+        // Three replies owed when the bot stopped. The first had reached Discord
+        // (the crash came before it was noted as sent).
+        let sent = owe(&before, "1", "600", "reached Discord before the crash");
+        fake.posted_by_the_bot(600, "reached Discord before the crash", &format!("kbz{sent}"));
+        owe(&before, "2", "600", "never sent");
+        // Answers to interactions: one whose token still works, one expired.
+        owe(&before, "3", "601/777/token-live", "an answer in place");
+        owe(&before, "4", "601/778/token-old", "an answer too late for its interaction");
+        fake.expire("token-old");
+    }
     let core = core_in(dir.path());
-    // Three replies owed when the bot stopped. The first had reached Discord
-    // (the crash came before it was noted as sent).
-    let sent = owe(core.store(), "1", "600", "reached Discord before the crash");
-    fake.posted_by_the_bot(600, "reached Discord before the crash", &format!("kbz{sent}"));
-    owe(core.store(), "2", "600", "never sent");
-    // Answers to interactions: one whose token still works, one expired.
-    owe(core.store(), "3", "601/777/token-live", "an answer in place");
-    owe(core.store(), "4", "601/778/token-old", "an answer too late for its interaction");
-    fake.expire("token-old");
 
     let (stop, shutdown) = adapter::shutdown_channel();
     let bot = tokio::spawn(discord::run(core.clone(), TOKEN.into(), Some(fake.url()), shutdown));

@@ -1,6 +1,10 @@
 //! Durable storage of Kibitz games, challenges, offers, Clash matches, the
-//! archive of finished games, ratings, channel settings and the users seen,
-//! in [sled].
+//! archive of finished games, ratings, channel settings and the users seen:
+//! in [sled] (embedded, one process: [`Store::open`]) or in PostgreSQL
+//! (shared by several processes: [`Store::connect`]; its schema is in
+//! `storage/migrations/` and its workings in the `pg` module). Both backends
+//! keep the guarantees below; the layout described here is sled's, and
+//! PostgreSQL keeps the same records, as `jsonb`, in a table per kind.
 //!
 //! The store knows nothing of chat platforms or of the rules: a platform is
 //! a name (`"discord"`), players and channels are the platform's ids, moves

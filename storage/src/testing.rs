@@ -83,6 +83,30 @@ impl TestSchema {
         Store::connect_in_schema(&self.url, &self.name)
     }
 
+    /// The size on disk of the schema's tables with their indexes and
+    /// TOAST, in bytes, and how many games (active and finished) and moves
+    /// of active games it holds.
+    pub fn size(&self) -> Result<(u64, u64, u64)> {
+        let mut client = postgres::Client::connect(&self.url, postgres::NoTls)?;
+        let bytes: i64 = client
+            .query_one(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+                 JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r'",
+                &[&self.name],
+            )?
+            .get(0);
+        let schema = crate::pg::quote_ident(&self.name);
+        let counts = client.query_one(
+            &format!(
+                "SELECT (SELECT count(*) FROM {schema}.games) + (SELECT count(*) FROM {schema}.archive),
+                        (SELECT coalesce(sum(jsonb_array_length(record->'record'->'moves')), 0)::bigint FROM {schema}.games)"
+            ),
+            &[],
+        )?;
+        let (games, moves): (i64, i64) = (counts.get(0), counts.get(1));
+        Ok((bytes.max(0) as u64, games.max(0) as u64, moves.max(0) as u64))
+    }
+
     /// Runs SQL in this schema directly (to damage a record on purpose, say).
     pub fn execute(&self, sql: &str) -> Result<()> {
         let mut client = postgres::Client::connect(&self.url, postgres::NoTls)?;
