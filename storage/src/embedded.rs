@@ -22,6 +22,7 @@ mod directory;
 mod outbox;
 
 pub(crate) use directory::{describe_user, folded, rename_in};
+pub(crate) use outbox::decode_entry;
 
 /// The game store: one sled database holding every platform's channels.
 ///
