@@ -305,6 +305,9 @@ fn whole(listing: GameListing) -> Vec<(GameKey, GameRecord)> {
     listing.into_iter().map(|(key, game)| (key, game.unwrap())).collect()
 }
 
+/// An owed reply without its place in the outbox: channel, payload, progress, time.
+type OwedReply = (String, Vec<u8>, u32, Timestamp);
+
 /// Everything the store answers about the fixture, in one comparable value.
 #[derive(Debug, PartialEq)]
 struct Answers {
@@ -322,7 +325,7 @@ struct Answers {
     leaderboards: Vec<Vec<(String, Rating)>>,
     users: Vec<Option<UserRecord>>,
     usernames: Vec<Option<String>>,
-    owed: Vec<Vec<(String, Vec<u8>, u32, Timestamp)>>,
+    owed: Vec<Vec<OwedReply>>,
     cursors: Vec<Vec<(String, String)>>,
     handled: Vec<bool>,
     due_soon: Vec<GameKey>,
