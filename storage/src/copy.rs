@@ -152,6 +152,7 @@ fn copy(from: &Path, url: &str, schema: Option<&str>) -> Result<CopyReport> {
     // Kept open to the end: no bot can start on the store meanwhile.
     let source = SledStore::open(from)?;
     let rows = read(&source)?;
+    reachable(url)?;
     let target = PgStore::connect(url, schema)?;
     let copied = target.tx(|t| write(t, &rows));
     // This process is no worker of the bot: its heartbeat row goes.
@@ -162,6 +163,29 @@ fn copy(from: &Path, url: &str, schema: Option<&str>) -> Result<CopyReport> {
     let mut report = copied?;
     report.skipped = rows.skipped;
     Ok(report)
+}
+
+/// Connects once, to say plainly why a target cannot be reached (the
+/// connection pool waits, then reports only that it could not connect).
+fn reachable(url: &str) -> Result<()> {
+    let config: postgres::Config =
+        url.parse().map_err(|e: postgres::Error| StoreError::Unreachable(format!("not a PostgreSQL URL: {e}")))?;
+    let client = config.connect(postgres::NoTls).map_err(|e| {
+        let mut why = match e.as_db_error() {
+            Some(db) => db.message().to_owned(),
+            None => e.to_string(),
+        };
+        let mut cause = std::error::Error::source(&e);
+        while let Some(c) = cause {
+            if e.as_db_error().is_none() {
+                why = format!("{why}: {c}");
+            }
+            cause = c.source();
+        }
+        StoreError::Unreachable(why)
+    })?;
+    drop(client);
+    Ok(())
 }
 
 /// The rows to write, table by table, as read from sled.
