@@ -13,7 +13,7 @@
 //! Records keep their stored envelopes (`{"v":2,"record":{...}}`) as they
 //! are: an older version is upgraded when the shared store reads it, as the
 //! embedded one would. The columns beside them come from the records and
-//! from sled's indexes: a game's version and clock deadline ([`due_of`]) and
+//! from sled's indexes: a game's version and clock deadline (as the store computes it) and
 //! its players (the `games_by_player` index); an archived game's end time
 //! (from the `archive_by_player` index, else its result) and its players.
 //! Replies owed keep their order, progress and time, and belong to no
@@ -128,7 +128,9 @@ impl fmt::Display for CopyReport {
 
 /// Copies every record of the embedded store in the directory `from` into
 /// the empty PostgreSQL database at `to` (`postgres://user@host:port/db`),
-/// in one transaction. See the [module](self) for what is copied and how.
+/// in one transaction. Records keep their stored envelopes; a record that
+/// cannot be read is left out and listed in [`CopyReport::skipped`]; replies
+/// owed belong to no process, so any process of the bot may send them.
 ///
 /// Refused, with nothing written: a directory without a store
 /// ([`StoreError::NoStore`]), a store a bot has open ([`StoreError::InUse`])
