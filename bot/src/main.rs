@@ -61,6 +61,15 @@ enum Command {
         /// The backup file.
         file: PathBuf,
     },
+    /// Copy every record of an embedded store into an empty PostgreSQL database (stop the bot first).
+    Migrate {
+        /// The database folder to copy from (the embedded store).
+        #[arg(long)]
+        from: PathBuf,
+        /// The PostgreSQL database to copy into: postgres://USER@HOST:PORT/DATABASE.
+        #[arg(long)]
+        to: String,
+    },
     /// Count the leaf nodes of the legal-move tree. The last line is the count.
     Perft {
         /// Variant id: chess, olympic, alapawn, alapawn-balanced.
@@ -255,6 +264,7 @@ fn main() -> ExitCode {
         Some(Command::Run { config, accept_damage }) => run(&config, accept_damage),
         Some(Command::Backup { db, file }) => backup(&db, &file),
         Some(Command::Restore { db, file }) => restore(&db, &file),
+        Some(Command::Migrate { from, to }) => migrate(&from, &to),
         Some(Command::Perft { variant, fen, divide: per_move, depth }) => {
             run_perft(&variant, fen.as_deref(), per_move, depth)
         }
@@ -436,6 +446,30 @@ fn restore(db: &Path, file: &Path) -> Result<(), String> {
             db.display()
         )),
         Err(e) => Err(format!("cannot restore {}: {}", file.display(), e.detail())),
+    }
+}
+
+/// `kibitz migrate`: the embedded store copied into PostgreSQL; the URL's password is never shown.
+fn migrate(from: &Path, to: &str) -> Result<(), String> {
+    if !(to.starts_with("postgres://") || to.starts_with("postgresql://")) {
+        // Not echoed: a connection string of another form may hold a password anywhere.
+        return Err("--to must be a PostgreSQL URL such as postgres://kibitz@localhost:5432/kibitz".to_owned());
+    }
+    let shown = kibitz_storage::url_without_password(to);
+    let hide = |text: String| kibitz_storage::hide_password(&text, to);
+    match kibitz_storage::migrate(from, to) {
+        Ok(report) => {
+            println!("copied the store {} into {shown}:\n{report}", from.display());
+            Ok(())
+        }
+        Err(e @ (StoreError::NoStore { .. } | StoreError::TargetNotEmpty { .. })) => {
+            Err(hide(format!("cannot copy {} into {shown}: {e}", from.display())))
+        }
+        Err(StoreError::InUse { .. }) => Err(format!(
+            "refusing to copy: the store {} is in use (stop the bot first); nothing was copied",
+            from.display()
+        )),
+        Err(e) => Err(hide(format!("cannot copy {} into {shown}: {}; nothing was copied", from.display(), e.detail()))),
     }
 }
 

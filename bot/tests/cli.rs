@@ -1,4 +1,4 @@
-//! The command-line forms that other tools depend on: `perft`, `moves`, `play`.
+//! The command-line forms that other tools depend on: `perft`, `moves`, `play`, `migrate`.
 
 use std::process::{Command, Output};
 
@@ -221,4 +221,71 @@ fn the_console_refuses_an_unreadable_line_and_goes_on() {
     let challenge = lines.iter().position(|l| l.contains("@bob challenges @alice")).expect(&text);
     assert!(games < refused && refused < challenge, "{text}");
     assert_eq!(lines.iter().filter(|l| l.contains("not UTF-8")).count(), 1, "{text}");
+}
+
+/// `url` with `password` in its user part, if it has none yet.
+fn with_password(url: &str, password: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((user, host)) if !user.contains(':') => format!("{scheme}://{user}:{password}@{host}"),
+            _ => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+#[test]
+fn migrate_copies_the_store_into_postgres_and_shows_no_password() {
+    let Some(schema) = kibitz_storage::testing::TestSchema::new("cli_migrate") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = store_with_games(dir.path(), 3);
+    let password = "pw-Zq81-never-shown";
+    let url = with_password(&schema.url(), password);
+
+    let out = kibitz(&["migrate", "--from", db.to_str().unwrap(), "--to", &url]);
+    let text = stdout(&out);
+    assert!(!text.contains(password) && !String::from_utf8_lossy(&out.stderr).contains(password), "{text}");
+    assert!(text.starts_with(&format!("copied the store {} into postgres://", db.display())), "{text}");
+    for line in ["active games: 3", "active game players: 6", "archived games: 0", "damaged, left out: 0"] {
+        assert!(text.lines().any(|l| l == line), "{line} not in {text}");
+    }
+    let store = schema.store().unwrap();
+    let games = store.active_games().unwrap();
+    assert_eq!(games.len(), 3);
+    assert!(games.iter().all(|(_, g)| g.as_ref().is_ok_and(|g| g.moves.len() == 1 && g.fen == "fen")));
+    assert!(store.verify().unwrap().is_empty());
+
+    // Again into the same database: refused, nothing written twice.
+    let again = kibitz(&["migrate", "--from", db.to_str().unwrap(), "--to", &url]);
+    assert!(!again.status.success());
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("already holds Kibitz records") && err.contains("nothing was copied"), "{err}");
+    assert!(!err.contains(password), "{err}");
+    assert_eq!(store.active_games().unwrap().len(), 3);
+}
+
+#[test]
+fn migrate_refuses_bad_input_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let password = "pw-Zq81-never-shown";
+    let nowhere = format!("postgres://kibitz:{password}@127.0.0.1:9/kibitz");
+    let missing = dir.path().join("none");
+    let out = kibitz(&["migrate", "--from", missing.to_str().unwrap(), "--to", &nowhere]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("there is no game store in"), "{err}");
+    assert!(err.contains("postgres://kibitz@127.0.0.1:9/kibitz") && !err.contains(password), "{err}");
+    assert!(!missing.exists(), "no store is made where there was none");
+
+    let db = store_with_games(dir.path(), 1);
+    let out = kibitz(&["migrate", "--from", db.to_str().unwrap(), "--to", &nowhere]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot be reached") && err.contains("nothing was copied"), "{err}");
+    assert!(!err.contains(password), "{err}");
+
+    let out = kibitz(&["migrate", "--from", db.to_str().unwrap(), "--to", &format!("host=db password={password}")]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--to must be a PostgreSQL URL") && !err.contains(password), "{err}");
 }

@@ -23,6 +23,7 @@ mod outbox;
 mod pace;
 
 pub(crate) use directory::{describe_user, folded, rename_in};
+pub(crate) use outbox::decode_entry;
 pub(crate) use pace::{MINUTE, next_slot};
 
 /// The game store: one sled database holding every platform's channels.

@@ -183,6 +183,21 @@ pub enum StoreError {
     /// The shared database's schema could not be brought up to date.
     #[error("the database's schema could not be brought up to date: {0}")]
     Schema(String),
+    /// There is no embedded store in the directory named (to copy from, say).
+    #[error("there is no game store in {}", .path.display())]
+    NoStore {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// A copy into a shared database that already holds records was refused.
+    #[error(
+        "the database already holds Kibitz records ({holds}); nothing was copied: copy into an empty database \
+         (or schema) so that two stores are not mixed"
+    )]
+    TargetNotEmpty {
+        /// What it holds, for example "games, users".
+        holds: String,
+    },
     /// Something this kind of store does not do.
     #[error("{0}")]
     Unsupported(&'static str),

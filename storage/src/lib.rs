@@ -116,6 +116,9 @@
 //! nothing was changed, try again later"); [`StoreError::detail`] has the
 //! system's words, for logs.
 //!
+//! [`migrate`] copies every record of an embedded store into an empty
+//! PostgreSQL database (`kibitz migrate`), in one transaction.
+//!
 //! [`Store::backup`] writes every tree to one checksummed file while
 //! changes wait; [`Store::restore`] brings it back (never over a store in
 //! use; a store already there is moved aside). A running bot takes the
@@ -131,6 +134,7 @@
 mod backup;
 mod bench;
 mod codec;
+mod copy;
 mod db;
 mod embedded;
 mod error;
@@ -144,6 +148,7 @@ pub mod testing;
 
 pub use backup::{BACKUP_ANSWER, BACKUP_REQUEST, BackupSummary, request_backup};
 pub use bench::{BenchReport, bench};
+pub use copy::{CopyReport, hide_password, migrate, migrate_into_schema, url_without_password};
 pub use error::{Result, StoreError};
 pub use keys::{ChannelKey, GAME_ID_ALPHABET, GAME_ID_LEN, GameId, GameKey};
 pub use rating::Rating;

@@ -712,7 +712,7 @@ pub(crate) fn decode<T: Record>(what: impl FnOnce() -> String, row: &Row, at: us
 /// as [`nul::MARK`] followed by `0`, and the mark itself as two marks.
 /// Only records that hold either character are rewritten, so every other
 /// record is the same envelope in both stores.
-mod nul {
+pub(crate) mod nul {
     use std::borrow::Cow;
 
     use serde_json::Value;
@@ -721,7 +721,7 @@ mod nul {
     pub(super) const MARK: char = '\u{E000}';
 
     /// The record's JSON text, ready for `jsonb`.
-    pub(super) fn escape(json: String) -> String {
+    pub(crate) fn escape(json: String) -> String {
         // Serialised JSON writes U+0000 as the escape `\u0000`.
         if !json.contains("\\u0000") && !json.contains(MARK) {
             return json;

@@ -76,13 +76,13 @@ on_both_backends! {
         made.sort_by(|a, b| a.key.cmp(&b.key));
         store.create_game(&ChannelKey::new("telegram", "-9"), &new_game("a", "b", GameSettings::default())).unwrap();
         let due = Timestamp(1_000 + DAY / 4 * 3);
-        assert!(store.claim_due_games(Timestamp(due.0 - 1)).unwrap().is_empty());
-        let claimed = store.claim_due_games(due).unwrap();
+        assert!(store.claim_due_games(Timestamp(due.0 - 1), "telegram").unwrap().is_empty());
+        let claimed = store.claim_due_games(due, "telegram").unwrap();
         let keys: Vec<_> = claimed.iter().map(|(k, _)| k.clone()).collect();
         assert_eq!(keys, made.iter().map(|g| g.key.clone()).collect::<Vec<_>>());
         assert!(claimed.iter().zip(&made).all(|((_, g), m)| g.as_ref().unwrap() == m));
 
-        let again = store.claim_due_games(due).unwrap();
+        let again = store.claim_due_games(due, "telegram").unwrap();
         if backing.is_postgres() {
             assert!(again.is_empty(), "{again:?}");
         } else {
@@ -96,7 +96,7 @@ on_both_backends! {
                 Ok(())
             })
             .unwrap();
-        let at_loss = store.claim_due_games(Timestamp(1_000 + DAY)).unwrap();
+        let at_loss = store.claim_due_games(Timestamp(1_000 + DAY), "telegram").unwrap();
         assert!(at_loss.iter().any(|(k, _)| *k == g.key), "{at_loss:?}");
         assert_eq!(at_loss.len(), if backing.is_postgres() { 1 } else { 5 });
     }

@@ -147,14 +147,14 @@ fn a_due_game_is_claimed_by_exactly_one_process() {
     let unclocked = game(&stores[0], &ChannelKey::new("discord", "free"), "cid", "dan");
     let now = Timestamp(10 * 86_400_000);
     assert_eq!(stores[2].due_games(now).unwrap().len(), 60);
-    assert!(stores[0].claim_due_games(Timestamp(2_000)).unwrap().is_empty(), "nothing is due yet");
+    assert!(stores[0].claim_due_games(Timestamp(2_000), "discord").unwrap().is_empty(), "nothing is due yet");
 
     // Three processes, each with two clock threads, claim at once.
     let claimers: Vec<Store> = stores.iter().chain(&stores).cloned().collect();
     let claimed = race(&claimers, move |_, store| {
         let mut mine = Vec::new();
         loop {
-            let batch = store.claim_due_games(now).unwrap();
+            let batch = store.claim_due_games(now, "discord").unwrap();
             if batch.is_empty() {
                 return mine;
             }
@@ -172,7 +172,7 @@ fn a_due_game_is_claimed_by_exactly_one_process() {
 
     // Claimed games stay taken for a while: nobody gets them again now.
     for store in &stores {
-        assert!(store.claim_due_games(now).unwrap().is_empty());
+        assert!(store.claim_due_games(now, "discord").unwrap().is_empty());
         // They are still due, for anyone who only looks.
         assert_eq!(store.due_games(now).unwrap().len(), 60);
     }

@@ -43,7 +43,7 @@ fn encode_entry(channel: &str, progress: u32, at: Timestamp, payload: &[u8]) -> 
     Ok(out)
 }
 
-fn decode_entry(seq: u64, raw: &[u8]) -> Result<Owed> {
+pub(crate) fn decode_entry(seq: u64, raw: &[u8]) -> Result<Owed> {
     let damaged = |reason: &str| StoreError::Corrupt { record: format!("owed reply {seq}"), reason: reason.into() };
     let len = raw.get(..4).ok_or_else(|| damaged("too short"))?;
     let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
