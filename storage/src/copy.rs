@@ -28,14 +28,13 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
-use postgres::Transaction;
 use postgres::types::ToSql;
 use sled::Tree;
 
 use crate::codec::{self, Record};
 use crate::embedded::{SledStore, closed, decode_entry, describe_challenge, describe_rating, describe_user, due_of};
 use crate::keys;
-use crate::pg::{PgStore, ms};
+use crate::pg::{Db, PgStore, Tx, ms};
 use crate::store::UserRecord;
 use crate::{Challenge, ChannelKey, ChannelSettings, GameId, GameKey, GameRecord, Rating, Result, StoreError};
 
@@ -489,7 +488,7 @@ fn dangling(place: &Place, player: &str, tree: &str) -> StoreError {
 }
 
 /// Writes every row, in the caller's transaction; refused if the target holds records.
-fn write(t: &mut Transaction<'_>, rows: &Rows) -> Result<CopyReport> {
+fn write(t: &mut Tx<'_>, rows: &Rows) -> Result<CopyReport> {
     // Writers wait until the copy is in (and a second copy sees it).
     t.batch_execute(&format!("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE", TABLES.join(", ")))?;
     let mut holds = Vec::new();
@@ -502,10 +501,9 @@ fn write(t: &mut Transaction<'_>, rows: &Rows) -> Result<CopyReport> {
         return Err(StoreError::TargetNotEmpty { holds: holds.join(", ") });
     }
     let mut insert = |sql: &str, all: &mut dyn Iterator<Item = Vec<&(dyn ToSql + Sync)>>| -> Result<usize> {
-        let statement = t.prepare(sql)?;
         let mut made = 0;
         for params in all {
-            made += t.execute(&statement, &params)? as usize;
+            made += t.execute(sql, &params)? as usize;
         }
         Ok(made)
     };

@@ -25,9 +25,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use postgres::error::SqlState;
-use postgres::{NoTls, Row, Transaction};
+use postgres::{NoTls, Row};
 use r2d2::{Pool, PooledConnection};
-use r2d2_postgres::PostgresConnectionManager;
 
 use crate::codec::{self, Record};
 use crate::embedded::{challenge_key, describe_challenge, describe_rating, due_of, player_key, rating_key};
@@ -39,14 +38,17 @@ use crate::{
     Outcome, Rating, RatingChange, Result, StoreError, Timestamp,
 };
 
+mod client;
 mod directory;
 mod outbox;
+
+use client::Manager;
+pub(crate) use client::{Db, Tx};
 
 mod schema {
     refinery::embed_migrations!("migrations");
 }
 
-type Manager = PostgresConnectionManager<NoTls>;
 type Conn = PooledConnection<Manager>;
 
 /// How long a due game stays claimed by the process whose clock took it.
@@ -74,19 +76,6 @@ impl fmt::Debug for PgStore {
     }
 }
 
-/// Sets the schema of every new connection.
-#[derive(Debug)]
-struct InSchema(Option<String>);
-
-impl r2d2::CustomizeConnection<postgres::Client, postgres::Error> for InSchema {
-    fn on_acquire(&self, conn: &mut postgres::Client) -> std::result::Result<(), postgres::Error> {
-        match &self.0 {
-            Some(schema) => conn.batch_execute(&format!("SET search_path TO {}", quote_ident(schema))),
-            None => Ok(()),
-        }
-    }
-}
-
 /// `name` as an SQL identifier.
 pub(crate) fn quote_ident(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
@@ -104,12 +93,11 @@ impl PgStore {
             let mut client = config.connect(NoTls).map_err(|e| StoreError::Unreachable(e.to_string()))?;
             client.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {}", quote_ident(schema)))?;
         }
-        let manager = PostgresConnectionManager::new(config, NoTls);
+        let manager = Manager { config, schema: schema.map(str::to_owned) };
         let pool = Pool::builder()
             .max_size(POOL_SIZE)
             .min_idle(Some(1))
             .connection_timeout(Duration::from_secs(10))
-            .connection_customizer(Box::new(InSchema(schema.map(str::to_owned))))
             .build(manager)
             .map_err(|e| StoreError::Unreachable(e.to_string()))?;
         let store = PgStore { pool, owner: format!("{:016x}", fastrand::u64(..)).into(), lease: DEFAULT_LEASE };
@@ -121,7 +109,7 @@ impl PgStore {
     fn migrate(&self) -> Result<()> {
         let mut conn = self.conn()?;
         conn.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])?;
-        let ran = schema::migrations::runner().run(&mut *conn).map(drop).map_err(|e| StoreError::Schema(e.to_string()));
+        let ran = schema::migrations::runner().run(conn.raw()).map(drop).map_err(|e| StoreError::Schema(e.to_string()));
         conn.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK])?;
         ran
     }
@@ -141,7 +129,7 @@ impl PgStore {
 
     /// Runs `body` in a transaction, again if it deadlocked or could not be
     /// serialised; commits if it returns `Ok`.
-    pub(crate) fn tx<T>(&self, mut body: impl FnMut(&mut Transaction<'_>) -> Result<T>) -> Result<T> {
+    pub(crate) fn tx<T>(&self, mut body: impl FnMut(&mut Tx<'_>) -> Result<T>) -> Result<T> {
         let mut conn = self.conn()?;
         let mut tries = 0;
         loop {
@@ -830,7 +818,7 @@ fn listing(rows: &[Row]) -> GameListing {
 }
 
 /// Why game `key` is not among the active games.
-fn missing(conn: &mut impl postgres::GenericClient, key: &GameKey) -> Result<StoreError> {
+fn missing(conn: &mut impl Db, key: &GameKey) -> Result<StoreError> {
     let archived = conn.query_opt(
         "SELECT 1 FROM archive WHERE platform = $1 AND channel = $2 AND id = $3",
         &[&key.channel.platform, &key.channel.channel, &key.id.as_str()],
@@ -840,7 +828,7 @@ fn missing(conn: &mut impl postgres::GenericClient, key: &GameKey) -> Result<Sto
 
 /// The active game `key`, its row locked until the transaction ends;
 /// [`StoreError::AlreadyApplied`] if `message_id` was applied to it.
-fn locked_game(t: &mut Transaction<'_>, key: &GameKey, message_id: Option<&str>) -> Result<GameRecord> {
+fn locked_game(t: &mut Tx<'_>, key: &GameKey, message_id: Option<&str>) -> Result<GameRecord> {
     let row = t.query_opt(
         "SELECT record::text FROM games WHERE platform = $1 AND channel = $2 AND id = $3 FOR UPDATE",
         &[&key.channel.platform, &key.channel.channel, &key.id.as_str()],
@@ -856,7 +844,7 @@ fn locked_game(t: &mut Transaction<'_>, key: &GameKey, message_id: Option<&str>)
 }
 
 /// The game `player` plays in `channel`, if any.
-fn busy(t: &mut Transaction<'_>, platform: &str, player: &str, channel: &str) -> Result<Option<GameId>> {
+fn busy(t: &mut Tx<'_>, platform: &str, player: &str, channel: &str) -> Result<Option<GameId>> {
     let row = t.query_opt(
         "SELECT id FROM game_players WHERE platform = $1 AND player = $2 AND channel = $3",
         &[&platform, &player, &channel],
@@ -865,7 +853,7 @@ fn busy(t: &mut Transaction<'_>, platform: &str, player: &str, channel: &str) ->
 }
 
 /// Inserts a new game under a fresh id, inside a transaction.
-fn insert_game(t: &mut Transaction<'_>, channel: &ChannelKey, new: &NewGame) -> Result<GameRecord> {
+fn insert_game(t: &mut Tx<'_>, channel: &ChannelKey, new: &NewGame) -> Result<GameRecord> {
     let (platform, chan) = (&channel.platform, &channel.channel);
     for player in [&new.white, &new.black] {
         player_key(platform, player, chan)?;
@@ -917,7 +905,7 @@ fn insert_game(t: &mut Transaction<'_>, channel: &ChannelKey, new: &NewGame) -> 
 /// Rates a game inside a transaction, locking both ratings (in key order, so
 /// that two games finishing at once cannot deadlock).
 fn rate_in(
-    t: &mut Transaction<'_>,
+    t: &mut Tx<'_>,
     platform: &str,
     variant: &str,
     white: &str,

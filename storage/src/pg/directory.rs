@@ -2,21 +2,19 @@
 //! legacy username's records to the user's id, and the move of a chat's
 //! records to a new chat id (see the embedded store's `directory` module).
 
-use postgres::Transaction;
-
-use super::{PgStore, decode, decode_game, game_text, record_text};
+use super::{Db, PgStore, Tx, decode, decode_game, game_text, record_text};
 use crate::embedded::{challenge_key, describe_challenge, describe_rating, describe_user, folded, rename_in};
 use crate::keys::join;
 use crate::store::{ChannelMove, Migration, SEEN_EVERY, UserRecord};
 use crate::{Challenge, ChannelKey, GameId, Rating, Result, Timestamp};
 
 /// The user record of `id`, if there is one that reads (a damaged one is replaced when written).
-fn user_in(t: &mut impl postgres::GenericClient, platform: &str, id: &str) -> Result<Option<UserRecord>> {
+fn user_in(t: &mut impl Db, platform: &str, id: &str) -> Result<Option<UserRecord>> {
     let row = t.query_opt("SELECT record::text FROM users WHERE platform = $1 AND id = $2", &[&platform, &id])?;
     Ok(row.and_then(|r| decode::<UserRecord>(String::new, &r, 0).ok()))
 }
 
-fn put_user(t: &mut Transaction<'_>, platform: &str, id: &str, record: &UserRecord) -> Result<()> {
+fn put_user(t: &mut Tx<'_>, platform: &str, id: &str, record: &UserRecord) -> Result<()> {
     t.execute(
         "INSERT INTO users (platform, id, record) VALUES ($1, $2, $3::text::jsonb)
          ON CONFLICT (platform, id) DO UPDATE SET record = excluded.record",
@@ -309,7 +307,7 @@ impl PgStore {
         let (platform, old) = (&from.platform, &from.channel);
         self.tx(|t| {
             let mut moved = ChannelMove::default();
-            let free = |t: &mut Transaction<'_>, id: &str| -> Result<bool> {
+            let free = |t: &mut Tx<'_>, id: &str| -> Result<bool> {
                 let taken = t.query_opt(
                     "SELECT 1 FROM games WHERE platform = $1 AND channel = $2 AND id = $3
                      UNION ALL SELECT 1 FROM archive WHERE platform = $1 AND channel = $2 AND id = $3",

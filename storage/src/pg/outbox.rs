@@ -7,7 +7,7 @@
 
 use postgres::Row;
 
-use super::{PgStore, ms};
+use super::{Db, PgStore, ms};
 use crate::embedded::{MINUTE, next_slot};
 use crate::keys::join;
 use crate::store::{Completion, Owed};
