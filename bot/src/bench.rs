@@ -128,7 +128,9 @@ impl fmt::Display for SharedBench {
 
 /// The bench with `processes` bot processes (this program, run again as
 /// `bench bot-worker`) on a schema of its own on the server at `url`,
-/// dropped afterwards: `concurrent` games shared among them, two threads each.
+/// dropped afterwards: `concurrent` games shared among them, played by two
+/// threads in all as the one-process bench has (one each from two processes
+/// on: the machine's cores are shared, not added).
 pub fn run_processes(
     url: &str,
     processes: usize,
@@ -150,6 +152,7 @@ pub fn run_processes(
                 .args(["bench", "bot-worker", "--url", &schema.url()])
                 .args(["--first", &(p * share).to_string(), "--count", &share.to_string()])
                 .args(["--start-at", &start_at.to_string(), "--seconds", &length.as_secs().to_string()])
+                .args(["--threads", &(2 / processes).max(1).to_string()])
                 .stdout(std::process::Stdio::piped())
                 .spawn()
                 .map_err(|e| format!("cannot start a bench process: {e}"))

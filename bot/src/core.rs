@@ -217,13 +217,18 @@ fn color_of(c: Colour) -> Color {
 /// console, tests): see [`Core::set_bot_id`].
 pub const LOCAL_BOT_ID: &str = "kibitz";
 
+/// How long a name noted in the directory is not noted again (ms): the
+/// directory keeps its own day between sightings of an unchanged name.
+const NAME_NOTED_FOR: u64 = 3_600_000;
+
 /// The chat core.
 pub struct Core {
     store: Store,
     config: CoreConfig,
     renderer: &'static Renderer,
-    /// Names seen, by platform and id, for captions.
-    names: Mutex<HashMap<(String, String), String>>,
+    /// Names seen, by platform and id, for captions, with when each was
+    /// last noted in the store's directory.
+    names: Mutex<HashMap<(String, String), (String, Timestamp)>>,
     /// The bot's own user id on each platform, as its adapter said.
     bot_ids: Mutex<HashMap<String, String>>,
     /// Answers for other channels than the message's, until an adapter posts them.
@@ -488,27 +493,37 @@ impl Core {
     }
 
     fn remember(&self, platform: &str, user: &User, at: Timestamp) {
-        if let Ok(mut names) = self.names.lock() {
-            names.insert((platform.to_string(), user.id.clone()), user.name.clone());
+        let key = (platform.to_string(), user.id.clone());
+        // Noted in the directory a moment ago under this name: nothing to write.
+        let fresh = self.names.lock().ok().is_some_and(|names| {
+            names
+                .get(&key)
+                .is_some_and(|(name, noted)| *name == user.name && at.0.saturating_sub(noted.0) < NAME_NOTED_FOR)
+        });
+        if fresh {
+            return;
         }
-        // In the directory too, for captions after a restart; a failure
-        // to write it costs a caption its name, nothing else.
+        // In the directory, for captions after a restart and in the other
+        // processes; a failure to write it costs a caption its name, nothing else.
         if let Err(e) = self.store.note_name(platform, &user.id, &user.name, at) {
             tracing::warn!("could not note the name of {} on {platform}: {e}", user.id);
         }
+        if let Ok(mut names) = self.names.lock() {
+            names.insert(key, (user.name.clone(), at));
+        }
     }
 
-    /// The name to show for player `id`: from the directory, else as seen
-    /// since the start, else the id.
+    /// The name to show for player `id`: as seen lately (by this process),
+    /// else from the directory, else the id.
     fn name(&self, platform: &str, id: &str) -> String {
-        if let Ok(Some(user)) = self.store.user(platform, id) {
-            return user.name;
+        let seen = self.names.lock().ok().and_then(|n| n.get(&(platform.to_string(), id.to_string())).cloned());
+        if let Some((name, _)) = seen {
+            return name;
         }
-        self.names
-            .lock()
-            .ok()
-            .and_then(|n| n.get(&(platform.to_string(), id.to_string())).cloned())
-            .unwrap_or_else(|| id.to_string())
+        match self.store.user(platform, id) {
+            Ok(Some(user)) => user.name,
+            _ => id.to_string(),
+        }
     }
 
     fn run(&self, msg: &Incoming, cmd: Command) -> Answer {

@@ -209,7 +209,8 @@ enum BenchTarget {
         /// its own on the server of --url, dropped afterwards).
         #[arg(long, default_value = "sled")]
         store: String,
-        /// Bot processes playing at once on the one store (PostgreSQL only beyond 1).
+        /// Bot processes playing at once on the one store (PostgreSQL only beyond 1);
+        /// the two playing threads are shared among them (at least one each).
         #[arg(long, default_value_t = 1)]
         processes: usize,
         /// The PostgreSQL server (default: KIBITZ_POSTGRES_URL, else postgres://postgres@127.0.0.1:5432/test).

@@ -97,6 +97,10 @@ impl PgStore {
         let pool = Pool::builder()
             .max_size(POOL_SIZE)
             .min_idle(Some(1))
+            // A query on a dead connection fails and the connection is then
+            // dropped (`has_broken`); testing each checkout would cost every
+            // query a round trip more.
+            .test_on_check_out(false)
             .connection_timeout(Duration::from_secs(10))
             .build(manager)
             .map_err(|e| StoreError::Unreachable(e.to_string()))?;
@@ -365,35 +369,39 @@ impl PgStore {
         if let Some(m) = message_id {
             join(&[("message id", m)])?;
         }
-        self.tx(|t| {
-            let mut game = locked_game(t, key, message_id)?;
-            if game.version != expected_version {
-                return Err(StoreError::Conflict {
-                    key: key.clone(),
-                    expected: expected_version,
-                    actual: game.version,
-                });
-            }
-            change(&mut game)?;
-            game.key = key.clone();
-            game.version = expected_version + 1;
-            if let Some(id) = message_id {
-                game.applied_messages.push(id.to_owned());
-            }
-            t.execute(
-                "UPDATE games SET version = $4, record = $5::text::jsonb, due_at = $6, claimed_until = NULL
-                 WHERE platform = $1 AND channel = $2 AND id = $3",
-                &[
-                    &key.channel.platform,
-                    &key.channel.channel,
-                    &key.id.as_str(),
-                    &(game.version as i64),
-                    &game_text(&game)?,
-                    &due_of(&game).map(ms),
-                ],
-            )?;
-            Ok(game)
-        })
+        // Optimistic: read, change, and write only if the version is still
+        // the one read (the row's `version` column is the record's). Two
+        // statements, no transaction held open while `change` runs.
+        let mut conn = self.conn()?;
+        let mut game = unlocked_game(&mut *conn, key, message_id)?;
+        if game.version != expected_version {
+            return Err(StoreError::Conflict { key: key.clone(), expected: expected_version, actual: game.version });
+        }
+        change(&mut game)?;
+        game.key = key.clone();
+        game.version = expected_version + 1;
+        if let Some(id) = message_id {
+            game.applied_messages.push(id.to_owned());
+        }
+        let written = conn.execute(
+            "UPDATE games SET version = $4, record = $5::text::jsonb, due_at = $6, claimed_until = NULL
+             WHERE platform = $1 AND channel = $2 AND id = $3 AND version = $7",
+            &[
+                &key.channel.platform,
+                &key.channel.channel,
+                &key.id.as_str(),
+                &(game.version as i64),
+                &game_text(&game)?,
+                &due_of(&game).map(ms),
+                &(expected_version as i64),
+            ],
+        )?;
+        if written == 0 {
+            // Changed (or ended) since it was read: say what happened.
+            let now = unlocked_game(&mut *conn, key, message_id)?;
+            return Err(StoreError::Conflict { key: key.clone(), expected: expected_version, actual: now.version });
+        }
+        Ok(game)
     }
 
     pub(crate) fn finish_game_with(
@@ -824,6 +832,23 @@ fn missing(conn: &mut impl Db, key: &GameKey) -> Result<StoreError> {
         &[&key.channel.platform, &key.channel.channel, &key.id.as_str()],
     )?;
     Ok(if archived.is_some() { StoreError::GameOver(key.clone()) } else { StoreError::NoSuchGame(key.clone()) })
+}
+
+/// The active game `key` as it is now;
+/// [`StoreError::AlreadyApplied`] if `message_id` was applied to it.
+fn unlocked_game(conn: &mut impl Db, key: &GameKey, message_id: Option<&str>) -> Result<GameRecord> {
+    let row = conn.query_opt(
+        "SELECT record::text FROM games WHERE platform = $1 AND channel = $2 AND id = $3",
+        &[&key.channel.platform, &key.channel.channel, &key.id.as_str()],
+    )?;
+    let Some(row) = row else { return Err(missing(conn, key)?) };
+    let game = decode_game(key, &row, 0)?;
+    if let Some(id) = message_id
+        && game.applied_messages.iter().any(|m| m == id)
+    {
+        return Err(StoreError::AlreadyApplied { key: key.clone(), version: game.version });
+    }
+    Ok(game)
 }
 
 /// The active game `key`, its row locked until the transaction ends;
