@@ -398,6 +398,23 @@ mod tests {
     }
 
     #[test]
+    fn the_store_is_sled_unless_postgres_is_named() {
+        let c = Config::parse("[bot]\ndatabase = \"./here\"").unwrap();
+        if std::env::var(POSTGRES_VAR).is_err() {
+            assert_eq!(c.store_location(), StoreLocation::Embedded("./here".into()));
+            let c = Config::parse("[storage]\npostgres = \"postgres://k:pw@db:5432/kibitz\"").unwrap();
+            assert!(c.validate().is_ok());
+            assert_eq!(c.store_location(), StoreLocation::Shared("postgres://k:pw@db:5432/kibitz".into()));
+        }
+        for bad in ["[storage]\npostgres = \"mysql://db/kibitz\"", "[storage]\nworker_lease_seconds = 1"] {
+            let e = Config::parse(bad).unwrap().validate().unwrap_err();
+            assert!(e.starts_with("[storage]"), "{e}");
+            assert!(!e.contains("mysql://db"), "the URL is not repeated: {e}");
+        }
+        assert!(Config::parse("[storage]\npostgress = \"x\"").is_err(), "a misspelt key");
+    }
+
+    #[test]
     fn unknown_keys_are_errors() {
         assert!(toml::from_str::<Config>("[bot]\nnmae = \"x\"").is_err());
         let e = Config::parse("[bot]\nname = \"k\"\nnmae = \"x\"").unwrap_err();

@@ -289,3 +289,37 @@ fn migrate_refuses_bad_input_clearly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--to must be a PostgreSQL URL") && !err.contains(password), "{err}");
 }
+
+/// The console on the shared store (`KIBITZ_POSTGRES_URL`): a game started
+/// in one run is there in the next, and in the database; no sled folder is made.
+#[test]
+fn the_console_plays_on_postgres_when_the_environment_names_it() {
+    let Some(schema) = kibitz_storage::testing::TestSchema::new("cli_console") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("unused-sled");
+    let out = dir.path().join("pictures");
+    let run = |lines: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kibitz"))
+            .args(["console", "--db", db.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .env("KIBITZ_POSTGRES_URL", schema.url())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("kibitz runs");
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(lines.as_bytes()).unwrap();
+        let done = child.wait_with_output().unwrap();
+        assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+        stdout(&done)
+    };
+    let first = run("alice: /challenge @bob chess white\nbob: /accept\nalice: e4\n");
+    assert!(first.contains("@alice played e4"), "{first}");
+    let second = run("bob: e5\n");
+    assert!(second.contains("@bob played e5"), "{second}");
+    assert!(!db.exists(), "a sled store was made beside the shared one");
+    let store = schema.store().unwrap();
+    let game = store.player_game_in_channel(&kibitz_storage::ChannelKey::new("console", "local"), "alice").unwrap();
+    let moves: Vec<String> = game.expect("the game is in the database").moves.into_iter().map(|m| m.text).collect();
+    assert_eq!(moves, ["e2e4", "e7e5"]);
+}
