@@ -925,6 +925,11 @@ impl SledStore {
 
     // ---- checking ----
 
+    /// [`SledStore::verify`]: a process's own store is checked whole.
+    pub fn verify_for_start(&self) -> Result<Vec<StoreError>> {
+        self.verify()
+    }
+
     /// Reads every record and index entry, and lists what cannot be read or
     /// does not fit together. An empty list means the store is whole.
     pub fn verify(&self) -> Result<Vec<StoreError>> {

@@ -476,6 +476,11 @@ delegate! {
     /// Reads every record and index entry and lists what cannot be read or
     /// does not fit together; empty when the store is whole.
     fn verify(&self) -> Result<Vec<StoreError>>;
+    /// What a process checks before it starts: [`Store::verify`] of the
+    /// embedded store; of a shared one, the active games, challenges and
+    /// settings only (its archive, ratings and users grow without bound, and
+    /// a damaged one is reported alone when read).
+    fn verify_for_start(&self) -> Result<Vec<StoreError>>;
 
     /// The directory's record of user `id`, if ever seen.
     fn user(&self, platform: &str, id: &str) -> Result<Option<UserRecord>>;

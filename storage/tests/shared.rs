@@ -317,3 +317,28 @@ fn a_game_ended_through_two_processes_at_once_rates_its_players_once() {
     let archived = stores[0].archived_games_of("discord", "ann", 100).unwrap();
     assert_eq!(archived.len(), 2 * rounds as usize);
 }
+
+/// A process starting on the shared store checks what it works on (active
+/// games, challenges, settings), not the archive, which grows without
+/// bound: a damaged finished game is reported by the whole check only, and
+/// by a read of it.
+#[test]
+fn the_check_before_a_start_reads_the_active_records_only() {
+    let Some((schema, stores)) = processes("verify_start", 1) else { return };
+    let store = &stores[0];
+    let channel = ChannelKey::new("discord", "v");
+    let finished = game(store, &channel, "ann", "bob");
+    let end = GameEnd { outcome: Outcome::Draw, reason: "agreed".into(), at: Timestamp(5_000), message_id: None };
+    store.finish_game(&finished.key, finished.version, &end).unwrap();
+    let active = game(store, &channel, "cid", "dan");
+    assert!(store.verify().unwrap().is_empty() && store.verify_for_start().unwrap().is_empty());
+
+    schema.execute(&format!("UPDATE archive SET record = '{{\"v\":99,\"record\":{{}}}}' WHERE id = '{}'", finished.key.id)).unwrap();
+    assert_eq!(store.verify().unwrap().len(), 1);
+    assert!(store.verify_for_start().unwrap().is_empty());
+    assert!(matches!(store.archived_game(&finished.key), Err(StoreError::UnknownVersion { .. })));
+
+    schema.execute(&format!("UPDATE games SET record = '[1,2]' WHERE id = '{}'", active.key.id)).unwrap();
+    assert_eq!(store.verify_for_start().unwrap().len(), 1);
+    assert_eq!(store.verify().unwrap().len(), 2);
+}
