@@ -25,11 +25,10 @@ use std::time::Duration;
 
 use common::crash::{announced, random_game, stored_sans};
 use common::discord_api::{self, Discord};
-use common::multi::{Balancer, Proc, free_port, listening, tails};
+use common::multi::{Balancer, Proc, SharedStore, free_port, listening, tails};
 use common::telegram_api::{self, Server, user};
 use kibitz_rules::army::{Match, Phase, ULTIMATE_ROUND};
 use kibitz_rules::{Color, Game, Variant};
-use kibitz_storage::testing::TestSchema;
 use kibitz_storage::{ChannelKey, GameRecord, Store};
 use serde_json::Value;
 
@@ -91,10 +90,9 @@ fn count(texts: &[String], what: &str) -> usize {
 }
 
 async fn discord_processes_share_one_store(label: &str, ranges: &[&str]) {
-    let Some(schema) = TestSchema::new(label) else { return };
-    let store = schema.store().unwrap();
+    let Some(store) = SharedStore::new(label) else { return };
     let discord = sharded_discord().await;
-    let url = schema.url();
+    let url = store.url();
     let mut procs: Vec<Proc> = ranges
         .iter()
         .map(|range| Proc::new(&format!("shards {range}"), |dir| discord_config(dir, &discord, &url, range)))
@@ -241,16 +239,14 @@ struct Webhooks {
     procs: Vec<Proc>,
     addrs: Vec<SocketAddr>,
     balancer: Balancer,
-    store: Store,
-    _schema: TestSchema,
+    store: SharedStore,
 }
 
 impl Webhooks {
     async fn start(label: &str, n: usize) -> Option<Webhooks> {
-        let schema = TestSchema::new(label)?;
-        let store = schema.store().unwrap();
+        let store = SharedStore::new(label)?;
         let (server, api) = telegram_api::start(TOKEN).await;
-        let url = schema.url();
+        let url = store.url();
         let addrs: Vec<SocketAddr> = (0..n).map(|_| free_port()).collect();
         let procs = addrs
             .iter()
@@ -269,7 +265,7 @@ impl Webhooks {
             })
             .collect();
         let balancer = Balancer::new(&addrs, HOOK_PATH, SECRET);
-        let mut hooks = Webhooks { server, procs, addrs, balancer, store, _schema: schema };
+        let mut hooks = Webhooks { server, procs, addrs, balancer, store };
         for i in 0..n {
             hooks.procs[i].start();
             hooks.wait_listening(i).await;

@@ -184,3 +184,53 @@ impl Balancer {
         self.deliver_from(update, first, limit).await
     }
 }
+
+/// Runs `f`, which may block (a PostgreSQL client's calls do), from a
+/// multi-threaded runtime's task as well as from outside any runtime.
+pub fn blocking<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
+
+/// A test's own store on a test schema: its connections are closed (which
+/// blocks) outside the async context, and the schema dropped after them.
+pub struct SharedStore {
+    store: Option<kibitz_storage::Store>,
+    schema: Option<kibitz_storage::testing::TestSchema>,
+}
+
+impl SharedStore {
+    /// A fresh schema named after `label`, or `None` (the test is skipped)
+    /// without a server outside CI.
+    pub fn new(label: &str) -> Option<SharedStore> {
+        let schema = kibitz_storage::testing::TestSchema::new(label)?;
+        let store = schema.store().expect("the test's store");
+        Some(SharedStore { store: Some(store), schema: Some(schema) })
+    }
+
+    /// The URL a process's configuration names.
+    pub fn url(&self) -> String {
+        self.schema.as_ref().expect("the schema").url()
+    }
+}
+
+impl std::ops::Deref for SharedStore {
+    type Target = kibitz_storage::Store;
+    fn deref(&self) -> &kibitz_storage::Store {
+        self.store.as_ref().expect("the store")
+    }
+}
+
+impl Drop for SharedStore {
+    fn drop(&mut self) {
+        let (store, schema) = (self.store.take(), self.schema.take());
+        blocking(move || {
+            drop(store);
+            drop(schema);
+        });
+    }
+}
