@@ -458,7 +458,19 @@ async fn a_game_goes_through_every_webhook_process_and_racing_moves_never_both_a
             })
         })
         .await;
-    assert!(announced_all, "{:#?}\n{}", GROUPS.map(|g| hooks.server.texts(g)), tails(&hooks.procs));
+    assert!(
+        announced_all,
+        "{:#?}\nowed: {:?}\n{}",
+        GROUPS.map(|g| hooks.server.texts(g)),
+        hooks
+            .store
+            .owed("telegram")
+            .unwrap()
+            .iter()
+            .map(|o| o.as_ref().map(|o| o.channel.clone()).ok())
+            .collect::<Vec<_>>(),
+        tails(&hooks.procs)
+    );
     let owed = hooks.server.until(WAIT, |_| hooks.store.owed("telegram").unwrap().is_empty()).await;
     assert!(owed, "replies still owed\n{}", tails(&hooks.procs));
     for &g in &GROUPS {

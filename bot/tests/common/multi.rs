@@ -107,9 +107,14 @@ impl Proc {
     }
 }
 
-/// The ends of the logs of `procs`.
+/// The ends of the logs of `procs`, and every warning in them.
 pub fn tails(procs: &[Proc]) -> String {
-    procs.iter().map(Proc::tail).collect::<Vec<_>>().join("\n")
+    let warnings = procs.iter().map(|p| {
+        let log = p.log();
+        let lines: Vec<&str> = log.lines().filter(|l| l.contains("WARN") || l.contains("ERROR")).collect();
+        format!("--- {}: warnings ---\n{}", p.name, lines.join("\n"))
+    });
+    procs.iter().map(Proc::tail).chain(warnings).collect::<Vec<_>>().join("\n")
 }
 
 /// A port on 127.0.0.1 that was free a moment ago.
