@@ -581,9 +581,18 @@ async fn sigkill_of_one_webhook_process_at_a_time_loses_nothing() {
             })
         })
         .await;
+    let missing: Vec<(i64, Vec<&String>)> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| {
+            let seen = announced(&hooks.server.texts(g));
+            (g, games[i].iter().filter(|san| !seen.contains_key(*san)).collect())
+        })
+        .collect();
     assert!(
         delivered,
-        "a reply owed was not sent: {:#?}\n{}",
+        "a reply owed was not sent: {missing:?}, {} owed\n{:#?}\n{}",
+        hooks.store.owed("telegram").unwrap().len(),
         groups.iter().map(|&g| hooks.server.texts(g)).collect::<Vec<_>>(),
         tails(&hooks.procs)
     );
