@@ -27,9 +27,10 @@ use common::crash::{announced, random_game, stored_sans};
 use common::discord_api::{self, Discord};
 use common::multi::{Balancer, Proc, SharedStore, free_port, listening, tails};
 use common::telegram_api::{self, Server, user};
+use kibitz_bot::core::{Core, CoreConfig, Incoming, User};
 use kibitz_rules::army::{Match, Phase, ULTIMATE_ROUND};
 use kibitz_rules::{Color, Game, Variant};
-use kibitz_storage::{ChannelKey, GameRecord, Store};
+use kibitz_storage::{ChannelKey, GameRecord, Store, Timestamp};
 use serde_json::Value;
 
 const WAIT: Duration = Duration::from_secs(40);
@@ -227,6 +228,40 @@ async fn three_discord_processes_split_the_shards_and_share_the_games() {
 }
 
 // ---------------------------------------------------------------- Telegram
+
+/// Two processes may both take the same message (a delivery posted twice at
+/// once) before either has stored its result: the one that finds the move
+/// applied by the other answers with what the message did, as a retry is
+/// answered, and not with a refusal ("not your turn") that would win the
+/// race to be stored and leave the move unannounced.
+#[test]
+fn a_move_handled_a_second_time_is_answered_with_what_it_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let core = Core::new(store.clone(), CoreConfig { board_size: 120, ..CoreConfig::default() });
+    let say = |who: &str, text: &str, id: &str| {
+        let replies = core.handle(&Incoming {
+            platform: "test".into(),
+            channel: "c1".into(),
+            sender: User { id: who.into(), name: who.into() },
+            text: text.into(),
+            message_id: Some(id.into()),
+            at: Timestamp::now(),
+            private: false,
+        });
+        replies.iter().map(|r| r.text.clone()).collect::<Vec<_>>().join("\n")
+    };
+    say("alice", "/challenge @bob chess white", "m1");
+    assert!(say("bob", "/accept", "m2").contains("moves first"));
+    assert!(say("alice", "e4", "m3").contains("alice> played e4"));
+    let again = say("alice", "e4", "m3");
+    assert!(again.starts_with("Game ") && again.contains("alice> played e4."), "{again}");
+    assert!(again.contains("bob>, your move"), "{again}");
+    // Another message is refused as before.
+    assert!(say("alice", "d4", "m4").starts_with("It is not your turn"));
+    let record = running_game(&store, "test", "c1").unwrap();
+    assert_eq!(stored_sans(&record), ["e4"]);
+}
 
 const TOKEN: &str = "565656:multi-process-token-ABCDEFGHIJKLMNOPQR";
 const SECRET: &str = "Multi_Process-Secret-42";
@@ -487,6 +522,9 @@ async fn a_game_goes_through_every_webhook_process_and_racing_moves_never_both_a
     hooks.stop().await;
 }
 
+/// The moves acknowledged in each group: (SAN, message id), in order.
+type Acked = HashMap<i64, Vec<(String, String)>>;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_of_one_webhook_process_at_a_time_loses_nothing() {
     const KILLS: usize = 20;
@@ -502,7 +540,7 @@ async fn sigkill_of_one_webhook_process_at_a_time_loses_nothing() {
     // Each group's player sends the next move once the last was
     // acknowledged; the balancer posts each to a process at random and
     // again elsewhere while it is not acknowledged.
-    let acked: Arc<std::sync::Mutex<HashMap<i64, Vec<(String, String)>>>> = Arc::default();
+    let acked: Arc<std::sync::Mutex<Acked>> = Arc::default();
     let (feed, _) = tokio::sync::broadcast::channel::<()>(64);
     let mut players = Vec::new();
     for (i, &g) in groups.iter().enumerate() {
@@ -516,9 +554,8 @@ async fn sigkill_of_one_webhook_process_at_a_time_loses_nothing() {
                 let from = if ply % 2 == 0 { alice() } else { bob() };
                 let update = server.update(g, from, san);
                 let done = balancer.deliver(&update, Duration::from_secs(60)).await;
-                let done = done.unwrap_or_else(|d| panic!("group {g}: {san} never acknowledged: {d:?}"));
+                assert!(done.is_ok(), "group {g}: {san} never acknowledged: {done:?}");
                 acked.lock().unwrap().entry(g).or_default().push((san.clone(), message_id(&update)));
-                let _ = done;
             }
         }));
     }
