@@ -498,6 +498,12 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
     let mut store = open_store(&config.store_location(), accept_damage)?;
     if let Some(seconds) = config.storage.worker_lease_seconds {
         store.set_worker_lease(Duration::from_secs(seconds));
+        // Connecting told the others this process is alive for the default
+        // lease: were it killed before its next heartbeat, the replies it
+        // owes would wait that long instead of this lease.
+        if let Err(e) = store.heartbeat() {
+            tracing::warn!("could not tell the other processes this one is alive: {}", e.detail());
+        }
     }
     if let Some(lease) = store.worker_lease() {
         tracing::info!("the store is shared (PostgreSQL); this process's heartbeat lease is {} s", lease.as_secs_f32());

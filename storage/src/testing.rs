@@ -5,6 +5,8 @@
 //! `postgres://postgres@127.0.0.1:5432/test`. Each [`TestSchema`] is a schema
 //! of its own, dropped when it goes. Without a server a test is skipped
 //! (it says so on stderr), except under `CI=true`, where it fails.
+//! Everything here may be called from a test's multi-threaded tokio
+//! runtime too.
 
 use crate::{Result, Store};
 
@@ -42,8 +44,10 @@ impl TestSchema {
             std::process::id(),
             fastrand::u32(..)
         );
-        let made = postgres::Client::connect(&url, postgres::NoTls)
-            .and_then(|mut c| c.batch_execute(&format!("CREATE SCHEMA {}", crate::pg::quote_ident(&name))));
+        let made = crate::pg::blocking(|| {
+            postgres::Client::connect(&url, postgres::NoTls)
+                .and_then(|mut c| c.batch_execute(&format!("CREATE SCHEMA {}", crate::pg::quote_ident(&name))))
+        });
         match made {
             Ok(()) => Some(TestSchema { url, name }),
             Err(e) if in_ci() => panic!("no PostgreSQL server for the tests at {}: {e}", without_password(&url)),
@@ -57,8 +61,10 @@ impl TestSchema {
     /// A fresh schema named after `label` on the server at `url` (for the bench).
     pub fn on(url: &str, label: &str) -> Result<TestSchema> {
         let name = format!("kibitz_{label}_{}_{:08x}", std::process::id(), fastrand::u32(..));
-        let mut client = postgres::Client::connect(url, postgres::NoTls)?;
-        client.batch_execute(&format!("CREATE SCHEMA {}", crate::pg::quote_ident(&name)))?;
+        crate::pg::blocking(|| {
+            let mut client = postgres::Client::connect(url, postgres::NoTls)?;
+            client.batch_execute(&format!("CREATE SCHEMA {}", crate::pg::quote_ident(&name)))
+        })?;
         Ok(TestSchema { url: url.to_owned(), name })
     }
 
@@ -80,7 +86,7 @@ impl TestSchema {
 
     /// A store in this schema (a new connection pool each time: "reopening").
     pub fn store(&self) -> Result<Store> {
-        Store::connect_in_schema(&self.url, &self.name)
+        crate::pg::blocking(|| Store::connect_in_schema(&self.url, &self.name))
     }
 
     /// The size on disk of the schema's tables with their indexes and
@@ -109,17 +115,22 @@ impl TestSchema {
 
     /// Runs SQL in this schema directly (to damage a record on purpose, say).
     pub fn execute(&self, sql: &str) -> Result<()> {
-        let mut client = postgres::Client::connect(&self.url, postgres::NoTls)?;
-        client.batch_execute(&format!("SET search_path TO {}; {sql}", crate::pg::quote_ident(&self.name)))?;
-        Ok(())
+        crate::pg::blocking(|| {
+            let mut client = postgres::Client::connect(&self.url, postgres::NoTls)?;
+            client.batch_execute(&format!("SET search_path TO {}; {sql}", crate::pg::quote_ident(&self.name)))?;
+            Ok(())
+        })
     }
 }
 
 impl Drop for TestSchema {
     fn drop(&mut self) {
-        if let Ok(mut c) = postgres::Client::connect(&self.url, postgres::NoTls) {
-            let _ = c.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", crate::pg::quote_ident(&self.name)));
-        }
+        crate::pg::blocking(|| {
+            if let Ok(mut c) = postgres::Client::connect(&self.url, postgres::NoTls) {
+                let _ =
+                    c.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", crate::pg::quote_ident(&self.name)));
+            }
+        });
     }
 }
 

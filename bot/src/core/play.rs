@@ -28,7 +28,18 @@ impl Core {
         self.play(msg, text).unwrap_or_else(|Refusal(t)| vec![Reply::text(t)])
     }
 
+    /// A move. The same message may be handled at once by two processes (a
+    /// delivery posted twice): when the other one applied it meanwhile, the
+    /// answer is what it did ([`Core::recap`]), not a refusal or silence.
     pub(super) fn play(&self, msg: &Incoming, text: &str) -> Answer {
+        match self.play_move(msg, text) {
+            Ok(replies) if replies.is_empty() => Ok(self.recap(msg).unwrap_or_default()),
+            Err(refusal) => self.recap(msg).ok_or(refusal),
+            done => done,
+        }
+    }
+
+    fn play_move(&self, msg: &Incoming, text: &str) -> Answer {
         let loaded = self.own_game(msg)?;
         clash::check_round(&loaded)?;
         let to_move = loaded.game.position().turn();

@@ -2,4 +2,5 @@
 
 pub mod crash;
 pub mod discord_api;
+pub mod multi;
 pub mod telegram_api;
