@@ -397,8 +397,7 @@ fn open_shared(url: &str, accept_damage: bool) -> Result<Store, String> {
 
 /// Reads every record of `store`; damage refuses the start unless accepted.
 fn check_whole(store: &Store, name: &str, accept_damage: bool, way_forward: &str) -> Result<(), String> {
-    let problems =
-        store.verify_for_start().map_err(|e| format!("cannot check the database {name}: {}", e.detail()))?;
+    let problems = store.verify_for_start().map_err(|e| format!("cannot check the database {name}: {}", e.detail()))?;
     if problems.is_empty() {
         return Ok(());
     }

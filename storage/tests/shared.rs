@@ -333,7 +333,12 @@ fn the_check_before_a_start_reads_the_active_records_only() {
     let active = game(store, &channel, "cid", "dan");
     assert!(store.verify().unwrap().is_empty() && store.verify_for_start().unwrap().is_empty());
 
-    schema.execute(&format!("UPDATE archive SET record = '{{\"v\":99,\"record\":{{}}}}' WHERE id = '{}'", finished.key.id)).unwrap();
+    schema
+        .execute(&format!(
+            "UPDATE archive SET record = '{{\"v\":99,\"record\":{{}}}}' WHERE id = '{}'",
+            finished.key.id
+        ))
+        .unwrap();
     assert_eq!(store.verify().unwrap().len(), 1);
     assert!(store.verify_for_start().unwrap().is_empty());
     assert!(matches!(store.archived_game(&finished.key), Err(StoreError::UnknownVersion { .. })));
