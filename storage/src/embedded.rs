@@ -24,7 +24,7 @@ mod pace;
 
 pub(crate) use directory::{describe_user, folded, rename_in};
 pub(crate) use outbox::decode_entry;
-pub(crate) use pace::{MINUTE, next_slot};
+pub(crate) use pace::take_slot;
 
 /// The game store: one sled database holding every platform's channels.
 ///
@@ -446,29 +446,7 @@ impl SledStore {
                 };
                 let challenge: Challenge =
                     codec::decode(|| describe_challenge(channel, challenger), &raw).or_abort()?;
-                if let Some(challenged) = &challenge.challenged
-                    && challenged != accepter
-                {
-                    return abort(StoreError::NotYourChallenge {
-                        challenger: challenger.to_owned(),
-                        challenged: challenged.clone(),
-                    });
-                }
-                let challenger_white = match challenge.colour {
-                    ColourChoice::White => true,
-                    ColourChoice::Black => false,
-                    ColourChoice::Random => fastrand::bool(),
-                };
-                let (white, black) = if challenger_white { (challenger, accepter) } else { (accepter, challenger) };
-                let new = NewGame {
-                    variant: challenge.variant,
-                    white: white.to_owned(),
-                    black: black.to_owned(),
-                    settings: challenge.settings,
-                    start_fen: start_fen.to_owned(),
-                    at,
-                    clash: challenge.clash.then(ClashMatch::default),
-                };
+                let new = game_of_challenge(challenge, challenger, accepter, start_fen, at).or_abort()?;
                 let game = insert_game(&journal, games, players, archive, due, channel, &new)?;
                 journal.remove(challenges, "challenges", &key)?;
                 if challenges.get(&accepters_own)?.is_some() {
@@ -1110,6 +1088,38 @@ fn insert_game(
         journal.insert(players, "games_by_player", key, game.key.id.as_str().as_bytes())?;
     }
     Ok(game)
+}
+
+/// The game that accepting `challenge` (from `challenger`) by `accepter`
+/// starts, a random colour choice drawn here; refused if the challenge is
+/// for someone else.
+pub(crate) fn game_of_challenge(
+    challenge: Challenge,
+    challenger: &str,
+    accepter: &str,
+    start_fen: &str,
+    at: Timestamp,
+) -> Result<NewGame> {
+    if let Some(challenged) = &challenge.challenged
+        && challenged != accepter
+    {
+        return Err(StoreError::NotYourChallenge { challenger: challenger.to_owned(), challenged: challenged.clone() });
+    }
+    let challenger_white = match challenge.colour {
+        ColourChoice::White => true,
+        ColourChoice::Black => false,
+        ColourChoice::Random => fastrand::bool(),
+    };
+    let (white, black) = if challenger_white { (challenger, accepter) } else { (accepter, challenger) };
+    Ok(NewGame {
+        variant: challenge.variant,
+        white: white.to_owned(),
+        black: black.to_owned(),
+        settings: challenge.settings,
+        start_fen: start_fen.to_owned(),
+        at,
+        clash: challenge.clash.then(ClashMatch::default),
+    })
 }
 
 /// A new game's record under `key`, at version 1.

@@ -29,13 +29,15 @@ use postgres::{NoTls, Row};
 use r2d2::{Pool, PooledConnection};
 
 use crate::codec::{self, Record};
-use crate::embedded::{challenge_key, describe_challenge, describe_rating, due_of, player_key, rating_key};
+use crate::embedded::{
+    challenge_key, describe_challenge, describe_rating, due_of, game_of_challenge, player_key, rating_key,
+};
 use crate::keys::join;
 use crate::rating::rate;
 use crate::store::{GameEnd, GameListing};
 use crate::{
-    Challenge, ChannelKey, ChannelSettings, ClashMatch, ColourChoice, GameId, GameKey, GameRecord, GameResult, NewGame,
-    Outcome, Rating, RatingChange, Result, StoreError, Timestamp,
+    Challenge, ChannelKey, ChannelSettings, GameId, GameKey, GameRecord, GameResult, NewGame, Outcome, Rating,
+    RatingChange, Result, StoreError, Timestamp,
 };
 
 mod client;
@@ -237,29 +239,7 @@ impl PgStore {
                 return Err(StoreError::NoSuchChallenge { challenger: challenger.to_owned() });
             };
             let challenge: Challenge = decode(|| describe_challenge(channel, challenger), &row, 0)?;
-            if let Some(challenged) = &challenge.challenged
-                && challenged != accepter
-            {
-                return Err(StoreError::NotYourChallenge {
-                    challenger: challenger.to_owned(),
-                    challenged: challenged.clone(),
-                });
-            }
-            let challenger_white = match challenge.colour {
-                ColourChoice::White => true,
-                ColourChoice::Black => false,
-                ColourChoice::Random => fastrand::bool(),
-            };
-            let (white, black) = if challenger_white { (challenger, accepter) } else { (accepter, challenger) };
-            let new = NewGame {
-                variant: challenge.variant,
-                white: white.to_owned(),
-                black: black.to_owned(),
-                settings: challenge.settings,
-                start_fen: start_fen.to_owned(),
-                at,
-                clash: challenge.clash.then(ClashMatch::default),
-            };
+            let new = game_of_challenge(challenge, challenger, accepter, start_fen, at)?;
             let game = insert_game(t, channel, &new)?;
             t.execute(
                 "DELETE FROM challenges WHERE platform = $1 AND channel = $2 AND challenger IN ($3, $4)",
@@ -851,28 +831,18 @@ fn missing(conn: &mut impl Db, key: &GameKey) -> Result<StoreError> {
 /// The active game `key` as it is now;
 /// [`StoreError::AlreadyApplied`] if `message_id` was applied to it.
 fn unlocked_game(conn: &mut impl Db, key: &GameKey, message_id: Option<&str>) -> Result<GameRecord> {
-    let row = conn.query_opt(
-        "SELECT record::text FROM games WHERE platform = $1 AND channel = $2 AND id = $3",
-        &[&key.channel.platform, &key.channel.channel, &key.id.as_str()],
-    )?;
-    let Some(row) = row else { return Err(missing(conn, key)?) };
-    let game = decode_game(key, &row, 0)?;
-    if let Some(id) = message_id
-        && game.applied_messages.iter().any(|m| m == id)
-    {
-        return Err(StoreError::AlreadyApplied { key: key.clone(), version: game.version });
-    }
-    Ok(game)
+    read_game(conn, key, message_id, "SELECT record::text FROM games WHERE platform = $1 AND channel = $2 AND id = $3")
 }
 
-/// The active game `key`, its row locked until the transaction ends;
-/// [`StoreError::AlreadyApplied`] if `message_id` was applied to it.
+/// [`unlocked_game`], its row locked until the transaction ends.
 fn locked_game(t: &mut Tx<'_>, key: &GameKey, message_id: Option<&str>) -> Result<GameRecord> {
-    let row = t.query_opt(
-        "SELECT record::text FROM games WHERE platform = $1 AND channel = $2 AND id = $3 FOR UPDATE",
-        &[&key.channel.platform, &key.channel.channel, &key.id.as_str()],
-    )?;
-    let Some(row) = row else { return Err(missing(t, key)?) };
+    let sql = "SELECT record::text FROM games WHERE platform = $1 AND channel = $2 AND id = $3 FOR UPDATE";
+    read_game(t, key, message_id, sql)
+}
+
+fn read_game(db: &mut impl Db, key: &GameKey, message_id: Option<&str>, sql: &str) -> Result<GameRecord> {
+    let row = db.query_opt(sql, &[&key.channel.platform, &key.channel.channel, &key.id.as_str()])?;
+    let Some(row) = row else { return Err(missing(db, key)?) };
     let game = decode_game(key, &row, 0)?;
     if let Some(id) = message_id
         && game.applied_messages.iter().any(|m| m == id)

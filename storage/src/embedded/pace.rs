@@ -13,7 +13,7 @@ use super::SledStore;
 use crate::{Result, Timestamp};
 
 /// A minute, in milliseconds.
-pub(crate) const MINUTE: u64 = 60_000;
+const MINUTE: u64 = 60_000;
 
 /// With more chats than this remembered, the chats with no slot in the last
 /// minute are forgotten.
@@ -25,7 +25,7 @@ pub(crate) type Slots = HashMap<(String, String), VecDeque<u64>>;
 
 /// The earliest slot at or after `now`, `gap` after the last of `slots`,
 /// with fewer than `per_minute` (none: 0) of `slots` in the minute before it.
-pub(crate) fn next_slot(slots: &VecDeque<u64>, now: u64, gap: u64, per_minute: usize) -> u64 {
+fn next_slot(slots: &VecDeque<u64>, now: u64, gap: u64, per_minute: usize) -> u64 {
     let mut at = now;
     if let Some(&last) = slots.back() {
         at = at.max(last.saturating_add(gap));
@@ -36,6 +36,22 @@ pub(crate) fn next_slot(slots: &VecDeque<u64>, now: u64, gap: u64, per_minute: u
         at = at.max(nth.saturating_add(MINUTE));
     }
     at
+}
+
+/// Takes the next slot ([`next_slot`]) into `slots`, and forgets those that
+/// can no longer limit a later one: all but the last `per_minute`, and those
+/// a minute older than now (later slots are at `now` at the earliest); the
+/// last stays for the gap.
+pub(crate) fn take_slot(slots: &mut VecDeque<u64>, now: u64, gap: u64, per_minute: usize) -> u64 {
+    let slot = next_slot(slots, now, gap, per_minute);
+    slots.push_back(slot);
+    while slots.len() > per_minute.max(1) {
+        slots.pop_front();
+    }
+    while slots.len() > 1 && slots.front().is_some_and(|&s| s.saturating_add(MINUTE) <= now) {
+        slots.pop_front();
+    }
+    slot
 }
 
 impl SledStore {
@@ -63,18 +79,7 @@ impl SledStore {
             all.retain(|_, slots| slots.back().is_some_and(|&last| last.saturating_add(keep_for) > now.0));
         }
         let slots = all.entry((platform.to_string(), chat.to_string())).or_default();
-        let slot = next_slot(slots, now.0, gap_ms, per_minute);
-        slots.push_back(slot);
-        // Only the last `per_minute` slots can limit a later one, and none a
-        // minute older than now (later slots are at `now` at the earliest);
-        // the last stays for the gap.
-        let keep = per_minute.max(1);
-        while slots.len() > keep {
-            slots.pop_front();
-        }
-        while slots.len() > 1 && slots.front().is_some_and(|&s| s.saturating_add(MINUTE) <= now.0) {
-            slots.pop_front();
-        }
+        let slot = take_slot(slots, now.0, gap_ms, per_minute);
         Ok(Timestamp(slot))
     }
 }

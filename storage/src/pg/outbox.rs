@@ -8,7 +8,7 @@
 use postgres::Row;
 
 use super::{Db, PgStore, ms};
-use crate::embedded::{MINUTE, next_slot};
+use crate::embedded::take_slot;
 use crate::keys::join;
 use crate::store::{Completion, Owed};
 use crate::{Result, StoreError, Timestamp};
@@ -186,15 +186,7 @@ impl PgStore {
             )?;
             let stored: Vec<i64> = row.get(0);
             let mut slots: std::collections::VecDeque<u64> = stored.into_iter().map(|s| s.max(0) as u64).collect();
-            let slot = next_slot(&slots, now.0, gap_ms, per_minute);
-            slots.push_back(slot);
-            // Only the last `per_minute` slots can limit a later one; the last stays for the gap.
-            while slots.len() > per_minute.max(1) {
-                slots.pop_front();
-            }
-            while slots.len() > 1 && slots.front().is_some_and(|&s| s.saturating_add(MINUTE) <= now.0) {
-                slots.pop_front();
-            }
+            let slot = take_slot(&mut slots, now.0, gap_ms, per_minute);
             let kept: Vec<i64> = slots.iter().map(|&s| s.min(i64::MAX as u64) as i64).collect();
             t.execute(
                 "UPDATE send_slots SET slots = $3 WHERE platform = $1 AND chat = $2",
