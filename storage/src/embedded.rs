@@ -723,19 +723,7 @@ impl SledStore {
             } else {
                 None
             };
-            game.version += 1;
-            game.updated_at = end.at;
-            game.offers.clear();
-            game.result = Some(GameResult {
-                outcome: end.outcome,
-                reason: end.reason.clone(),
-                at: end.at,
-                white_rating: changes.map(|(w, _)| w),
-                black_rating: changes.map(|(_, b)| b),
-            });
-            if let Some(id) = &end.message_id {
-                game.applied_messages.push(id.clone());
-            }
+            set_result(&mut game, end, changes);
             journal.remove(games, "games", &bytes)?;
             journal.insert(archive, "archive", &bytes, encode_game(&game).or_abort()?)?;
             set_due(&journal, due, &bytes, was_due, None)?;
@@ -1120,6 +1108,23 @@ pub(crate) fn game_of_challenge(
         at,
         clash: challenge.clash.then(ClashMatch::default),
     })
+}
+
+/// Ends `game` as `end` says, with the rating `changes` (the store rated it).
+pub(crate) fn set_result(game: &mut GameRecord, end: &GameEnd, changes: Option<(RatingChange, RatingChange)>) {
+    game.version += 1;
+    game.updated_at = end.at;
+    game.offers.clear();
+    game.result = Some(GameResult {
+        outcome: end.outcome,
+        reason: end.reason.clone(),
+        at: end.at,
+        white_rating: changes.map(|(w, _)| w),
+        black_rating: changes.map(|(_, b)| b),
+    });
+    if let Some(id) = &end.message_id {
+        game.applied_messages.push(id.clone());
+    }
 }
 
 /// A new game's record under `key`, at version 1.

@@ -30,14 +30,14 @@ use r2d2::{Pool, PooledConnection};
 
 use crate::codec::{self, Record};
 use crate::embedded::{
-    challenge_key, describe_challenge, describe_rating, due_of, game_of_challenge, player_key, rating_key,
+    challenge_key, describe_challenge, describe_rating, due_of, game_of_challenge, player_key, rating_key, set_result,
 };
 use crate::keys::join;
 use crate::rating::rate;
 use crate::store::{GameEnd, GameListing};
 use crate::{
-    Challenge, ChannelKey, ChannelSettings, GameId, GameKey, GameRecord, GameResult, NewGame, Outcome, Rating,
-    RatingChange, Result, StoreError, Timestamp,
+    Challenge, ChannelKey, ChannelSettings, GameId, GameKey, GameRecord, NewGame, Outcome, Rating, RatingChange,
+    Result, StoreError, Timestamp,
 };
 
 mod client;
@@ -423,19 +423,7 @@ impl PgStore {
             } else {
                 None
             };
-            game.version += 1;
-            game.updated_at = end.at;
-            game.offers.clear();
-            game.result = Some(GameResult {
-                outcome: end.outcome,
-                reason: end.reason.clone(),
-                at: end.at,
-                white_rating: changes.map(|(w, _)| w),
-                black_rating: changes.map(|(_, b)| b),
-            });
-            if let Some(m) = &end.message_id {
-                game.applied_messages.push(m.clone());
-            }
+            set_result(&mut game, end, changes);
             // The player rows go with the game.
             t.execute("DELETE FROM games WHERE platform = $1 AND channel = $2 AND id = $3", &[platform, chan, &id])?;
             t.execute(
