@@ -183,6 +183,26 @@ enum Command {
     },
 }
 
+impl Command {
+    /// Whether the command prints a listing someone may cut short
+    /// (`kibitz moves | head`): it then stops quietly when its reader goes.
+    fn prints_a_listing(&self) -> bool {
+        matches!(self, Command::Perft { .. } | Command::Moves { .. } | Command::Play { .. } | Command::Analyse { .. })
+    }
+}
+
+/// A write to a pipe whose reader has gone ends the process quietly, as it
+/// does for other command-line tools, instead of failing the print (Rust
+/// ignores SIGPIPE, and `println!` then panics). Only for the listing
+/// commands: the bot itself keeps handling a closed connection as an error.
+fn stop_quietly_on_a_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of a signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 #[derive(Subcommand)]
 enum BenchTarget {
     /// Perft speed: chess (start depth 6, Kiwipete depth 5), Olympic (start depth 7),
@@ -252,6 +272,9 @@ enum BenchTarget {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.command.as_ref().is_some_and(Command::prints_a_listing) {
+        stop_quietly_on_a_closed_pipe();
+    }
     let result = match cli.command {
         None => console(
             &StoreLocation::from_env_or(Path::new("./kibitz-data")),

@@ -223,7 +223,7 @@ fn closed_error() -> StoreError {
 }
 
 /// Asks the bot running on the store in `db` to write a backup to `to`, and
-/// waits up to `timeout` for its answer (see [`Store::serve_backup_request`]).
+/// waits up to `timeout` for its answer (see [`Store::serve_backup_request`](crate::Store::serve_backup_request)).
 /// Returns the bot's summary line.
 pub fn request_backup(db: &Path, to: &Path, timeout: Duration) -> std::result::Result<String, String> {
     let to = std::path::absolute(to).map_err(|e| format!("{}: {e}", to.display()))?;
