@@ -410,8 +410,9 @@ fn open_store(location: &StoreLocation, accept_damage: bool) -> Result<Store, St
 
 /// Connects to the shared store (its schema brought up to date), checked whole.
 fn open_shared(url: &str, accept_damage: bool) -> Result<Store, String> {
-    let name = kibitz_storage::testing::without_password(url);
-    let store = Store::connect(url).map_err(|e| format!("cannot open the database {name}: {}", e.detail()))?;
+    let name = kibitz_storage::url_without_password(url);
+    let store = Store::connect(url)
+        .map_err(|e| kibitz_storage::hide_password(&format!("cannot open the database {name}: {}", e.detail()), url))?;
     let way_forward = "Nothing was started. Repair the records named (or restore the database from its backup), \
                        or start with what is left with --accept-damage.";
     check_whole(&store, &name, accept_damage, way_forward)?;

@@ -258,15 +258,7 @@ impl PgStore {
 
     pub(crate) fn game(&self, key: &GameKey) -> Result<GameRecord> {
         key.encode()?;
-        let mut conn = self.conn()?;
-        let row = conn.query_opt(
-            "SELECT record::text FROM games WHERE platform = $1 AND channel = $2 AND id = $3",
-            &[&key.channel.platform, &key.channel.channel, &key.id.as_str()],
-        )?;
-        match row {
-            Some(row) => decode_game(key, &row, 0),
-            None => Err(missing(&mut *conn, key)?),
-        }
+        unlocked_game(&mut *self.conn()?, key, None)
     }
 
     pub(crate) fn games_in_channel(&self, channel: &ChannelKey) -> Result<GameListing> {
@@ -601,8 +593,7 @@ impl PgStore {
                 Err(e) => problems.push(e),
             }
         }
-        let archive = if everything { "SELECT platform, channel, id, record::text FROM archive" } else { "" };
-        for row in if everything { conn.query(archive, &[])? } else { Vec::new() } {
+        for row in rows_if(everything, &mut *conn, "SELECT platform, channel, id, record::text FROM archive")? {
             let key = key_of(&row);
             match decode_game(&key, &row, 3) {
                 Ok(game) if game.key != key => problems.push(damaged(key.describe(), "stored under another key")),
@@ -619,8 +610,7 @@ impl PgStore {
                 problems.push(e);
             }
         }
-        let ratings = "SELECT platform, player, variant, record::text FROM ratings";
-        for row in if everything { conn.query(ratings, &[])? } else { Vec::new() } {
+        for row in rows_if(everything, &mut *conn, "SELECT platform, player, variant, record::text FROM ratings")? {
             let what = || describe_rating(row.get(0), row.get(1), row.get(2));
             if let Err(e) = decode::<Rating>(what, &row, 3) {
                 problems.push(e);
@@ -632,8 +622,7 @@ impl PgStore {
                 problems.push(e);
             }
         }
-        let users = "SELECT platform, id, record::text FROM users";
-        for row in if everything { conn.query(users, &[])? } else { Vec::new() } {
+        for row in rows_if(everything, &mut *conn, "SELECT platform, id, record::text FROM users")? {
             let what = || crate::embedded::describe_user(row.get(0), row.get(1));
             if let Err(e) = decode::<crate::UserRecord>(what, &row, 2) {
                 problems.push(e);
@@ -655,6 +644,11 @@ pub(crate) fn blocking<T>(f: impl FnOnce() -> T) -> T {
         }
         _ => f(),
     }
+}
+
+/// The rows of `sql` if `wanted`, else none.
+fn rows_if(wanted: bool, conn: &mut impl Db, sql: &str) -> Result<Vec<Row>> {
+    Ok(if wanted { conn.query(sql, &[])? } else { Vec::new() })
 }
 
 /// Whether a transaction that failed with `e` may simply run again.

@@ -308,6 +308,32 @@ impl Store {
         both!(self, s => s.finish_game_with(key, expected_version, end, change))
     }
 
+    /// Notes that user `id` was seen at `at` under the display `name` and
+    /// `username` (`None`: they have none now). The username now names this
+    /// user; a user who held it before keeps their id and records, and no
+    /// longer has a username in the directory.
+    ///
+    /// The first time a username is seen, records keyed by it (as Kibitz
+    /// keyed players by username before it keyed them by id) move to `id`,
+    /// all at once: see [`Store::migrate_username`]. Returns what moved.
+    pub fn see_user(
+        &self,
+        platform: &str,
+        id: &str,
+        name: &str,
+        username: Option<&str>,
+        at: Timestamp,
+    ) -> Result<Migration> {
+        let username = username.filter(|u| !u.is_empty());
+        self.note_user(platform, id, name, username, at)?;
+        let Some(username) = username.map(crate::embedded::folded) else { return Ok(Migration::default()) };
+        // A numeric key is a user id already (users without a username were keyed so).
+        if username == id || username.chars().all(|c| c.is_ascii_digit()) || self.is_migrated(platform, &username)? {
+            return Ok(Migration::default());
+        }
+        self.migrate_username(platform, &username, id)
+    }
+
     // The game changes below are compare-and-swaps through `update_game`.
 
     /// Plays a move: appends `mv`, sets the position to `fen` (which the caller
@@ -486,13 +512,13 @@ delegate! {
     fn user(&self, platform: &str, id: &str) -> Result<Option<UserRecord>>;
     /// The id of the user who holds `username` now, if known.
     fn user_by_username(&self, platform: &str, username: &str) -> Result<Option<String>>;
-    /// Notes user `id` seen under `name` and `username`, moving records
-    /// that older versions kept under the username the first time.
-    fn see_user(&self, platform: &str, id: &str, name: &str, username: Option<&str>, at: Timestamp) -> Result<Migration>;
     /// Notes user `id` as [`Store::see_user`] does, moving no records.
     fn note_user(&self, platform: &str, id: &str, name: &str, username: Option<&str>, at: Timestamp) -> Result<()>;
     /// Notes the display `name` of user `id`, keeping the username known.
     fn note_name(&self, platform: &str, id: &str, name: &str, at: Timestamp) -> Result<()>;
+    /// Whether the records of the legacy player `username` (lower-cased)
+    /// were moved to a user id already, or found to be none.
+    fn is_migrated(&self, platform: &str, username: &str) -> Result<bool>;
     /// Moves every record keyed by player `old` to player `new`, at once.
     fn migrate_username(&self, platform: &str, old: &str, new: &str) -> Result<Migration>;
     /// Moves channel `from`'s records to channel `to` on the same platform.

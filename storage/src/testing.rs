@@ -50,9 +50,11 @@ impl TestSchema {
         });
         match made {
             Ok(()) => Some(TestSchema { url, name }),
-            Err(e) if in_ci() => panic!("no PostgreSQL server for the tests at {}: {e}", without_password(&url)),
+            Err(e) if in_ci() => {
+                panic!("no PostgreSQL server for the tests at {}: {e}", crate::url_without_password(&url))
+            }
             Err(e) => {
-                eprintln!("skipped: no PostgreSQL server at {} ({e})", without_password(&url));
+                eprintln!("skipped: no PostgreSQL server at {} ({e})", crate::url_without_password(&url));
                 None
             }
         }
@@ -131,17 +133,5 @@ impl Drop for TestSchema {
                     c.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", crate::pg::quote_ident(&self.name)));
             }
         });
-    }
-}
-
-/// A URL fit for a message: any password is left out.
-pub fn without_password(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let user = &url[scheme + 3..at];
-            let user = user.split(':').next().unwrap_or("");
-            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
-        }
-        _ => url.to_owned(),
     }
 }

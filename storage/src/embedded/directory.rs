@@ -68,30 +68,6 @@ impl SledStore {
         Ok(open.trees()?.tree(b"usernames")?.get(key)?.map(|id| keys::text(&id)))
     }
 
-    /// Notes that user `id` was seen at `at` under the display `name` and
-    /// `username` (`None`: they have none now). The username now names this
-    /// user; a user who held it before keeps their id and records, and no
-    /// longer has a username in the directory.
-    ///
-    /// The first time a username is seen, records keyed by it (as Kibitz
-    /// keyed players by username before it keyed them by id) move to `id`,
-    /// all at once: see [`Store::migrate_username`]. Returns what moved.
-    pub fn see_user(
-        &self,
-        platform: &str,
-        id: &str,
-        name: &str,
-        username: Option<&str>,
-        at: Timestamp,
-    ) -> Result<Migration> {
-        let username = username.filter(|u| !u.is_empty());
-        self.note_user(platform, id, name, username, at)?;
-        match username {
-            Some(u) => self.migrate_once(platform, &folded(u), id),
-            None => Ok(Migration::default()),
-        }
-    }
-
     /// Notes user `id` as [`Store::see_user`] does (the username names this
     /// user from now on), but moves no records: for a platform whose
     /// records were always keyed by user id (Discord), where a username
@@ -191,22 +167,12 @@ impl SledStore {
         self.settle(open, journal, settled(result)).map(drop)
     }
 
-    /// [`Store::migrate_username`], unless `username` was migrated (or found
-    /// with no records) before.
-    fn migrate_once(&self, platform: &str, username: &str, id: &str) -> Result<Migration> {
-        // A numeric key is a user id already (users without a username were keyed so).
-        if username == id || username.chars().all(|c| c.is_ascii_digit()) {
-            return Ok(Migration::default());
-        }
+    /// Whether the records of the legacy player `username` (folded) were
+    /// moved to a user id already (or found to be none).
+    pub fn is_migrated(&self, platform: &str, username: &str) -> Result<bool> {
         let mark = join(&[("platform", platform), ("username", username)])?;
-        let done = {
-            let open = self.db()?;
-            open.trees()?.tree(b"legacy_usernames")?.contains_key(&mark)?
-        };
-        if done {
-            return Ok(Migration::default());
-        }
-        self.migrate_username(platform, username, id)
+        let open = self.db()?;
+        Ok(open.trees()?.tree(b"legacy_usernames")?.contains_key(&mark)?)
     }
 
     /// Moves every record keyed by the player `old` (a lower-cased username,

@@ -41,29 +41,13 @@ impl PgStore {
         Ok(row.map(|r| r.get(0)))
     }
 
-    pub(crate) fn see_user(
-        &self,
-        platform: &str,
-        id: &str,
-        name: &str,
-        username: Option<&str>,
-        at: Timestamp,
-    ) -> Result<Migration> {
-        let username = username.filter(|u| !u.is_empty());
-        self.note_user(platform, id, name, username, at)?;
-        let Some(username) = username.map(folded) else { return Ok(Migration::default()) };
-        // A numeric key is a user id already (users without a username were keyed so).
-        if username == id || username.chars().all(|c| c.is_ascii_digit()) {
-            return Ok(Migration::default());
-        }
+    pub(crate) fn is_migrated(&self, platform: &str, username: &str) -> Result<bool> {
+        join(&[("platform", platform), ("username", username)])?;
         let done = self.conn()?.query_opt(
             "SELECT 1 FROM legacy_usernames WHERE platform = $1 AND username = $2",
             &[&platform, &username],
         )?;
-        if done.is_some() {
-            return Ok(Migration::default());
-        }
-        self.migrate_username(platform, &username, id)
+        Ok(done.is_some())
     }
 
     pub(crate) fn note_user(
