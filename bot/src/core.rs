@@ -25,6 +25,7 @@ use kibitz_storage::{
 
 use crate::command::{self, ChallengeSpec, ColourWish, Command, ParseError};
 
+mod after;
 mod bounds;
 mod challenges;
 mod clash;
@@ -36,6 +37,9 @@ mod offers;
 mod opponent;
 mod pieces;
 mod play;
+mod rematch;
+mod replay;
+mod review;
 mod sealed;
 mod shape;
 
@@ -429,6 +433,20 @@ impl Core {
     ) -> Vec<(ChannelKey, Reply)> {
         let mut notices = self.take_notices(platform);
         let Ok(games) = self.store.claim_due_games(now, platform) else { return notices };
+        self.tick_games(now, serves, games, &mut notices);
+        // What the games' ends left for their channels (the replay after a
+        // round or game the clock ended), after the words that ended them.
+        notices.extend(self.take_notices(platform));
+        bounded_notices(notices)
+    }
+
+    fn tick_games(
+        &self,
+        now: Timestamp,
+        serves: &dyn Fn(&ChannelKey) -> bool,
+        games: Vec<(kibitz_storage::GameKey, Result<GameRecord, StoreError>)>,
+        notices: &mut Vec<(ChannelKey, Reply)>,
+    ) {
         for (key, record) in games.into_iter().filter(|(k, _)| serves(&k.channel)) {
             let Ok(record) = record else { continue };
             if let Some(bot) = self.bot_color(&record) {
@@ -471,6 +489,7 @@ impl Core {
                     let words = result_words(&r, Some(!turn), "time");
                     let text = format!("Game {}: {} ran out of time. {words}", key.id.as_str(), mention(&player));
                     notices.push((key.channel.clone(), Reply::text(text)));
+                    notices.extend(self.game_over(&r).into_iter().map(|reply| (key.channel.clone(), reply)));
                 }
             } else if used >= allowed / 4 * 3 && loaded.record.reminded_at.is_none() {
                 let reminded = self.store.update_game(&key, loaded.record.version, None, |g| {
@@ -489,7 +508,6 @@ impl Core {
                 }
             }
         }
-        bounded_notices(notices)
     }
 
     fn remember(&self, platform: &str, user: &User, at: Timestamp) {

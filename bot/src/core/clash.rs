@@ -309,6 +309,7 @@ impl Core {
         if used >= allowed {
             let end = GameEnd { outcome: outcome_of(Some(!color)), reason: "time".into(), at: now, message_id: None };
             let finished = self.store.finish_game(&r.key, r.version, &end).ok()?;
+            self.notify_game_over(&finished);
             return Some(format!(
                 "Game {id}: {player} ran out of time for {what} and loses the match. {}",
                 result_words(&finished, Some(!color), "time")
@@ -813,11 +814,14 @@ impl Core {
                 return Ok(None);
             };
             let _ = write!(words, " The match is over: {}", result_words(&stored, Some(winner), &reason));
+            self.notify_round_over(&stored, round);
+            self.notify_game_over(&stored);
             stored
         } else {
             let Some(stored) = applied(self.store.update_game(&r.key, r.version, message_id, change))? else {
                 return Ok(None);
             };
+            self.notify_round_over(&stored, round);
             let gold = |c: Color| gold_text(m.gold(c));
             let _ = write!(
                 words,

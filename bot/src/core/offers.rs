@@ -56,7 +56,10 @@ impl Core {
             Outcome::BlackWins => Some(Color::Black),
             _ => None,
         };
-        Ok(vec![Reply::text(format!("Game {}: {}", record.key.id.as_str(), result_words(&record, winner, reason)))])
+        let mut replies =
+            vec![Reply::text(format!("Game {}: {}", record.key.id.as_str(), result_words(&record, winner, reason)))];
+        replies.extend(self.game_over(&record));
+        Ok(replies)
     }
 
     pub(super) fn player_colour(&self, msg: &Incoming, loaded: &Loaded) -> Result<Colour, Refusal> {

@@ -116,7 +116,9 @@ impl Core {
             count(days as usize, "day"),
             mention(&msg.sender.id)
         );
-        Ok(Some(vec![Reply::text(text)]))
+        let mut replies = vec![Reply::text(text)];
+        replies.extend(self.game_over(&finished));
+        Ok(Some(replies))
     }
 
     /// What to say after `mover` played: the move, removals, and the result
@@ -151,6 +153,7 @@ impl Core {
                 message_id: message_id.map(|m| format!("{m}:end:{mover}")),
             };
             if let Ok(r) = self.store.finish_game(&after.record.key, after.record.version, &end) {
+                self.notify_game_over(&r);
                 after.record = r;
             }
             let _ = write!(text, " {}", result_words(&after.record, outcome.winner, &outcome.reason.to_string()));
