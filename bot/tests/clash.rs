@@ -276,17 +276,20 @@ fn equal_bids_are_raised_in_turn_until_one_passes() {
         })
         .unwrap();
     whisper(&core, "alice", "/bid 5");
-    assert!(whisper(&core, "bob", "/bid 5").contains("<@alice> raises first, to 5.50"));
+    assert!(whisper(&core, "bob", "/bid 5").contains("<@alice> must raise first (CA14), to 5.50"));
     assert!(whisper(&core, "bob", "/bid 6").contains("bids are in, and equal"));
     assert_eq!(say(&core, "bob", "/raise"), "It is White's turn to raise or pass.");
+    // CA14: White raises first; a pass now is refused and changes nothing.
+    assert_eq!(say(&core, "alice", "/pass"), "After equal bids White must raise first (CA14): /raise.");
     assert!(say(&core, "alice", "/raise").contains("raises the bid to 5.50 gold"));
-    assert!(say(&core, "bob", "/raise").contains("raises the bid to 6.00 gold"));
-    // 5.75 gold: Alice cannot go to 6.50.
-    assert!(say(&core, "alice", "/raise").contains("you can only pass"));
-    let passed = say(&core, "alice", "/pass");
-    assert!(passed.contains("<@bob> takes the Amazon for 6.00 gold"), "{passed}");
-    assert!(passed.contains("<@alice> has draw odds"), "{passed}");
+    // Bob raises to 6.00; Alice, with 5.75 gold, cannot go to 6.50 and so passes (CA14).
+    let raised = say(&core, "bob", "/raise");
+    assert!(raised.contains("raises the bid to 6.00 gold"), "{raised}");
+    assert!(raised.contains("<@alice> cannot afford to raise to 6.50 gold and so passes"), "{raised}");
+    assert!(raised.contains("<@bob> takes the Amazon for 6.00 gold"), "{raised}");
+    assert!(raised.contains("<@alice> has draw odds"), "{raised}");
     assert_eq!(state(&core).gold(Color::Black), 40 - 24);
+    assert_eq!(say(&core, "alice", "/pass"), "Nobody is raising the bid now.");
 }
 
 #[test]

@@ -624,6 +624,9 @@ pub enum ArmyError {
         /// Who raises or passes now.
         to_move: Color,
     },
+    /// White passes before raising once after equal bids (CA14).
+    #[error("After equal bids White must raise first (CA14): /raise.")]
+    MustRaiseFirst,
     /// A raise beyond the raiser's gold (CA14).
     #[error("Raising to {} would cost more than your {} gold: you can only pass.", gold_text(*.to), gold_text(*.gold))]
     RaiseOverGold {
@@ -1124,6 +1127,17 @@ pub struct Auction {
     pub winner: Option<Color>,
     /// What the winner paid, in quarters.
     pub price: u32,
+    /// The player who could not afford to raise and so passed (CA14).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub unaffordable: Option<Color>,
+}
+
+impl Auction {
+    /// Whether `color`, to raise or pass now, must raise: after equal bids
+    /// White raises first (CA14, "White Must Increase The Bid First").
+    pub fn must_raise(&self, color: Color) -> bool {
+        color == Color::White && self.standing.is_some() && self.raises.is_empty()
+    }
 }
 
 /// A match of Clash of the Armies (CA10-CA14).
@@ -1305,7 +1319,7 @@ impl Match {
                 std::cmp::Ordering::Less => self.award(Color::Black, b),
                 std::cmp::Ordering::Equal => {
                     auction.standing = Some(w);
-                    self.phase = Phase::Raising { to_move: Color::White };
+                    self.raising(Color::White, w);
                 }
             }
         }
@@ -1334,16 +1348,31 @@ impl Match {
         let auction = self.auction.get_or_insert_with(Auction::default);
         auction.standing = Some(to);
         auction.raises.push(color);
-        self.phase = Phase::Raising { to_move: !color };
+        self.raising(!color, to);
         Ok(())
     }
 
     /// After equal bids, `color` passes and loses the auction (CA14): the
-    /// other player pays the standing bid and takes the Amazon.
+    /// other player pays the standing bid and takes the Amazon. White may
+    /// not pass before its first raise.
     pub fn pass(&mut self, color: Color) -> Result<(), ArmyError> {
         let standing = self.raising_turn(color)?;
+        if self.auction.as_ref().is_some_and(|a| a.must_raise(color)) {
+            return Err(ArmyError::MustRaiseFirst);
+        }
         self.award(!color, standing);
         Ok(())
+    }
+
+    /// `to_move` is to raise the `standing` bid or pass (CA14); one who
+    /// cannot afford a raise passes at once, and the other takes the Amazon.
+    fn raising(&mut self, to_move: Color, standing: u32) {
+        if standing + BID_STEP > self.gold[to_move.index()] {
+            self.auction.get_or_insert_with(Auction::default).unaffordable = Some(to_move);
+            self.award(!to_move, standing);
+        } else {
+            self.phase = Phase::Raising { to_move };
+        }
     }
 
     /// `winner` pays `price` and takes the Amazon as Jewel, with any Jewel

@@ -165,7 +165,8 @@ impl Position {
         let occ = self.occupied() & !from.bb();
         let enemies = self.by_color[(!color).index()] & !self.invulnerable();
         let start = Chain { dirs: 0, len: 0 };
-        self.rabbit_dfs(from, from, occ, enemies, from.bb(), Bitboard::EMPTY, start, found);
+        // CA2: the square the Rabbit left is empty and may be landed on once.
+        self.rabbit_dfs(from, from, occ, enemies, Bitboard::EMPTY, Bitboard::EMPTY, start, found);
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -224,13 +224,16 @@ fn bids_follow_the_standing() {
         m.half_points = [3, 1];
         assert_eq!(bid_limit(&m, Color::White, style), 0);
         assert_eq!(bid_limit(&m, Color::Black, style), 0);
-        // Equal bids of 0: White passes and Black takes the Amazon.
+        // Equal bids of 0: White must raise first (CA14), to 0.5 past its
+        // limit; Black passes and White pays 0.5 for the Amazon.
         act(&mut m, Color::White, style).unwrap();
         act(&mut m, Color::Black, style).unwrap();
         assert_eq!(m.phase, Phase::Raising { to_move: Color::White });
-        assert_eq!(act(&mut m, Color::White, style).unwrap(), Some(Action::Pass));
-        assert_eq!(m.auction.as_ref().and_then(|a| a.winner), Some(Color::Black));
-        assert_eq!(m.draw_odds, Some(Color::White));
+        assert_eq!(act(&mut m, Color::White, style).unwrap(), Some(Action::Raise));
+        assert_eq!(act(&mut m, Color::Black, style).unwrap(), Some(Action::Pass));
+        assert_eq!(m.auction.as_ref().and_then(|a| a.winner), Some(Color::White));
+        assert_eq!(m.auction.as_ref().map(|a| a.price), Some(2));
+        assert_eq!(m.draw_odds, Some(Color::Black));
     }
     // Never more than it has.
     let mut m = Match::new();

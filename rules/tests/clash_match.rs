@@ -708,8 +708,9 @@ fn amazon_refunds_an_owned_jewel() {
     assert_eq!(m.draw_odds, Some(White));
 }
 
-/// CA14: equal bids: White raises or passes first, then Black, by 0.5; who
-/// passes first loses and the other pays the standing bid.
+/// CA14: on equal bids White must raise first ("White Must Increase The Bid
+/// First"); then, Black first, each raises by 0.5 or passes; who passes
+/// first loses and the other pays the standing bid.
 #[test]
 fn equal_bids_raise_from_white_and_pass_loses() {
     let mut m = one_all();
@@ -720,6 +721,11 @@ fn equal_bids_raise_from_white_and_pass_loses() {
     assert_eq!(err, ArmyError::NotYourRaise { to_move: White });
     assert_eq!(err.to_string(), "It is White's turn to raise or pass.");
     assert_eq!(m.pass(Black), Err(ArmyError::NotYourRaise { to_move: White }));
+    // CA14: White may not pass before its first raise.
+    let err = m.pass(White).unwrap_err();
+    assert_eq!(err, ArmyError::MustRaiseFirst);
+    assert_eq!(err.to_string(), "After equal bids White must raise first (CA14): /raise.");
+    assert_eq!(m.phase(), Phase::Raising { to_move: White }, "the refused pass changes nothing");
     m.raise(White).unwrap();
     assert_eq!(m.phase(), Phase::Raising { to_move: Black });
     assert!(m.summary(Black).contains("the bid stands at 10.50; raise by 0.5 or pass"), "{}", m.summary(Black));
@@ -733,13 +739,41 @@ fn equal_bids_raise_from_white_and_pass_loses() {
     assert_eq!(m.auction.as_ref().unwrap().raises, vec![White, Black]);
     assert_eq!(m.raise(White), Err(ArmyError::NotRaising));
 
-    // White may pass at once: Black pays the equal bid.
+    // After White's forced raise Black may pass at once: White pays 8.
     let mut m = one_all();
     m.bid(White, g(7.5)).unwrap();
     m.bid(Black, g(7.5)).unwrap();
-    m.pass(White).unwrap();
-    assert_eq!(m.gold, [g(125.0), g(112.5)]);
+    m.raise(White).unwrap();
+    m.pass(Black).unwrap();
+    assert_eq!(m.gold, [g(117.0), g(120.0)]);
+    assert_eq!(m.draw_odds, Some(Black));
+    assert_eq!(m.auction.as_ref().unwrap().unaffordable, None);
+}
+
+/// CA14: a player who cannot afford a raise passes: White, bidding all its
+/// gold, loses the tie at once; Black, out of gold after White's raise,
+/// passes at once.
+#[test]
+fn equal_bids_a_player_who_cannot_raise_passes() {
+    // White bids all of its 125: it cannot raise, so it passes and Black pays 125.
+    let mut m = one_all();
+    m.gold = [g(125.0), g(125.0)];
+    m.bid(White, g(125.0)).unwrap();
+    m.bid(Black, g(125.0)).unwrap();
+    assert_eq!(m.auction.as_ref().unwrap().winner, Some(Black));
+    assert_eq!(m.auction.as_ref().unwrap().unaffordable, Some(White));
+    assert_eq!(m.gold, [g(125.0), g(0.0)]);
     assert_eq!(m.draw_odds, Some(White));
+    assert_eq!(m.phase(), Phase::Army { color: White });
+    // Black bids all of its 120: after White's raise to 120.50 it cannot go on.
+    let mut m = one_all();
+    m.bid(White, g(120.0)).unwrap();
+    m.bid(Black, g(120.0)).unwrap();
+    m.raise(White).unwrap();
+    assert_eq!(m.auction.as_ref().unwrap().winner, Some(White));
+    assert_eq!(m.auction.as_ref().unwrap().unaffordable, Some(Black));
+    assert_eq!(m.gold, [g(4.5), g(120.0)]);
+    assert_eq!(m.draw_odds, Some(Black));
 }
 
 /// CA14: a bid is a multiple of 0.5 and at most the bidder's gold; a raise
@@ -761,14 +795,14 @@ fn bad_bids_and_raises_refused() {
     assert_eq!(err, ArmyError::BidOverGold { bid: g(126.0), gold: g(125.0) });
     assert_eq!(err.to_string(), "You cannot bid 126.00 gold: you have 125.00.");
     assert_eq!(m.auction.as_ref().unwrap().bids, [None, None], "refused bids are not kept");
-    // Both bid all of Black's 120: White may raise to 120.50, Black may not go to 121.
-    m.bid(White, g(120.0)).unwrap();
-    m.bid(Black, g(120.0)).unwrap();
+    // Both bid 119: White raises to 119.50, Black to 120 (all its gold);
+    // White raises to 120.50 and Black, who cannot follow, passes (CA14).
+    m.bid(White, g(119.0)).unwrap();
+    m.bid(Black, g(119.0)).unwrap();
     m.raise(White).unwrap();
-    let err = m.raise(Black).unwrap_err();
-    assert_eq!(err, ArmyError::RaiseOverGold { to: g(121.0), gold: g(120.0) });
-    assert_eq!(err.to_string(), "Raising to 121.00 would cost more than your 120.00 gold: you can only pass.");
-    m.pass(Black).unwrap();
+    m.raise(Black).unwrap();
+    m.raise(White).unwrap();
+    assert_eq!(m.raise(Black), Err(ArmyError::NotRaising), "the auction is over");
     // White pays 120.50 of 125.
     assert_eq!(m.gold, [g(4.5), g(120.0)]);
     assert_eq!(m.draw_odds, Some(Black));

@@ -76,6 +76,27 @@ fn ca2_rabbit_chain() {
     assert_eq!(played.taken.iter().map(|(sq, _)| sq.to_string()).collect::<Vec<_>>(), ["d6"]);
 }
 
+/// CA2: the square the Rabbit started from is empty once it has left, so a
+/// chain may land there (once) and end where it began, taking all four
+/// knights around it; the chain still never lands twice on one square.
+#[test]
+fn ca2_chain_ends_where_it_began() {
+    let p = clash("k7/8/8/3n4/2n1n3/2Tn4/8/7K w - - 0 1");
+    let moves = legal_from(&p, "c3");
+    assert!(moves.contains("c3c5e5e3c3") && moves.contains("c3e3e5c5c3"), "{moves:?}");
+    assert!(!moves.iter().any(|m| m.len() > 10), "no square is landed on twice: {moves:?}");
+    let q = after(&p, "c3c5e5e3c3");
+    assert_eq!(q.fen(), "k7/8/8/8/8/2T5/8/7K b - - 0 1");
+    let m = p.parse_move("c3c5e5e3c3").unwrap();
+    assert_eq!(p.san(&m), "Txc5xe5xe3xc3");
+    assert_eq!(p.parse_move(&p.san(&m)), Ok(m), "{}", p.san(&m));
+    let mut g = kibitz_rules::Game::from_position(p.clone());
+    let played = g.play(m).unwrap();
+    let mut taken: Vec<String> = played.taken.iter().map(|(sq, _)| sq.to_string()).collect();
+    taken.sort();
+    assert_eq!(taken, ["c4", "d3", "d5", "e4"]);
+}
+
 /// CA2: at the edge the Rabbit leaves the board with its victim.
 #[test]
 fn ca2_rabbit_leaves_the_board() {

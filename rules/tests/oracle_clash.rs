@@ -15,9 +15,9 @@
 //! difference shows up as a failing test to be ruled on, not as a silent
 //! guess:
 //!
-//! - A Rabbit's chain may not land on the square it started from
-//!   ([`ORIGIN_IS_LANDED`]); squares it has left count as empty for every
-//!   other purpose, jumped pieces stay (and block) until the move ends.
+//! - CA2: the square a Rabbit started from is empty once it has left, so a
+//!   chain may land there once and end where it began; jumped pieces stay
+//!   (and block) until the move ends.
 //! - A chain may not jump an invulnerable enemy piece (CA9: jumping would
 //!   capture it), not even off the board.
 //! - An Omnipawn's diagonal step onto the en passant square is the en passant
@@ -56,9 +56,6 @@ const PROMOTIONS: &str = "NBTEWRHGYMQCAJVF";
 const LIGHT: &str = "NBTEW";
 const HEAVY: &str = "RHGYM";
 const JEWELS: &str = "QCAJVFZ";
-
-/// See the module doc: a chain never lands on its own starting square.
-const ORIGIN_IS_LANDED: bool = true;
 
 /// The longest chain CLASH.md allows, in jumps.
 const MAX_JUMPS: usize = 16;
@@ -439,8 +436,9 @@ impl Oracle {
 
     /// Whether a chain's Rabbit may land on `sq`.
     fn can_land(&self, origin: Sq, sq: Sq, landings: &[Sq]) -> bool {
+        // CA2: the start square is empty once the Rabbit has left it.
         let empty = sq == origin || !self.occupied(sq);
-        empty && !landings.contains(&sq) && !(ORIGIN_IS_LANDED && sq == origin)
+        empty && !landings.contains(&sq)
     }
 
     /// CA2: every chain from the Rabbit on `origin`, now on `cur`.

@@ -380,6 +380,11 @@ impl Core {
             Phase::Bidding if m.auction.as_ref().is_none_or(|a| a.bids[color.index()].is_none()) => {
                 "\nSend me your bid in a private message: /bid AMOUNT."
             }
+            Phase::Raising { to_move }
+                if to_move == color && m.auction.as_ref().is_some_and(|a| a.must_raise(color)) =>
+            {
+                "\n/raise: after equal bids White raises first."
+            }
             Phase::Raising { to_move } if to_move == color => "\n/raise or /pass.",
             _ => "",
         };
@@ -651,21 +656,30 @@ impl Core {
             (Phase::Raising { to_move }, _) => {
                 let standing = auction.standing.unwrap_or(0);
                 format!(
-                    "The bids are equal at {}: {} raises first, to {} with /raise, or passes with /pass and loses \
-                     the auction.",
+                    "The bids are equal at {}: {} must raise first (CA14), to {} with /raise; then {} raises or \
+                     passes, and whoever passes loses the auction.",
                     gold_text(standing),
                     name(to_move),
-                    gold_text(standing + kibitz_rules::army::BID_STEP)
+                    gold_text(standing + kibitz_rules::army::BID_STEP),
+                    name(!to_move),
                 )
             }
             (_, Some(winner)) => {
+                let unaffordable = match auction.unaffordable {
+                    Some(c) if before.auction.as_ref().is_none_or(|a| a.winner.is_none()) => format!(
+                        "{} cannot afford to raise to {} gold and so passes. ",
+                        name(c),
+                        gold_text(auction.price + kibitz_rules::army::BID_STEP)
+                    ),
+                    _ => String::new(),
+                };
                 let refund = match before.army(winner).jewel().and_then(|j| Some((j, j.cost_quarters()?))) {
                     Some((jewel, cost)) => format!(" (the {jewel} is refunded: {} gold)", gold_text(cost)),
                     None => String::new(),
                 };
                 format!(
-                    "{} takes the Amazon for {} gold{refund}. {} has draw odds: a draw in the ultimate round counts \
-                     as their win. {} (White) sets up first: /buy, /sell and /place, then /ready.",
+                    "{unaffordable}{} takes the Amazon for {} gold{refund}. {} has draw odds: a draw in the ultimate \
+                     round counts as their win. {} (White) sets up first: /buy, /sell and /place, then /ready.",
                     name(winner),
                     gold_text(auction.price),
                     name(!winner),
@@ -679,9 +693,14 @@ impl Core {
     /// `/raise` after equal bids (CA14).
     pub(super) fn raise(&self, msg: &Incoming) -> Answer {
         let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
+        let before = m.clone();
         m.raise(color).map_err(army_refusal)?;
         let Some(stored) = self.save_match(msg, &loaded, &m, |_| {})? else { return Ok(Vec::new()) };
         let mut text = raise_words(&loaded.record, &m, color);
+        if m.auction.as_ref().is_some_and(|a| a.winner.is_some()) {
+            // The other player cannot afford to raise again (CA14).
+            let _ = write!(text, " {}", self.auction_words(&stored, &before, &m));
+        }
         let after = Loaded { record: stored, game: loaded.game.clone(), clash: Some(m) };
         self.after_auction_step(msg, after, color, &mut text)
     }
@@ -1211,6 +1230,9 @@ fn round_view(l: &Loaded, asker: Color) -> Color {
 /// "alice raises the bid to 6.00 gold. bob: /raise to 6.50, or /pass."
 fn raise_words(r: &GameRecord, m: &Match, by: Color) -> String {
     let standing = m.auction.as_ref().and_then(|a| a.standing).unwrap_or(0);
+    if !matches!(m.phase, Phase::Raising { .. }) {
+        return format!("{} raises the bid to {} gold.", mention(r.player(colour_of(by))), gold_text(standing));
+    }
     format!(
         "{} raises the bid to {} gold. {}: /raise to {}, or /pass.",
         mention(r.player(colour_of(by))),

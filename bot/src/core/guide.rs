@@ -68,8 +68,13 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
         "Clash of the Armies: your sealed bid for the Amazon before the ultimate round, a multiple of 0.5; send it to me in a private message.",
         "/bid 6.5",
     ),
-    ("raise", "Clash of the Armies: after equal bids, raise by 0.5.", "/raise"),
-    ("pass", "Clash of the Armies: after equal bids, pass and lose the auction (you get draw odds).", "/pass"),
+    ("raise", "Clash of the Armies: after equal bids, raise by 0.5 (White raises first).", "/raise"),
+    (
+        "pass",
+        "Clash of the Armies: after equal bids and White's first raise, pass and lose the auction (you get draw odds). \
+         Who cannot afford a raise passes at once.",
+        "/pass",
+    ),
 ];
 
 /// One point of a variant's notation: what it is, in words, with examples

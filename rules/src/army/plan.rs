@@ -97,7 +97,9 @@ pub fn act(m: &mut Match, color: Color, style: Style) -> Result<Option<Action>, 
         }
         Phase::Raising { to_move } if to_move == color => {
             let standing = m.auction.as_ref().and_then(|a| a.standing).unwrap_or(0);
-            if standing + BID_STEP <= bid_limit(m, color, style) && standing + BID_STEP <= m.gold(color) {
+            // CA14: after equal bids White raises first, whatever its limit.
+            let must = m.auction.as_ref().is_some_and(|a| a.must_raise(color));
+            if must || standing + BID_STEP <= bid_limit(m, color, style) && standing + BID_STEP <= m.gold(color) {
                 m.raise(color)?;
                 Ok(Some(Action::Raise))
             } else {
