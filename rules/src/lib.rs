@@ -33,6 +33,7 @@ mod perft;
 mod pgn;
 mod piece;
 mod position;
+pub mod review;
 pub mod search;
 mod types;
 mod variant;
