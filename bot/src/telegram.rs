@@ -397,6 +397,7 @@ fn describe(name: &str, usage: &str) -> String {
         "games" => "Your running games",
         "pgn" => "The game as PGN",
         "fen" => "The position as FEN",
+        "review" => "The review of a finished game",
         "stats" => "Ratings and results",
         "leaderboard" => "The best players",
         "prices" => "Clash: what each piece costs",

@@ -14,11 +14,15 @@
 //!
 //! `<` lines are the output expected from the input line above them, in
 //! order; `{*}` in them matches anything. `!restart` closes the database and
-//! opens it again, as a restart of the bot would. Game ids and colours drawn
+//! opens it again, as a restart of the bot would. `!reviews` runs the
+//! reviews owed (of the games that ended) to the end and shows them, so that
+//! a transcript does not depend on when a background review ends; reviews
+//! search to a fixed depth. Game ids and colours drawn
 //! by lot come from a seeded generator, so they are the same on every run.
 //!
 //! `KIBITZ_BLESS=1` rewrites the expected lines from what the bot answers
-//! now; review the diff before committing it.
+//! now; review the diff before committing it. `KIBITZ_TRANSCRIPT=NAME`
+//! plays only the transcripts whose file name holds `NAME`.
 
 use std::path::{Path, PathBuf};
 
@@ -51,7 +55,13 @@ fn matches(pattern: &str, text: &str) -> bool {
 fn open(db: &Path, pictures: &Path) -> Console {
     let store = Store::open(db).expect("store opens");
     // Hints searched to a fixed depth, so that they are the same on every machine.
-    let config = CoreConfig { hint_time: std::time::Duration::from_secs(60), hint_depth: 3, ..CoreConfig::default() };
+    let config = CoreConfig {
+        hint_time: std::time::Duration::from_secs(60),
+        hint_depth: 3,
+        review_time: std::time::Duration::from_secs(60),
+        review_depth: 4,
+        ..CoreConfig::default()
+    };
     Console::new(Core::new(store, config), pictures)
 }
 
@@ -83,7 +93,11 @@ fn play(path: &Path) -> (String, Vec<String>) {
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let out = console.as_mut().unwrap().line(line);
+        let out = if line.trim() == "!reviews" {
+            console.as_mut().unwrap().reviews()
+        } else {
+            console.as_mut().unwrap().line(line)
+        };
         let mut expected = Vec::new();
         while i < lines.len() && lines[i].starts_with('<') {
             expected.push(lines[i].strip_prefix("< ").unwrap_or(&lines[i][1..]).to_string());
@@ -91,8 +105,8 @@ fn play(path: &Path) -> (String, Vec<String>) {
         }
         for (n, actual) in out.iter().enumerate() {
             // Picture paths and the PGN's date change from run to run.
-            let shown = if actual.starts_with("  [picture: ") {
-                "  [picture: {*}]".to_string()
+            let shown = if let Some(at) = actual.find("  [picture: ") {
+                format!("{}  [picture: {{*}}]", &actual[..at])
             } else if actual.starts_with("kibitz: [Date \"") {
                 "kibitz: [Date \"{*}\"]".to_string()
             } else {
@@ -123,6 +137,10 @@ fn transcripts() {
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no transcripts in {}", dir.display());
+    // `KIBITZ_TRANSCRIPT=review` plays only the transcripts whose name holds it.
+    if let Ok(only) = std::env::var("KIBITZ_TRANSCRIPT") {
+        files.retain(|f| f.file_stem().is_some_and(|s| s.to_string_lossy().contains(&only)));
+    }
     let bless = std::env::var_os("KIBITZ_BLESS").is_some();
     let mut failures = Vec::new();
     for f in &files {
