@@ -17,12 +17,14 @@
 mod art;
 mod caption;
 mod raster;
+mod replay;
 mod scene;
 mod sheets;
 mod theme;
 
 pub use art::Art;
 pub use raster::{RenderError, Renderer};
+pub use replay::{FIRST_DELAY_MS, LAST_DELAY_MS, MOVE_DELAY_MS, ReplayOptions};
 pub use scene::{BoardOptions, Caption, DEFAULT_SIZE};
 pub use sheets::{diagram_svg, legend_svg, piece_svg, powers_diagram_svg};
 pub use theme::Theme;
