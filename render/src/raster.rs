@@ -130,7 +130,12 @@ impl Renderer {
         encode_png(&pixmap)
     }
 
-    pub(crate) fn background(&self, variant: &'static str, l: &Layout, caption: bool) -> Result<Arc<Pixmap>, RenderError> {
+    pub(crate) fn background(
+        &self,
+        variant: &'static str,
+        l: &Layout,
+        caption: bool,
+    ) -> Result<Arc<Pixmap>, RenderError> {
         let key = BackgroundKey { variant, width: l.width, height: l.height, flip: l.flip, caption };
         if let Some(p) = lock(&self.backgrounds).get(&key) {
             return Ok(p.clone());

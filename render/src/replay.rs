@@ -182,14 +182,8 @@ impl Renderer {
             0 => FIRST_DELAY_MS,
             _ => MOVE_DELAY_MS,
         };
-        let mut patches = vec![Patch {
-            left: 0,
-            top: 0,
-            width: w,
-            height: h,
-            rgba: canvas.data().to_vec(),
-            delay_ms: delay(0),
-        }];
+        let mut patches =
+            vec![Patch { left: 0, top: 0, width: w, height: h, rgba: canvas.data().to_vec(), delay_ms: delay(0) }];
 
         let mut cells = first.cells();
         let mut hands = first.hands();
@@ -200,7 +194,8 @@ impl Renderer {
                 return Err(RenderError::Move(i + 1, played.canonical(m)));
             }
             played = game.position().clone();
-            let still = Still { position: played, last_move: Some((m.from(), m.to())), touched: game.last_touched().to_vec() };
+            let still =
+                Still { position: played, last_move: Some((m.from(), m.to())), touched: game.last_touched().to_vec() };
             let now = still.cells();
             let now_hands = still.hands();
             let mut dirty: Vec<IntRect> = now
@@ -318,7 +313,8 @@ fn put(canvas: &mut Pixmap, part: &Pixmap, x: u32, y: u32) {
 /// the smallest rectangle holding them; the others transparent.
 fn changed(canvas: &Pixmap, before: &Pixmap, bounds: IntRect, delay_ms: u16) -> Patch {
     let cw = canvas.width() as usize;
-    let (bx, by, bw, bh) = (bounds.x() as usize, bounds.y() as usize, bounds.width() as usize, bounds.height() as usize);
+    let (bx, by, bw, bh) =
+        (bounds.x() as usize, bounds.y() as usize, bounds.width() as usize, bounds.height() as usize);
     let now = |x: usize, y: usize| {
         let i = ((by + y) * cw + bx + x) * 4;
         &canvas.data()[i..i + 4]

@@ -4,9 +4,7 @@
 
 use image::codecs::gif::GifDecoder;
 use image::{AnimationDecoder, RgbaImage};
-use kibitz_render::{
-    BoardOptions, Caption, FIRST_DELAY_MS, LAST_DELAY_MS, MOVE_DELAY_MS, Renderer, ReplayOptions,
-};
+use kibitz_render::{BoardOptions, Caption, FIRST_DELAY_MS, LAST_DELAY_MS, MOVE_DELAY_MS, Renderer, ReplayOptions};
 use kibitz_rules::{Game, Move, Position, Variant};
 
 /// The frames of a GIF, each composed whole, with its delay in ms.
@@ -127,7 +125,8 @@ fn chess_mate_with_check_and_caption() {
 #[test]
 fn chess_from_blacks_side() {
     let moves = ["e4", "d5", "exd5", "Qxd5", "Nc3", "Qa5"];
-    let opts = ReplayOptions { size: Some(320), flip: true, caption: caption("Black's view"), ..ReplayOptions::default() };
+    let opts =
+        ReplayOptions { size: Some(320), flip: true, caption: caption("Black's view"), ..ReplayOptions::default() };
     check("chess", None, &moves, opts);
 }
 
