@@ -34,6 +34,7 @@ mod pgn;
 mod piece;
 mod position;
 pub mod search;
+mod split;
 mod types;
 mod variant;
 mod zobrist;
@@ -48,6 +49,6 @@ pub use piece::{Piece, Powers};
 pub use position::Position;
 pub use types::{Bitboard, Color, Square};
 pub use variant::{
-    ABSORPTION, ALAPAWN, ALAPAWN_BALANCED, CHESS, CLASH, CONSTRUCTION, Goal, OLYMPIC, PieceType, Promotion, Repetition,
-    VARIANTS, Variant,
+    ABSORPTION, ALAPAWN, ALAPAWN_BALANCED, CHESS, CLASH, CONSTRUCTION, CONSTRUCTION_SPLIT, Goal, OLYMPIC, PieceType,
+    Promotion, Repetition, VARIANTS, Variant,
 };
