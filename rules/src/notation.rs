@@ -510,7 +510,8 @@ impl Position {
                 out.push(format!("{}>{to}", pt.letter));
                 for word in ["give", "grant", "add"] {
                     out.push(format!("{word},{},{to}", pt.letter));
-                    out.push(format!("{word},{},{to}", pt.name));
+                    // `give rook moving half e2` (CS2): the words as typed.
+                    out.push(format!("{word},{},{to}", pt.name.replace(' ', ",")));
                     out.push(format!("{word}{}{to}", pt.letter));
                 }
             }
