@@ -16,6 +16,10 @@ use crate::record::{Colour, Timestamp};
 /// The most minutes a chat clock may give, and the most seconds it may add per move.
 pub const CLOCK_MAX: u32 = 180;
 
+/// How long after a flag fell the clock's tick calls it (ms): a move sent
+/// before may still be on its way, and is judged by when it was sent.
+pub const FLAG_GRACE_MS: u64 = 3_000;
+
 /// A chat clock's settings: minutes for the game, seconds added after each move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ChatClock {
@@ -118,9 +122,9 @@ impl ClockState {
     }
 
     /// When the store's clock index must next look at the game: the earlier
-    /// of the reminder and the flag.
+    /// of the reminder and the flag (with [`FLAG_GRACE_MS`]).
     pub fn due(&self, clock: ChatClock) -> Timestamp {
-        let flag = self.flag_at();
+        let flag = Timestamp(self.flag_at().0.saturating_add(FLAG_GRACE_MS));
         self.reminder_at(clock).map_or(flag, |r| r.min(flag))
     }
 
@@ -139,6 +143,12 @@ impl ClockState {
         next.running = other(mover);
         next.since = Timestamp(at.0.max(self.since.0));
         next
+    }
+
+    /// The clock stopped at `at` (the game ended): the running side is
+    /// charged the time it used.
+    pub fn stopped(&self, at: Timestamp) -> ClockState {
+        self.after_takeback(self.running, at)
     }
 
     /// The clock after a takeback leaves `to_move` to move at `at`: the
@@ -189,7 +199,7 @@ mod tests {
         assert_eq!(start.due(TEN_FIVE), Timestamp(540_000));
         let mut reminded = start.clone();
         reminded.reminded.push(Colour::White);
-        assert_eq!(reminded.due(TEN_FIVE), Timestamp(600_000));
+        assert_eq!(reminded.due(TEN_FIVE), Timestamp(600_000 + FLAG_GRACE_MS));
         // Under a tenth already: reminded at once.
         let short = ClockState { white_ms: 30_000, ..start };
         assert_eq!(short.reminder_at(TEN_FIVE), Some(Timestamp(0)));

@@ -149,7 +149,7 @@ pub mod testing;
 
 pub use backup::{BACKUP_ANSWER, BACKUP_REQUEST, BackupSummary, request_backup};
 pub use bench::{BenchReport, bench};
-pub use clock::CLOCK_MAX;
+pub use clock::{CLOCK_MAX, FLAG_GRACE_MS};
 pub use copy::{CopyReport, hide_password, migrate, migrate_into_schema, url_without_password};
 pub use error::{Result, StoreError};
 pub use keys::{ChannelKey, GAME_ID_ALPHABET, GAME_ID_LEN, GameId, GameKey};

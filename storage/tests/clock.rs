@@ -5,7 +5,9 @@
 mod common;
 
 use common::{START, mv};
-use kibitz_storage::{ChannelKey, ChatClock, Colour, GameEnd, GameSettings, NewGame, Outcome, Timestamp};
+use kibitz_storage::{
+    ChannelKey, ChatClock, Colour, FLAG_GRACE_MS, GameEnd, GameSettings, NewGame, Outcome, Timestamp,
+};
 
 fn new_game(white: &str, black: &str, settings: GameSettings) -> NewGame {
     NewGame {
@@ -130,8 +132,8 @@ on_both_backends! {
                 Ok(())
             })
             .unwrap();
-        assert!(!due(620_999));
-        assert!(due(621_000));
+        assert!(!due(620_999 + FLAG_GRACE_MS));
+        assert!(due(621_000 + FLAG_GRACE_MS));
         // A takeback gives back nothing: White to move again, with 585 s, from now.
         let back = store.take_back(&g.key, reminded.version, 1, START, Timestamp(31_000), None).unwrap();
         let state = back.clock.unwrap();
