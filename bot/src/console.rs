@@ -26,6 +26,9 @@ pub struct Console {
     /// In the private chats with the bot (`/in @kibitz`) rather than `channel`.
     private: bool,
     pictures: usize,
+    /// The time messages are sent at, when set ([`Console::set_time`]);
+    /// otherwise the system clock's.
+    time: Option<Timestamp>,
 }
 
 /// The answer to a line that is not UTF-8 text.
@@ -39,7 +42,32 @@ impl Console {
     pub fn new(core: Core, out: &Path) -> Console {
         // The console's bot has a fixed id, which no speaker may take.
         core.set_bot_id(PLATFORM, LOCAL_BOT_ID);
-        Console { core, out: out.to_path_buf(), speaker: None, channel: "local".into(), private: false, pictures: 0 }
+        Console {
+            core,
+            out: out.to_path_buf(),
+            speaker: None,
+            channel: "local".into(),
+            private: false,
+            pictures: 0,
+            time: None,
+        }
+    }
+
+    /// Sets the console's clock: every message from now on is sent at
+    /// `at`, until the next call (scripted sessions and their chat clocks).
+    pub fn set_time(&mut self, at: Timestamp) {
+        self.time = Some(at);
+    }
+
+    /// Runs the clocks now, as before each line; returns what they said.
+    pub fn tick(&mut self) -> Vec<String> {
+        let at = self.time.unwrap_or_else(Timestamp::now);
+        let mut lines = Vec::new();
+        for (channel, notice) in self.core.tick(at, PLATFORM) {
+            let shown = self.show(&notice);
+            lines.extend(shown.into_iter().map(|l| format!("[#{}] {l}", channel.channel)));
+        }
+        lines
     }
 
     /// Reads lines until the input ends, answering each.
@@ -127,7 +155,7 @@ impl Console {
             sender: User { id: speaker.clone(), name: speaker },
             text: text.to_string(),
             message_id: None,
-            at: Timestamp::now(),
+            at: self.time.unwrap_or_else(Timestamp::now),
             private: self.private,
         };
         // The clocks of correspondence games run before each line is read.

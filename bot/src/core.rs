@@ -29,6 +29,7 @@ mod after;
 mod bounds;
 mod challenges;
 mod clash;
+mod clock;
 mod elsewhere;
 mod guide;
 mod info;
@@ -418,9 +419,9 @@ impl Core {
         Some(vec![self.shown(&loaded, view, text)])
     }
 
-    /// Runs the correspondence clocks of `platform`'s games at time `now`: a
-    /// player who has used three quarters of their days is reminded once; one
-    /// who has used all of them loses on time. Returns the notices to post, by
+    /// Runs the clocks of `platform`'s games at time `now`: a player who has
+    /// used three quarters of their days is reminded once; one who has used
+    /// all of them loses on time; chat clocks likewise (see `core/clock.rs`). Returns the notices to post, by
     /// channel. Each adapter ticks its own platform, so no notice is lost.
     ///
     /// Only the games the store's clock index says are due are read
@@ -457,6 +458,9 @@ impl Core {
     ) {
         for (key, record) in games.into_iter().filter(|(k, _)| serves(&k.channel)) {
             let Ok(record) = record else { continue };
+            if record.clock.is_some() {
+                self.tick_chat_clock(now, &record, notices);
+            }
             if let Some(bot) = self.bot_color(&record) {
                 if self.waits_for_player(&record, bot) {
                     continue;
@@ -679,6 +683,9 @@ impl Core {
         };
         if let (Some(m), Some(c)) = (&loaded.clash, opts.caption.as_mut()) {
             c.note = self.standing_note(r, m, false);
+        }
+        if let (Some(line), Some(c)) = (self.clock_line(r, r.updated_at), opts.caption.as_mut()) {
+            c.note = line;
         }
         extra(&mut opts);
         let png = self.renderer.board_png(pos, &opts).ok()?;

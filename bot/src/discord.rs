@@ -117,8 +117,8 @@ const MAX_LABEL: usize = 80;
 const MAX_BUTTONS_PER_ROW: usize = 5;
 const MAX_ROWS: usize = 5;
 
-/// How often the correspondence clocks are checked.
-const CLOCK_EVERY: Duration = Duration::from_secs(60);
+/// How often the clocks are checked: chat clocks (`10+5`) need seconds.
+const CLOCK_EVERY: Duration = Duration::from_secs(5);
 /// How long shutdown waits for each of the channels' queues to empty.
 const DRAIN: Duration = Duration::from_secs(10);
 /// A channel's worker ends after this long without work.

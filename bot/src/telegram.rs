@@ -74,8 +74,8 @@ const WORKER_IDLE: Duration = Duration::from_secs(300);
 const IN_FLIGHT_PAUSE: Duration = Duration::from_millis(250);
 /// How long shutdown waits for the chats' queues to empty.
 const DRAIN_LIMIT: Duration = Duration::from_secs(30);
-/// How often the correspondence clocks are looked at.
-const CLOCK_EVERY: Duration = Duration::from_secs(60);
+/// How often the clocks are looked at: chat clocks (`10+5`) need seconds.
+const CLOCK_EVERY: Duration = Duration::from_secs(5);
 
 /// Runs the bot on Telegram until `shutdown` becomes true.
 ///
