@@ -34,6 +34,8 @@ pub struct ChallengeSpec {
     pub hints: Option<bool>,
     /// Days per move (correspondence).
     pub days: Option<u32>,
+    /// A chat clock: minutes for the game and seconds added per move (`10+5`).
+    pub clock: Option<(u32, u32)>,
     /// The bot's level, when challenging the bot.
     pub level: Option<u8>,
     /// A player named without `@` (`/challenge bob`), still to be found.
@@ -90,6 +92,8 @@ pub enum Command {
     Pgn(Option<String>),
     /// Export as FEN.
     Fen(Option<String>),
+    /// The game's replay, an animated GIF.
+    Gif(Option<String>),
     /// The review of a finished game (the sender's last one here without an id).
     Review(Option<String>),
     /// A player's ratings and results.
@@ -176,7 +180,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("variants", "variants"),
     ("rules", "rules VARIANT"),
     ("piece", "piece [VARIANT] NAME"),
-    ("challenge", "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N] [level 1-8]"),
+    ("challenge", "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N | M+S] [level 1-8]"),
     ("accept", "accept [@user]"),
     ("decline", "decline [@user|draw|takeback]"),
     ("cancel", "cancel"),
@@ -191,6 +195,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("games", "games"),
     ("pgn", "pgn [GAME]"),
     ("fen", "fen [GAME]"),
+    ("gif", "gif [GAME]"),
     ("review", "review [GAME]"),
     ("stats", "stats [@user]"),
     ("leaderboard", "leaderboard [VARIANT]"),
@@ -306,6 +311,7 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         "games" => none("games", Command::Games),
         "pgn" => one("pgn").map(Command::Pgn),
         "fen" => one("fen").map(Command::Fen),
+        "gif" => one("gif").map(Command::Gif),
         "review" => one("review").map(Command::Review),
         "stats" => user("stats").map(Command::Stats),
         "leaderboard" => one("leaderboard").map(Command::Leaderboard),
@@ -391,6 +397,8 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
                 let days = value.and_then(|v| v.parse::<u32>().ok()).filter(|d| (1..=30).contains(d));
                 spec.days = Some(days.ok_or_else(|| problem("challenge", "Days take a number from 1 to 30"))?);
             }
+        } else if a.contains('+') {
+            spec.clock = Some(clock(a)?);
         } else if kibitz_rules::Variant::by_id(&lower).is_some() {
             if spec.variant.replace(lower).is_some() {
                 return Err(problem("challenge", "One game at a time"));
@@ -405,7 +413,40 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
         }
         i += 1;
     }
+    if spec.days.is_some() && spec.clock.is_some() {
+        return Err(problem(
+            "challenge",
+            "A game has days per move or a chat clock, not both: say days N or M+S (like 10+5)",
+        ));
+    }
     Ok(spec)
+}
+
+/// A chat clock, `M+S`: 1 to 180 minutes for the game, 0 to 180 seconds
+/// added per move.
+fn clock(word: &str) -> Result<(u32, u32), ParseError> {
+    let max = kibitz_storage::CLOCK_MAX;
+    let number = |t: &str| {
+        (!t.is_empty() && t.len() <= 6 && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse::<u32>().ok())
+            .flatten()
+    };
+    let Some((minutes, seconds)) = word.split_once('+').and_then(|(m, s)| Some((number(m)?, number(s)?))) else {
+        return Err(problem(
+            "challenge",
+            format!(
+                "'{}' is no clock: write minutes+seconds, like 10+5 (10 minutes, 5 seconds added a move)",
+                excerpt(word)
+            ),
+        ));
+    };
+    if !(1..=max).contains(&minutes) {
+        return Err(problem("challenge", format!("A clock gives 1 to {max} minutes for the game, not {minutes}")));
+    }
+    if seconds > max {
+        return Err(problem("challenge", format!("A clock adds 0 to {max} seconds a move, not {seconds}")));
+    }
+    Ok((minutes, seconds))
 }
 
 #[cfg(test)]
@@ -474,10 +515,29 @@ mod tests {
                 colour: Some(ColourWish::Black),
                 hints: Some(true),
                 days: Some(3),
+                clock: None,
                 level: None,
                 named: None,
             })
         );
+        let Ok(Command::Challenge(c)) = parse("/challenge @bob chess 10+5", "k") else { panic!() };
+        assert_eq!((c.clock, c.variant.as_deref()), (Some((10, 5)), Some("chess")));
+        let Ok(Command::Challenge(c)) = parse("/challenge 180+0", "k") else { panic!() };
+        assert_eq!(c.clock, Some((180, 0)));
+        for (bad, says) in [
+            ("0+0", "1 to 180 minutes"),
+            ("200+5", "1 to 180 minutes"),
+            ("10+181", "0 to 180 seconds"),
+            ("10+", "is no clock"),
+            ("+5", "is no clock"),
+            ("1.5+2", "is no clock"),
+            ("10+5+1", "is no clock"),
+        ] {
+            let said = parse(&format!("/challenge @bob {bad}"), "k").unwrap_err().to_string();
+            assert!(said.contains(says), "{bad}: {said}");
+        }
+        let said = parse("/challenge @bob days 3 10+5", "k").unwrap_err().to_string();
+        assert!(said.contains("not both"), "{said}");
         assert_eq!(parse("/challenge", "k"), Ok(Command::Challenge(ChallengeSpec::default())));
         assert!(parse("/challenge days 0", "k").is_err());
         assert!(parse("/challenge hints maybe", "k").is_err());

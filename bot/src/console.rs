@@ -27,6 +27,9 @@ pub struct Console {
     /// In the private chats with the bot (`/in @kibitz`) rather than `channel`.
     private: bool,
     pictures: usize,
+    /// The time messages are sent at, when set ([`Console::set_time`]);
+    /// otherwise the system clock's.
+    time: Option<Timestamp>,
 }
 
 /// The answer to a line that is not UTF-8 text.
@@ -47,7 +50,25 @@ impl Console {
             channel: "local".into(),
             private: false,
             pictures: 0,
+            time: None,
         }
+    }
+
+    /// Sets the console's clock: every message from now on is sent at
+    /// `at`, until the next call (scripted sessions and their chat clocks).
+    pub fn set_time(&mut self, at: Timestamp) {
+        self.time = Some(at);
+    }
+
+    /// Runs the clocks now, as before each line; returns what they said.
+    pub fn tick(&mut self) -> Vec<String> {
+        let at = self.time.unwrap_or_else(Timestamp::now);
+        let mut lines = Vec::new();
+        for (channel, notice) in self.core.tick(at, PLATFORM) {
+            let shown = self.show(&notice);
+            lines.extend(shown.into_iter().map(|l| format!("[#{}] {l}", channel.channel)));
+        }
+        lines
     }
 
     /// Reads lines until the input ends, answering each.
@@ -135,7 +156,7 @@ impl Console {
             sender: User { id: speaker.clone(), name: speaker },
             text: text.to_string(),
             message_id: None,
-            at: Timestamp::now(),
+            at: self.time.unwrap_or_else(Timestamp::now),
             private: self.private,
         };
         // The clocks of correspondence games run before each line is read.
@@ -186,7 +207,7 @@ impl Console {
         if let Some(p) = &reply.picture {
             self.pictures += 1;
             let path = self.out.join(format!("{:04}-{}", self.pictures, p.name));
-            let written = std::fs::create_dir_all(&self.out).and_then(|_| std::fs::write(&path, &p.png));
+            let written = std::fs::create_dir_all(&self.out).and_then(|_| std::fs::write(&path, &p.bytes));
             lines.push(match written {
                 Ok(()) => format!("  [picture: {}]", path.display()),
                 Err(e) => format!("  [picture not written to {}: {e}]", path.display()),

@@ -29,6 +29,7 @@ mod after;
 mod bounds;
 mod challenges;
 mod clash;
+mod clock;
 mod elsewhere;
 mod guide;
 mod info;
@@ -82,10 +83,18 @@ pub struct Incoming {
 /// A picture to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Picture {
-    /// A file name for it (`board-k3x9.png`).
+    /// A file name for it (`board-k3x9.png`, `replay-k3x9.gif`).
     pub name: String,
-    /// PNG bytes.
-    pub png: Vec<u8>,
+    /// The picture: PNG bytes, or an animated GIF's (see
+    /// [`Picture::is_animation`]).
+    pub bytes: Vec<u8>,
+}
+
+impl Picture {
+    /// Whether the picture is an animation (a GIF), to be sent as one.
+    pub fn is_animation(&self) -> bool {
+        self.bytes.starts_with(b"GIF8")
+    }
 }
 
 /// A button under a reply; pressing it sends `command` as its presser.
@@ -432,9 +441,9 @@ impl Core {
         Some(vec![self.shown(&loaded, view, text)])
     }
 
-    /// Runs the correspondence clocks of `platform`'s games at time `now`: a
-    /// player who has used three quarters of their days is reminded once; one
-    /// who has used all of them loses on time. Returns the notices to post, by
+    /// Runs the clocks of `platform`'s games at time `now`: a player who has
+    /// used three quarters of their days is reminded once; one who has used
+    /// all of them loses on time; chat clocks likewise (see `core/clock.rs`). Returns the notices to post, by
     /// channel. Each adapter ticks its own platform, so no notice is lost.
     ///
     /// Only the games the store's clock index says are due are read
@@ -471,6 +480,9 @@ impl Core {
     ) {
         for (key, record) in games.into_iter().filter(|(k, _)| serves(&k.channel)) {
             let Ok(record) = record else { continue };
+            if record.clock.is_some() {
+                self.tick_chat_clock(now, &record, notices);
+            }
             if let Some(bot) = self.bot_color(&record) {
                 if self.waits_for_player(&record, bot) {
                     continue;
@@ -591,6 +603,7 @@ impl Core {
             Command::Games => self.games(msg),
             Command::Pgn(id) => self.routed(msg, elsewhere::Routed::Pgn(id.as_deref())),
             Command::Fen(id) => self.routed(msg, elsewhere::Routed::Fen(id.as_deref())),
+            Command::Gif(id) => self.routed(msg, elsewhere::Routed::Gif(id.as_deref())),
             Command::Review(id) => self.review(msg, id.as_deref()),
             Command::Stats(who) => self.stats(msg, who.as_deref()),
             Command::Leaderboard(v) => self.leaderboard(msg, v.as_deref()),
@@ -694,9 +707,12 @@ impl Core {
         if let (Some(m), Some(c)) = (&loaded.clash, opts.caption.as_mut()) {
             c.note = self.standing_note(r, m, false);
         }
+        if let (Some(line), Some(c)) = (self.clock_line(r, r.updated_at), opts.caption.as_mut()) {
+            c.note = line;
+        }
         extra(&mut opts);
         let png = self.renderer.board_png(pos, &opts).ok()?;
-        Some(Picture { name: format!("board-{}-{}.png", r.key.id.as_str(), r.moves.len()), png })
+        Some(Picture { name: format!("board-{}-{}.png", r.key.id.as_str(), r.moves.len()), bytes: png })
     }
 
     fn game_buttons(&self, loaded: &Loaded) -> Vec<Button> {

@@ -39,7 +39,7 @@ fn say(core: &Core, who: &str, text: &str) -> Vec<Reply> {
 fn start(core: &Core, channel: &str, white: &str, black: &str) -> String {
     say_in(core, channel, white, &format!("/challenge @{black} chess white"));
     let r = say_in(core, channel, black, "/accept");
-    assert!(r[0].text.contains("moves first"), "{r:?}");
+    assert!(r[0].text.contains("moves first"), "{:?}", texts(&r));
     let (_, rest) = r[0].text.split_once("Game ").unwrap();
     rest[..4].to_string()
 }
@@ -53,19 +53,31 @@ fn scholars_mate(core: &Core) -> String {
     }
     say(core, "bob", "Nf6");
     let r = say(core, "alice", "Qxf7#");
-    assert!(r[0].text.contains("1-0"), "{r:?}");
+    assert!(r[0].text.contains("1-0"), "{:?}", texts(&r));
     id
 }
 
-/// Waits up to `limit` for notices of the test platform; takes them and
-/// notes them posted, as an adapter does once they are in its outbox.
-fn wait_for_notices(core: &Core, limit: Duration) -> Vec<Reply> {
+/// The reviews among notices (a game's end leaves its replay there too).
+fn reviews_in(notices: Vec<(ChannelKey, Reply)>) -> Vec<Reply> {
+    notices.into_iter().map(|(_, r)| r).filter(|r| r.text.starts_with("Review of ")).collect()
+}
+
+/// The texts of replies, to show.
+fn texts(replies: &[Reply]) -> Vec<&str> {
+    replies.iter().map(|r| r.text.as_str()).collect()
+}
+
+/// Waits up to `limit` for posted reviews of the test platform; takes the
+/// notices and notes them posted, as an adapter does once they are in its
+/// outbox.
+fn wait_for_reviews(core: &Core, limit: Duration) -> Vec<Reply> {
     let deadline = Instant::now() + limit;
     loop {
         let notices = core.take_notices(PLATFORM);
-        if !notices.is_empty() {
-            core.notices_kept(PLATFORM);
-            return notices.into_iter().map(|(_, r)| r).collect();
+        core.notices_kept(PLATFORM);
+        let reviews = reviews_in(notices);
+        if !reviews.is_empty() {
+            return reviews;
         }
         assert!(Instant::now() < deadline, "no review came within {limit:?}");
         std::thread::sleep(Duration::from_millis(20));
@@ -92,13 +104,13 @@ fn a_finished_game_gets_its_review_posted_and_review_answers_from_the_store() {
     let id = scholars_mate(&core);
     assert_eq!(owed(&core), 1, "the review is owed from the game's end");
     let reviewer = Reviewer::start(core.clone(), &[PLATFORM]);
-    let posted = wait_for_notices(&core, Duration::from_secs(120));
+    let posted = wait_for_reviews(&core, Duration::from_secs(120));
     reviewer.stop();
 
-    assert_eq!(posted.len(), 1, "{posted:?}");
+    assert_eq!(posted.len(), 1, "{:?}", texts(&posted));
     let review = &posted[0];
     let picture = review.picture.as_ref().expect("the evaluation graph");
-    let (w, h) = png_size(&picture.png);
+    let (w, h) = png_size(&picture.bytes);
     assert!(w > 100 && h > 50, "a graph of {w}x{h}");
     let text = &review.text;
     assert!(text.starts_with(&format!("Review of game {id}: alice (White) vs bob (Black), 1-0.")), "{text}");
@@ -115,7 +127,7 @@ fn a_finished_game_gets_its_review_posted_and_review_answers_from_the_store() {
     let started = Instant::now();
     let again = say(&core, "carol", &format!("/review {id}"));
     let took = started.elapsed();
-    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!(again.len(), 1, "{:?}", texts(&again));
     assert_eq!(again[0].text, *text);
     assert!(again[0].picture.is_some());
     assert_eq!(owed(&core), 0, "nothing queued for a kept review");
@@ -137,25 +149,25 @@ fn live_games_unknown_ids_and_empty_games_are_refused_kindly() {
     say(&core, "alice", "e4");
     for text in [format!("/review {id}"), "/review".to_string()] {
         let r = say(&core, "alice", &text);
-        assert!(r[0].text.contains("still being played") && r[0].text.contains("hint"), "{r:?}");
+        assert!(r[0].text.contains("still being played") && r[0].text.contains("hint"), "{:?}", texts(&r));
     }
     // The other player's and an onlooker's asking by id: the same.
     let r = say(&core, "carol", &format!("/review {id}"));
-    assert!(r[0].text.contains(&format!("Game {id} is still being played")), "{r:?}");
+    assert!(r[0].text.contains(&format!("Game {id} is still being played")), "{:?}", texts(&r));
     assert_eq!(owed(&core), 0, "no review of a live game is queued");
 
     let r = say(&core, "carol", "/review zzzz");
-    assert!(r[0].text.contains("There is no game zzzz"), "{r:?}");
+    assert!(r[0].text.contains("There is no game zzzz"), "{:?}", texts(&r));
     let r = say(&core, "carol", "/review k3x9!");
-    assert!(r[0].text.contains("is not a game id"), "{r:?}");
+    assert!(r[0].text.contains("is not a game id"), "{:?}", texts(&r));
     let r = say(&core, "dave", "/review");
-    assert!(r[0].text.contains("no finished game here"), "{r:?}");
+    assert!(r[0].text.contains("no finished game here"), "{:?}", texts(&r));
 
     // An aborted game has nothing to review.
     let other = start(&core, "c2", "erin", "fred");
     say_in(&core, "c2", "erin", "/abort");
     let r = say_in(&core, "c2", "erin", &format!("/review {other}"));
-    assert!(r[0].text.contains("aborted"), "{r:?}");
+    assert!(r[0].text.contains("aborted"), "{:?}", texts(&r));
     assert_eq!(owed(&core), 0);
 }
 
@@ -172,8 +184,8 @@ fn review_queues_a_game_that_ended_without_one() {
     say(&core, "alice", &format!("/review {id}"));
     assert_eq!(owed(&core), 1);
     assert_eq!(core.run_reviews(PLATFORM), 1);
-    let posted = wait_for_notices(&core, Duration::from_secs(1));
-    assert!(posted[0].text.contains("Nf6??"), "{posted:?}");
+    let posted = wait_for_reviews(&core, Duration::from_secs(1));
+    assert!(posted[0].text.contains("Nf6??"), "{:?}", texts(&posted));
     assert_eq!(owed(&core), 0);
 }
 
@@ -188,16 +200,16 @@ fn a_review_owed_survives_the_death_of_its_process() {
         let reviewer = Reviewer::start(core.clone(), &[PLATFORM]);
         std::thread::sleep(Duration::from_millis(700));
         reviewer.stop();
-        assert!(core.take_notices(PLATFORM).is_empty(), "not done yet");
+        assert!(reviews_in(core.take_notices(PLATFORM)).is_empty(), "not done yet");
         assert_eq!(owed(&core), 1, "still owed");
     }
     // A new process on the same store finishes it.
     let core = Arc::new(Core::new(Store::open(dir.path()).unwrap(), config(Duration::from_secs(5), 3)));
     let reviewer = Reviewer::start(core.clone(), &[PLATFORM]);
-    let posted = wait_for_notices(&core, Duration::from_secs(120));
+    let posted = wait_for_reviews(&core, Duration::from_secs(120));
     drop(reviewer);
-    assert!(posted[0].text.starts_with(&format!("Review of game {id}:")), "{posted:?}");
-    assert!(posted[0].text.contains("Nf6??"), "{posted:?}");
+    assert!(posted[0].text.starts_with(&format!("Review of game {id}:")), "{:?}", texts(&posted));
+    assert!(posted[0].text.contains("Nf6??"), "{:?}", texts(&posted));
     assert_eq!(owed(&core), 0);
 }
 
@@ -234,11 +246,11 @@ fn the_bot_answers_promptly_while_it_reviews_a_long_game() {
     for (i, mv) in sixty_plies().iter().enumerate() {
         let who = if i % 2 == 0 { "alice" } else { "bob" };
         let r = say(&core, who, mv);
-        assert!(r[0].text.contains("played"), "{mv}: {r:?}");
+        assert!(r[0].text.contains("played"), "{mv}: {:?}", texts(&r));
     }
     say(&core, "alice", "/resign");
     let r = say(&core, "alice", "/resign yes");
-    assert!(r.iter().any(|r| r.text.contains("0-1")), "{r:?}");
+    assert!(r.iter().any(|r| r.text.contains("0-1")), "{:?}", texts(&r));
     // A live game elsewhere to ask about meanwhile.
     start(&core, "c2", "carol", "dave");
     say_in(&core, "c2", "carol", "e4");
@@ -257,7 +269,7 @@ fn the_bot_answers_promptly_while_it_reviews_a_long_game() {
             slowest = slowest.max(took);
             asked += 1;
         }
-        posted.extend(core.take_notices(PLATFORM));
+        posted.extend(reviews_in(core.take_notices(PLATFORM)));
         if !posted.is_empty() {
             break;
         }
@@ -269,8 +281,8 @@ fn the_bot_answers_promptly_while_it_reviews_a_long_game() {
         "review of {id} (60 plies, 300 ms a position) posted after {review_took:?}; \
          {asked} commands answered meanwhile, the slowest in {slowest:?}"
     );
-    assert_eq!(posted.len(), 1, "the review was posted");
-    assert!(posted[0].1.text.starts_with(&format!("Review of game {id}:")), "{:?}", posted[0].1.text);
+    assert_eq!(posted.len(), 1, "the review was posted: {:?}", texts(&posted));
+    assert!(posted[0].text.starts_with(&format!("Review of game {id}:")), "{:?}", posted[0].text);
     assert!(asked >= 20, "commands were sent during the review ({asked})");
     assert!(slowest < Duration::from_millis(500), "a command took {slowest:?} during the review");
 }

@@ -14,8 +14,8 @@ use crate::keys::{self, join, prefix};
 use crate::rating::rate;
 use crate::store::{GameEnd, GameListing, UserRecord};
 use crate::{
-    Challenge, ChannelKey, ChannelSettings, ClashMatch, ColourChoice, GameId, GameKey, GameRecord, GameResult, NewGame,
-    Outcome, Rating, RatingChange, Result, StoreError, Timestamp,
+    Challenge, ChannelKey, ChannelSettings, ClashMatch, ClockState, ColourChoice, GameId, GameKey, GameRecord,
+    GameResult, NewGame, Outcome, Rating, RatingChange, Result, StoreError, Timestamp,
 };
 
 mod directory;
@@ -1152,6 +1152,7 @@ pub(crate) fn fresh_game(key: GameKey, new: &NewGame) -> GameRecord {
         applied_messages: Vec::new(),
         hints: Vec::new(),
         reminded_at: None,
+        clock: new.settings.clock.map(|c| ClockState::start(c, new.at)),
     }
 }
 
@@ -1194,7 +1195,10 @@ fn rate_in(
 ///   store does not know whose turn it is, so such a game stays due until
 ///   it ends; the caller sees quickly that it waits for the player.
 ///
-/// The earlier of the two for a game that is both. Never later than the
+/// - a game with a chat clock: when the player to move is to be reminded
+///   (once, under a tenth of the base time), else when their flag falls.
+///
+/// The earliest of these for a game that is several. Never later than the
 /// clock would act: earlier only costs the caller a look.
 pub(crate) fn due_of(game: &GameRecord) -> Option<Timestamp> {
     let by_days = game.settings.days_per_move.map(|days| {
@@ -1209,10 +1213,8 @@ pub(crate) fn due_of(game: &GameRecord) -> Option<Timestamp> {
         Timestamp(since.0.saturating_add(wait))
     });
     let by_bot = game.settings.bot_level.map(|_| Timestamp(game.updated_at.0.saturating_add(60_000)));
-    match (by_days, by_bot) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
+    let by_clock = game.settings.clock.zip(game.clock.as_ref()).map(|(c, state)| state.due(c));
+    [by_days, by_bot, by_clock].into_iter().flatten().min()
 }
 
 /// The `due` index key: the due time (8 bytes, big-endian ms), then the game's key.

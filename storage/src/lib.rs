@@ -135,6 +135,7 @@
 
 mod backup;
 mod bench;
+mod clock;
 mod codec;
 mod copy;
 mod db;
@@ -151,13 +152,14 @@ pub mod testing;
 
 pub use backup::{BACKUP_ANSWER, BACKUP_REQUEST, BackupSummary, request_backup};
 pub use bench::{BenchReport, bench};
+pub use clock::{CLOCK_MAX, FLAG_GRACE_MS};
 pub use copy::{CopyReport, hide_password, migrate, migrate_into_schema, url_without_password};
 pub use error::{Result, StoreError};
 pub use keys::{ChannelKey, GAME_ID_ALPHABET, GAME_ID_LEN, GameId, GameKey};
 pub use rating::Rating;
 pub use record::{
-    Challenge, ChannelSettings, ClashMatch, ClashRound, Colour, ColourChoice, GameRecord, GameResult, GameSettings,
-    MoveRecord, NewGame, Offer, OfferKind, Outcome, RatingChange, SealedBid, Timestamp,
+    Challenge, ChannelSettings, ChatClock, ClashMatch, ClashRound, ClockState, Colour, ColourChoice, GameRecord,
+    GameResult, GameSettings, MoveRecord, NewGame, Offer, OfferKind, Outcome, RatingChange, SealedBid, Timestamp,
 };
 pub use review::ReviewJob;
 pub use store::{BackendKind, ChannelMove, Completion, GameEnd, GameListing, Migration, Owed, Store, UserRecord};

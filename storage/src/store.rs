@@ -24,8 +24,8 @@ use crate::codec::Record;
 use crate::embedded::SledStore;
 use crate::pg::PgStore;
 use crate::{
-    BackupSummary, Challenge, ChannelKey, ChannelSettings, GameKey, GameRecord, MoveRecord, NewGame, Offer, OfferKind,
-    Outcome, Rating, RatingChange, Result, ReviewJob, SealedBid, StoreError, Timestamp,
+    BackupSummary, Challenge, ChannelKey, ChannelSettings, ClockState, GameKey, GameRecord, MoveRecord, NewGame, Offer,
+    OfferKind, Outcome, Rating, RatingChange, Result, ReviewJob, SealedBid, StoreError, Timestamp,
 };
 
 /// Games found by a listing: each with its key, and the game or the error that
@@ -343,8 +343,24 @@ impl Store {
     /// [`StoreError::Conflict`]. A retried delivery of the same message gets
     /// [`StoreError::AlreadyApplied`]. When this returns `Ok` the move is on disk.
     pub fn apply_move(&self, key: &GameKey, expected_version: u64, mv: MoveRecord, fen: &str) -> Result<GameRecord> {
+        self.apply_timed_move(key, expected_version, mv, fen, None)
+    }
+
+    /// [`Store::apply_move`], setting the game's chat clock to `clock` in the
+    /// same step (the caller charged the mover).
+    pub fn apply_timed_move(
+        &self,
+        key: &GameKey,
+        expected_version: u64,
+        mv: MoveRecord,
+        fen: &str,
+        clock: Option<ClockState>,
+    ) -> Result<GameRecord> {
         let message_id = mv.message_id.clone();
         self.update_game(key, expected_version, message_id.as_deref(), |game| {
+            if clock.is_some() {
+                game.clock.clone_from(&clock);
+            }
             game.updated_at = mv.at;
             game.moves.push(mv.clone());
             fen.clone_into(&mut game.fen);
@@ -368,6 +384,12 @@ impl Store {
             let available = game.moves.len();
             if plies > available {
                 return Err(StoreError::TakebackTooLong { key: key.clone(), requested: plies, available });
+            }
+            // The chat clock gives back nothing: the player to move again
+            // (who played the first move taken back) has what is left.
+            let to_move = game.moves.get(available - plies).and_then(|m| game.colour_of(&m.by));
+            if let (Some(state), Some(to_move)) = (game.clock.as_mut(), to_move) {
+                *state = state.after_takeback(to_move, at);
             }
             game.moves.truncate(available - plies);
             fen.clone_into(&mut game.fen);

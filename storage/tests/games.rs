@@ -14,7 +14,13 @@ fn challenge(challenger: &str, challenged: Option<&str>, colour: ColourChoice) -
         challenged: challenged.map(Into::into),
         variant: "chess".into(),
         colour,
-        settings: GameSettings { rated: true, hints_allowed: true, days_per_move: Some(3), bot_level: None },
+        settings: GameSettings {
+            rated: true,
+            hints_allowed: true,
+            days_per_move: Some(3),
+            bot_level: None,
+            clock: None,
+        },
         clash: false,
         at: Timestamp(500),
     }

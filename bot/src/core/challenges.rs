@@ -33,13 +33,21 @@ impl Core {
             ColourWish::Black => ColourChoice::Black,
             ColourWish::Random => ColourChoice::Random,
         };
+        let clock = clock::chat_clock(spec.clock);
         let settings = GameSettings {
             rated: settings_here.rated,
             hints_allowed: spec.hints.unwrap_or(settings_here.hints_allowed),
-            days_per_move: spec.days.or(settings_here.days_per_move),
+            // A chat clock replaces the channel's days per move.
+            days_per_move: if clock.is_some() { None } else { spec.days.or(settings_here.days_per_move) },
             bot_level: None,
+            clock,
         };
         let clash = v.id == kibitz_rules::CLASH.id;
+        if clash && clock.is_some() {
+            return refuse(
+                "Clash of the Armies matches have no chat clock (their army phases and auctions take no moves);                  play one with days N, or without a clock.",
+            );
+        }
         if spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {
             let settings = GameSettings {
                 rated: false,
@@ -50,9 +58,25 @@ impl Core {
             let bot = spec.opponent.clone().unwrap_or_else(|| self.bot_id(&msg.platform));
             return self.play_the_bot(msg, v, colour, settings, bot);
         }
+        self.open_challenge(msg, spec.opponent.clone(), v, colour, settings)
+    }
+
+    /// Records the challenge of `msg`'s sender to `opponent` (anyone, if
+    /// `None`) and says so, with its Accept and Decline buttons.
+    pub(super) fn open_challenge(
+        &self,
+        msg: &Incoming,
+        opponent: Option<String>,
+        v: &'static Variant,
+        colour: ColourChoice,
+        settings: GameSettings,
+    ) -> Answer {
+        let channel = Self::channel(msg);
+        let me = &msg.sender.id;
+        let clash = v.id == kibitz_rules::CLASH.id;
         let challenge = Challenge {
             challenger: me.clone(),
-            challenged: spec.opponent.clone(),
+            challenged: opponent.clone(),
             variant: v.id.to_string(),
             colour,
             settings: settings.clone(),
@@ -70,16 +94,10 @@ impl Core {
             ColourChoice::Black => "playing Black",
             ColourChoice::Random => "colours by lot",
         };
-        let mut extras = Vec::new();
-        if settings.hints_allowed {
-            extras.push("hints on".to_string());
-        }
-        if let Some(d) = settings.days_per_move {
-            extras.push(format!("{} per move", count(d as usize, "day")));
-        }
-        let extras = if extras.is_empty() { String::new() } else { format!(", {}", extras.join(", ")) };
+        let extras = settings_words(&settings);
+        let extras = if extras.is_empty() { String::new() } else { format!(", {extras}") };
         let what = if clash { format!("a match of {}", v.name) } else { v.name.to_string() };
-        let (text, accept) = match &spec.opponent {
+        let (text, accept) = match &opponent {
             Some(o) => (
                 format!(
                     "{} challenges {} to {what} ({side}{extras}). {}: /accept or /decline.",
@@ -100,7 +118,7 @@ impl Core {
         };
         let text = text + replaced.as_deref().unwrap_or("");
         let mut buttons = vec![Button { label: "Accept".into(), command: accept }];
-        if spec.opponent.is_some() {
+        if opponent.is_some() {
             buttons.push(Button { label: "Decline".into(), command: format!("/decline @{me}") });
         }
         Ok(vec![Reply { text, picture: None, buttons }])
@@ -159,11 +177,12 @@ impl Core {
         }
         let r = &loaded.record;
         let mut text = format!(
-            "Game {}: {} (White) vs {} (Black), {}.",
+            "Game {}: {} (White) vs {} (Black), {}{}.",
             r.key.id.as_str(),
             mention(&r.white),
             mention(&r.black),
-            v.name
+            v.name,
+            r.settings.clock.map(|c| format!(", {c}")).unwrap_or_default()
         );
         let _ = write!(text, " {} moves first.", mention(&r.white));
         let picture = self.picture(&loaded, Color::White, |_| {});
@@ -256,4 +275,20 @@ impl Core {
             ids.join(", ")
         ))
     }
+}
+
+/// "hints on, 3 days per move" or "10+5": the settings a challenge shows
+/// beside the variant and colours (empty for none).
+pub(super) fn settings_words(settings: &GameSettings) -> String {
+    let mut extras = Vec::new();
+    if let Some(c) = settings.clock {
+        extras.push(c.to_string());
+    }
+    if settings.hints_allowed {
+        extras.push("hints on".to_string());
+    }
+    if let Some(d) = settings.days_per_move {
+        extras.push(format!("{} per move", count(d as usize, "day")));
+    }
+    extras.join(", ")
 }

@@ -22,6 +22,8 @@ pub(super) enum Routed<'a> {
     Pgn(Option<&'a str>),
     /// `/fen [GAME]`.
     Fen(Option<&'a str>),
+    /// `/gif [GAME]`.
+    Gif(Option<&'a str>),
 }
 
 /// Whether `word` reads as a game id rather than a page number of `/moves`.
@@ -77,7 +79,7 @@ impl Core {
                     None => (None, Some(text.to_string())),
                 }
             }
-            Routed::Board(id) | Routed::Pgn(id) | Routed::Fen(id) | Routed::Moves(id) => {
+            Routed::Board(id) | Routed::Pgn(id) | Routed::Fen(id) | Routed::Gif(id) | Routed::Moves(id) => {
                 (id.and_then(|id| self.own_running_game(msg, id)), id.map(str::to_string))
             }
         };
@@ -87,7 +89,10 @@ impl Core {
             Some(key) => Some(key.clone()),
             // In private, without a game there: the sender's only game.
             None if msg.private
-                && !matches!(cmd, Routed::Board(Some(_)) | Routed::Pgn(Some(_)) | Routed::Fen(Some(_))) =>
+                && !matches!(
+                    cmd,
+                    Routed::Board(Some(_)) | Routed::Pgn(Some(_)) | Routed::Fen(Some(_)) | Routed::Gif(Some(_))
+                ) =>
             {
                 self.only_game_elsewhere(msg)?
             }
@@ -101,6 +106,7 @@ impl Core {
                 Routed::Moves(_) => self.moves(msg, moves_id.as_deref(), rest),
                 Routed::Pgn(id) => self.pgn(msg, named.as_ref().map(|k| k.id.as_str()).or(id)),
                 Routed::Fen(id) => self.fen(msg, named.as_ref().map(|k| k.id.as_str()).or(id)),
+                Routed::Gif(id) => self.gif(msg, named.as_ref().map(|k| k.id.as_str()).or(id)),
             };
         };
         let there = relayed(msg, &key.channel);
@@ -127,6 +133,7 @@ impl Core {
             Routed::Moves(_) => self.moves(&there, id, rest),
             Routed::Pgn(_) => self.pgn(&there, id),
             Routed::Fen(_) => self.fen(&there, id),
+            Routed::Gif(_) => self.gif(&there, id),
         }
     }
 
@@ -233,7 +240,19 @@ impl Core {
             let since = if clash::between_rounds(l) { r.updated_at } else { r.moves.last().map_or(start, |m| m.at) };
             let allowed = u64::from(days) * 86_400_000;
             let left = allowed.saturating_sub(msg.at.0.saturating_sub(since.0));
-            let _ = write!(entry, ", {} left ({} a move)", time_words(left), count(days as usize, "day"));
+            let _ = write!(entry, ", {} left ({} a move", time_words(left), count(days as usize, "day"));
+            if let Some(until) = clock::deadline(r).filter(|_| r.clash.is_none()) {
+                let _ = write!(
+                    entry,
+                    "; {} has until {}",
+                    self.name(&r.key.channel.platform, r.player(colour_of(l.game.position().turn()))),
+                    clock::deadline_words(until, msg.at)
+                );
+            }
+            entry.push(')');
+        }
+        if let (Some(line), Some(c)) = (self.clock_line(r, msg.at), r.settings.clock) {
+            let _ = write!(entry, " ({c}: {line})");
         }
         entry
     }

@@ -43,10 +43,11 @@ impl Core {
         let r = &loaded.record;
         let what = if clash { format!("a match of {}", v.name) } else { v.name.to_string() };
         let mut text = format!(
-            "Game {}: {} (White) vs {} (Black), {what}, me at level {level}.",
+            "Game {}: {} (White) vs {} (Black), {what}{}, me at level {level}.",
             r.key.id.as_str(),
             mention(&r.white),
             mention(&r.black),
+            r.settings.clock.map(|c| format!(", {c}")).unwrap_or_default()
         );
         if clash {
             text.pop();
@@ -161,8 +162,9 @@ impl Core {
             return self.round_ending_move(at, message_id, &bot, loaded, &game, record, &played, outcome);
         }
         let fen = game.position().fen();
-        let Some(stored) = applied(self.store.apply_move(&loaded.record.key, loaded.record.version, record, &fen))?
-        else {
+        let clock = self.clock_after_move(&loaded.record, at);
+        let r = &loaded.record;
+        let Some(stored) = applied(self.store.apply_timed_move(&r.key, r.version, record, &fen, clock))? else {
             return Ok(None);
         };
         let mut after = Loaded { record: stored, game, clash: loaded.clash.clone() };

@@ -34,7 +34,10 @@ impl Core {
     pub(super) fn play(&self, msg: &Incoming, text: &str) -> Answer {
         match self.play_move(msg, text) {
             Ok(replies) if replies.is_empty() => Ok(self.recap(msg).unwrap_or_default()),
-            Err(refusal) => self.recap(msg).ok_or(refusal),
+            Err(refusal) => match self.recap(msg) {
+                Some(recap) => Ok(recap),
+                None => self.flagged_before(msg).map(|r| vec![r]).ok_or(refusal),
+            },
             done => done,
         }
     }
@@ -49,6 +52,10 @@ impl Core {
         }
         if let Some(late) = self.too_late(msg, &loaded, to_move)? {
             return Ok(late);
+        }
+        let flagged = self.flag_fell(msg, &loaded, to_move)?;
+        if !flagged.is_empty() {
+            return Ok(flagged);
         }
         let mut game = loaded.game.clone();
         let played = match game.play_text(text) {
@@ -68,8 +75,9 @@ impl Core {
             return self.move_ends_round(msg, &loaded, &game, record, &played, outcome);
         }
         let fen = game.position().fen();
-        let Some(stored) = applied(self.store.apply_move(&loaded.record.key, loaded.record.version, record, &fen))?
-        else {
+        let clock = self.clock_after_move(&loaded.record, msg.at);
+        let r = &loaded.record;
+        let Some(stored) = applied(self.store.apply_timed_move(&r.key, r.version, record, &fen, clock))? else {
             return Ok(Vec::new());
         };
         let mut after = Loaded { record: stored, game, clash: loaded.clash };
@@ -164,7 +172,16 @@ impl Core {
                 text.push_str(" Check!");
             }
             if !self.is_bot(&after.record.key.channel.platform, &next_player) {
-                let _ = write!(text, " {}, your move.", mention(&next_player));
+                let _ = write!(text, " {}, your move", mention(&next_player));
+                match clock::deadline(&after.record).filter(|_| after.clash.is_none()) {
+                    Some(until) => {
+                        let _ = write!(text, ": you have until {}.", clock::deadline_words(until, at));
+                    }
+                    None => text.push('.'),
+                }
+            }
+            if let Some(line) = self.clock_line(&after.record, at) {
+                let _ = write!(text, " {line}.");
             }
         }
         text

@@ -405,8 +405,17 @@ impl Core {
                 let _ = write!(text, "\n{}", mistake_line(p));
             }
         }
-        // The evaluation graph joins the reply once the renderer draws it.
-        let picture: Option<Picture> = None;
+        let title = format!("{}: {white} vs {black}", capitalised(&subject.name()));
+        let picture = match kibitz_render::eval_graph_png(review, &title) {
+            Ok(png) => {
+                let round = subject.round.as_ref().map_or(String::new(), |r| format!("-round{}", r.number));
+                Some(Picture { name: format!("review-{}{round}.png", r.key.id.as_str()), bytes: png })
+            }
+            Err(e) => {
+                tracing::warn!("could not draw the evaluation graph of {}: {e}", subject.name());
+                None
+            }
+        };
         Reply { text, picture, buttons: Vec::new() }
     }
 }
@@ -425,4 +434,10 @@ fn mistake_line(p: &PlyReview) -> String {
         }
     }
     line
+}
+
+/// `s` with its first letter in upper case.
+fn capitalised(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
