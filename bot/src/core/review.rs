@@ -369,22 +369,51 @@ impl Core {
         self.kept_review(&record.key, None)
     }
 
+    /// `text` with each mention (`<@ID>`) written as the player's name: a
+    /// review tells of the players without calling them.
+    fn unmentioned(&self, platform: &str, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find("<@") {
+            out.push_str(&rest[..at]);
+            match rest[at..].find('>') {
+                Some(end) => {
+                    out.push_str(&self.name(platform, &rest[at + 2..at + end]));
+                    rest = &rest[at + end + 1..];
+                }
+                None => {
+                    out.push_str(&rest[at..]);
+                    rest = "";
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
     /// The posted review: the evaluation graph, with the players' figures
     /// and the biggest mistakes as its caption.
     fn review_reply(&self, subject: &Subject, review: &GameReview) -> Reply {
         let r = &subject.record;
         let platform = &r.key.channel.platform;
         let (white, black) = (self.name(platform, &r.white), self.name(platform, &r.black));
-        let result = match &subject.round {
-            Some(round) => round.outcome.trim_end_matches('.').to_string(),
-            None => match r.result.as_ref().map(|x| x.outcome) {
-                Some(Outcome::WhiteWins) => "1-0".to_string(),
-                Some(Outcome::BlackWins) => "0-1".to_string(),
-                Some(Outcome::Draw) => "1/2-1/2".to_string(),
-                Some(Outcome::Aborted) | None => "*".to_string(),
-            },
+        let mut text = match &subject.round {
+            // The round's result in its own words, the first sentence, with names for mentions.
+            Some(round) => {
+                let first = round.outcome.split(". ").next().unwrap_or_default().trim_end_matches('.');
+                let result = self.unmentioned(platform, first);
+                format!("Review of {}: {white} (White) vs {black} (Black). {result}.", subject.name())
+            }
+            None => {
+                let result = match r.result.as_ref().map(|x| x.outcome) {
+                    Some(Outcome::WhiteWins) => "1-0",
+                    Some(Outcome::BlackWins) => "0-1",
+                    Some(Outcome::Draw) => "1/2-1/2",
+                    Some(Outcome::Aborted) | None => "*",
+                };
+                format!("Review of {}: {white} (White) vs {black} (Black), {result}.", subject.name())
+            }
         };
-        let mut text = format!("Review of {}: {white} (White) vs {black} (Black), {result}.", subject.name());
         for (name, side) in [(&white, Color::White), (&black, Color::Black)] {
             let s = review.side(side);
             let _ = write!(
