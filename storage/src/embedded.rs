@@ -26,6 +26,7 @@ mod reviews;
 pub(crate) use directory::{describe_user, folded, rename_in};
 pub(crate) use outbox::decode_entry;
 pub(crate) use pace::take_slot;
+pub(crate) use reviews::read_reviews;
 
 /// The game store: one sled database holding every platform's channels.
 ///

@@ -102,3 +102,27 @@ fn two_processes_never_take_the_same_review() {
     taken.dedup();
     assert_eq!(taken.len(), 20, "no job is taken twice");
 }
+
+#[test]
+fn a_copy_to_the_shared_store_keeps_the_reviews_owed_and_done() {
+    let Some(schema) = kibitz_storage::testing::TestSchema::new("reviews_copy") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (owed, round) = (job("-5", "k3x9", None, 1_000), job("-7", "m2p4", Some(2), 2_000));
+    {
+        let store = kibitz_storage::Store::open(dir.path()).unwrap();
+        store.queue_review(&owed).unwrap();
+        store.queue_review(&round).unwrap();
+        store.set_review(&owed.game, None, "{\"plies\":[]}").unwrap();
+        store.set_review(&round.game, Some(1), "round one").unwrap();
+    }
+    let report = kibitz_storage::migrate_into_schema(dir.path(), schema.server(), schema.name()).unwrap();
+    assert!(report.skipped.is_empty(), "{report}");
+    assert_eq!((report.review_jobs, report.reviews), (2, 2), "{report}");
+    let shared = schema.store().unwrap();
+    let copied: Vec<ReviewJob> = shared.reviews_owed("telegram").unwrap().into_iter().map(Result::unwrap).collect();
+    assert_eq!(copied, vec![owed.clone(), round.clone()]);
+    assert_eq!(shared.review_of(&owed.game, None).unwrap().as_deref(), Some("{\"plies\":[]}"));
+    assert_eq!(shared.review_of(&round.game, Some(1)).unwrap().as_deref(), Some("round one"));
+    // Taken by nobody yet: the first process to look takes them.
+    assert_eq!(shared.claim_reviews(Timestamp(3_000), "telegram", LEASE, 10).unwrap(), vec![owed, round]);
+}

@@ -21,15 +21,22 @@ fn review_key(game: &GameKey, round: Option<u32>) -> Result<Vec<u8>> {
     Ok(key)
 }
 
-/// The job of a `review_jobs` key and value; `None` if the key is no such key.
-fn job_of(key: &[u8], raw: &[u8]) -> Option<Result<ReviewJob>> {
+/// The platform, channel, game id and round number of a `review_jobs` or
+/// `reviews` key; `None` if it is no such key.
+fn key_parts(key: &[u8]) -> Option<(String, String, String, u32)> {
     let (head, round) = key.split_at(key.len().checked_sub(4)?);
-    let round = round_of(u32::from_be_bytes(round.try_into().ok()?));
+    let round = u32::from_be_bytes(round.try_into().ok()?);
     let head = head.strip_suffix(&[0])?;
     let mut parts = head.split(|b| *b == 0);
     let (platform, channel, id) = (parts.next()?, parts.next()?, parts.next()?);
-    let id = GameId::parse(&keys::text(id)).ok()?;
-    let game = ChannelKey::new(keys::text(platform), keys::text(channel)).game(id);
+    parts.next().is_none().then(|| (keys::text(platform), keys::text(channel), keys::text(id), round))
+}
+
+/// The job of a `review_jobs` key and value; `None` if the key is no such key.
+fn job_of(key: &[u8], raw: &[u8]) -> Option<Result<ReviewJob>> {
+    let (platform, channel, id, round) = key_parts(key)?;
+    let round = round_of(round);
+    let game = ChannelKey::new(platform, channel).game(GameId::parse(&id).ok()?);
     let record = codec::decode::<JobRecord>(|| describe_job(&game, round), raw);
     Some(record.map(|r| ReviewJob { game, round, queued_at: r.queued_at }))
 }
@@ -141,4 +148,51 @@ impl SledStore {
         });
         self.settle(open, journal, settled(result))
     }
+}
+
+/// Reads every review owed and kept, for a copy to the shared store: rows
+/// of (platform, channel, id, round, record, queued at) and (platform,
+/// channel, id, round, review); what cannot be read goes to `skipped`.
+#[allow(clippy::type_complexity)]
+pub(crate) fn read_reviews(
+    t: &crate::db::Trees,
+    jobs: &mut Vec<(String, String, String, i32, String, i64)>,
+    reviews: &mut Vec<(String, String, String, i32, String)>,
+    skipped: &mut Vec<StoreError>,
+) -> Result<()> {
+    let malformed = |tree: &str, key: &[u8]| StoreError::Corrupt {
+        record: format!("the entry `{}` of {tree}", keys::text(key).replace('\0', "/")),
+        reason: "its key is malformed".to_owned(),
+    };
+    for entry in t.tree(b"review_jobs")?.iter() {
+        let (key, raw) = entry?;
+        let (Some((platform, channel, id, round)), Some(job)) = (key_parts(&key), job_of(&key, &raw)) else {
+            skipped.push(malformed("the reviews owed", &key));
+            continue;
+        };
+        let record = job.and_then(|j| {
+            let text = super::encode(|| describe_job(&j.game, j.round), &JobRecord { queued_at: j.queued_at })?;
+            Ok((String::from_utf8_lossy(&text).into_owned(), j.queued_at))
+        });
+        match record {
+            Ok((text, at)) => {
+                jobs.push((platform, channel, id, round.min(i32::MAX as u32) as i32, text, crate::pg::ms(at)))
+            }
+            Err(e) => skipped.push(e),
+        }
+    }
+    for entry in t.tree(b"reviews")?.iter() {
+        let (key, raw) = entry?;
+        let Some((platform, channel, id, round)) = key_parts(&key) else {
+            skipped.push(malformed("the reviews", &key));
+            continue;
+        };
+        match String::from_utf8(raw.to_vec()) {
+            Ok(text) => reviews.push((platform, channel, id, round.min(i32::MAX as u32) as i32, text)),
+            Err(e) => {
+                skipped.push(StoreError::Corrupt { record: format!("the review of game {id}"), reason: e.to_string() })
+            }
+        }
+    }
+    Ok(())
 }
