@@ -94,6 +94,8 @@ pub enum Command {
     Fen(Option<String>),
     /// The game's replay, an animated GIF.
     Gif(Option<String>),
+    /// The review of a finished game (the sender's last one here without an id).
+    Review(Option<String>),
     /// A player's ratings and results.
     Stats(Option<String>),
     /// The best players.
@@ -194,6 +196,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("pgn", "pgn [GAME]"),
     ("fen", "fen [GAME]"),
     ("gif", "gif [GAME]"),
+    ("review", "review [GAME]"),
     ("stats", "stats [@user]"),
     ("leaderboard", "leaderboard [VARIANT]"),
     ("prices", "prices"),
@@ -309,6 +312,7 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         "pgn" => one("pgn").map(Command::Pgn),
         "fen" => one("fen").map(Command::Fen),
         "gif" => one("gif").map(Command::Gif),
+        "review" => one("review").map(Command::Review),
         "stats" => user("stats").map(Command::Stats),
         "leaderboard" => one("leaderboard").map(Command::Leaderboard),
         "army" => none("army", Command::Army),

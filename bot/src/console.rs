@@ -12,6 +12,7 @@
 
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use kibitz_storage::Timestamp;
 
@@ -19,7 +20,7 @@ use crate::core::{Action, Core, Incoming, LOCAL_BOT_ID, Reply, User};
 
 /// The console's state: who speaks, where, and where pictures go.
 pub struct Console {
-    core: Core,
+    core: Arc<Core>,
     out: PathBuf,
     speaker: Option<String>,
     channel: String,
@@ -43,7 +44,7 @@ impl Console {
         // The console's bot has a fixed id, which no speaker may take.
         core.set_bot_id(PLATFORM, LOCAL_BOT_ID);
         Console {
-            core,
+            core: Arc::new(core),
             out: out.to_path_buf(),
             speaker: None,
             channel: "local".into(),
@@ -166,10 +167,7 @@ impl Console {
         }
         let replies = self.core.handle(&msg);
         lines.extend(replies.iter().flat_map(|r| self.show(r)));
-        for (channel, notice) in self.core.take_notices(PLATFORM) {
-            let shown = self.show(&notice);
-            lines.extend(shown.into_iter().map(|l| format!("[#{}] {l}", channel.channel)));
-        }
+        lines.extend(self.notices());
         // The console has no messages to delete: it says what a chat would do.
         for (_, action) in self.core.take_actions(PLATFORM) {
             match action {
@@ -177,6 +175,31 @@ impl Console {
             }
         }
         lines
+    }
+
+    /// The notices waiting for the console's channels, shown (a finished
+    /// review comes this way).
+    fn notices(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (channel, notice) in self.core.take_notices(PLATFORM) {
+            let shown = self.show(&notice);
+            lines.extend(shown.into_iter().map(|l| format!("[#{}] {l}", channel.channel)));
+        }
+        // Shown is as good as posted: the reviews among them are done.
+        self.core.notices_kept(PLATFORM);
+        lines
+    }
+
+    /// Runs every review owed now, here, and shows them: for transcripts,
+    /// which must not depend on when a background review ends.
+    pub fn reviews(&mut self) -> Vec<String> {
+        self.core.run_reviews(PLATFORM);
+        self.notices()
+    }
+
+    /// The core.
+    pub fn core(&self) -> &Arc<Core> {
+        &self.core
     }
 
     fn show(&mut self, reply: &Reply) -> Vec<String> {
@@ -234,5 +257,9 @@ pub fn run_stdio(core: Core, out: &Path) -> io::Result<()> {
     let stdin = io::stdin();
     let interactive = stdin.is_terminal();
     let mut console = Console::new(core, out);
-    console.run(stdin.lock(), io::stdout().lock(), interactive)
+    // Reviews run in the background; each shows after the line that follows its end.
+    let reviewer = crate::reviewer::Reviewer::start(console.core().clone(), &[PLATFORM]);
+    let done = console.run(stdin.lock(), io::stdout().lock(), interactive);
+    reviewer.stop();
+    done
 }

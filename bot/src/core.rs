@@ -45,6 +45,7 @@ mod sealed;
 mod shape;
 
 use info::{help, variants};
+pub use review::{REVIEW_LEASE, Reviewed};
 pub use sealed::private_route;
 
 pub use bounds::{CAPTION_LIMIT, CUT_NOTE, EXCERPT, REPLY_LIMIT, cut, excerpt, units};
@@ -151,6 +152,13 @@ pub struct CoreConfig {
     pub default_variant: String,
     /// Width of the board's squares together in pictures.
     pub board_size: u32,
+    /// Whether a game that ends is reviewed by itself (`/review` works either way).
+    pub review_at_end: bool,
+    /// How long a review searches each position.
+    pub review_time: Duration,
+    /// How deep a review may search each position (plies): a small depth
+    /// makes reviews the same on every machine (the console's transcripts).
+    pub review_depth: u32,
 }
 
 impl Default for CoreConfig {
@@ -161,6 +169,9 @@ impl Default for CoreConfig {
             hint_depth: 64,
             default_variant: "chess".into(),
             board_size: kibitz_render::DEFAULT_SIZE,
+            review_at_end: true,
+            review_time: Duration::from_millis(300),
+            review_depth: 64,
         }
     }
 }
@@ -253,6 +264,13 @@ pub struct Core {
     /// The page of `/moves` each asker saw last, by platform, channel and
     /// user, for `/moves more`.
     pages: Mutex<HashMap<(String, String, String), usize>>,
+    /// The review jobs whose replies wait with the notices (see `review`).
+    review_marks: Mutex<review::ReviewMarks>,
+    /// Wakes the reviewer when a review is queued.
+    review_wake: review::ReviewWake,
+    /// Counts the notices left outside of any message (a finished review),
+    /// so that an idle adapter posts them at once.
+    notices_waiting: tokio::sync::watch::Sender<u64>,
 }
 
 /// A stored game with its rules state rebuilt.
@@ -278,6 +296,9 @@ impl Core {
             resigns: Mutex::default(),
             actions: Mutex::default(),
             pages: Mutex::default(),
+            review_marks: Mutex::default(),
+            review_wake: review::ReviewWake::default(),
+            notices_waiting: tokio::sync::watch::Sender::new(0),
         }
     }
 
@@ -289,6 +310,7 @@ impl Core {
         let Ok(mut notices) = self.notices.lock() else { return Vec::new() };
         let (mine, others): (Vec<_>, Vec<_>) = notices.drain(..).partition(|(k, _)| k.platform == platform);
         *notices = others;
+        self.review_notices_taken(platform);
         bounded_notices(mine)
     }
 
@@ -582,6 +604,7 @@ impl Core {
             Command::Pgn(id) => self.routed(msg, elsewhere::Routed::Pgn(id.as_deref())),
             Command::Fen(id) => self.routed(msg, elsewhere::Routed::Fen(id.as_deref())),
             Command::Gif(id) => self.routed(msg, elsewhere::Routed::Gif(id.as_deref())),
+            Command::Review(id) => self.review(msg, id.as_deref()),
             Command::Stats(who) => self.stats(msg, who.as_deref()),
             Command::Leaderboard(v) => self.leaderboard(msg, v.as_deref()),
             Command::Army => self.army(msg),

@@ -85,7 +85,7 @@ use crate::relay::{Delivery, Relay};
 use crate::shards::Shards;
 
 /// The platform name in the store and in [`Incoming`].
-const PLATFORM: &str = "discord";
+pub const PLATFORM: &str = "discord";
 
 /// The store keeps each channel's guild beside the reading positions, as
 /// the position `guild/CHANNEL` whose value is the guild's id, or
@@ -1418,6 +1418,11 @@ const SLASH: &[Slash] = &[
         name: "fen",
         description: "The position as FEN",
         options: &[opt("game", Kind::Text, "Game id (if several run here)")],
+    },
+    Slash {
+        name: "review",
+        description: "The review of a finished game",
+        options: &[opt("game", Kind::Text, "Game id (your last game here if left out)")],
     },
     Slash {
         name: "stats",

@@ -569,6 +569,17 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
         tracing::info!("the store is shared (PostgreSQL); this process's heartbeat lease is {} s", lease.as_secs_f32());
     }
     let core = Arc::new(Core::new(store.clone(), config.core()));
+    // Finished games are reviewed in the background, for the platforms served here.
+    let reviewer = {
+        let mut platforms = Vec::new();
+        if config.telegram.token.as_deref().is_some_and(|t| !t.is_empty()) {
+            platforms.push(kibitz_bot::telegram::PLATFORM);
+        }
+        if config.discord.token.as_deref().is_some_and(|t| !t.is_empty()) {
+            platforms.push(kibitz_bot::discord::PLATFORM);
+        }
+        kibitz_bot::reviewer::Reviewer::start(core.clone(), &platforms)
+    };
     let result = runtime.block_on(async {
         let (stop, shutdown) = adapter::shutdown_channel();
         let mut adapters = tokio::task::JoinSet::new();
@@ -604,6 +615,8 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
         }
         if failed.is_empty() { Ok(()) } else { Err(failed.join("; ")) }
     });
+    // A review under way stops within a position's search and stays owed.
+    reviewer.stop();
     store.flush().map_err(|e| e.to_string())?;
     result
 }

@@ -398,6 +398,7 @@ fn describe(name: &str, usage: &str) -> String {
         "pgn" => "The game as PGN",
         "fen" => "The position as FEN",
         "gif" => "The game's replay, animated",
+        "review" => "The review of a finished game",
         "stats" => "Ratings and results",
         "leaderboard" => "The best players",
         "prices" => "Clash: what each piece costs",

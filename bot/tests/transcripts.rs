@@ -14,7 +14,10 @@
 //!
 //! `<` lines are the output expected from the input line above them, in
 //! order; `{*}` in them matches anything. `!restart` closes the database and
-//! opens it again, as a restart of the bot would. Game ids and colours drawn
+//! opens it again, as a restart of the bot would. `!reviews` runs the
+//! reviews owed (of the games that ended) to the end and shows them, so that
+//! a transcript does not depend on when a background review ends; reviews
+//! search to a fixed depth. Game ids and colours drawn
 //! by lot come from a seeded generator, so they are the same on every run.
 //!
 //! Messages are sent at fixed times, from Friday 2 January 2026 12:00:00
@@ -61,7 +64,14 @@ const START: u64 = 1_767_355_200_000;
 fn open(db: &Path, pictures: &Path, at: Timestamp) -> Console {
     let store = Store::open(db).expect("store opens");
     // Hints searched to a fixed depth, so that they are the same on every machine.
-    let config = CoreConfig { hint_time: std::time::Duration::from_secs(60), hint_depth: 3, ..CoreConfig::default() };
+    // Reviews too, so that they read the same everywhere.
+    let config = CoreConfig {
+        hint_time: std::time::Duration::from_secs(60),
+        hint_depth: 3,
+        review_time: std::time::Duration::from_secs(60),
+        review_depth: 4,
+        ..CoreConfig::default()
+    };
     let mut console = Console::new(Core::new(store, config), pictures);
     console.set_time(at);
     console
@@ -108,6 +118,7 @@ fn play(path: &Path) -> (String, Vec<String>) {
             continue;
         }
         let out = match line.trim().strip_prefix("!at ") {
+            _ if line.trim() == "!reviews" => console.as_mut().unwrap().reviews(),
             Some(when) => {
                 now = offset(when).unwrap_or_else(|| panic!("{}: `{line}` is no time (MM:SS)", path.display()));
                 let console = console.as_mut().unwrap();
@@ -130,8 +141,8 @@ fn play(path: &Path) -> (String, Vec<String>) {
         }
         for (n, actual) in out.iter().enumerate() {
             // Picture paths and the PGN's date change from run to run.
-            let shown = if actual.starts_with("  [picture: ") {
-                "  [picture: {*}]".to_string()
+            let shown = if let Some(at) = actual.find("  [picture: ") {
+                format!("{}  [picture: {{*}}]", &actual[..at])
             } else if actual.starts_with("kibitz: [Date \"") {
                 "kibitz: [Date \"{*}\"]".to_string()
             } else {

@@ -21,6 +21,7 @@ use crate::{
 mod directory;
 mod outbox;
 mod pace;
+mod reviews;
 
 pub(crate) use directory::{describe_user, folded, rename_in};
 pub(crate) use outbox::decode_entry;
@@ -60,6 +61,9 @@ pub(crate) struct Shared {
     pub(crate) claimed: Mutex<std::collections::HashSet<(String, u64)>>,
     /// The send slots of each chat (see `pace`): one process has the store.
     pub(crate) send_slots: Mutex<pace::Slots>,
+    /// The reviews owed that this process has taken, each until its lease
+    /// ends (see `reviews`): one process has the store.
+    pub(crate) review_claims: Mutex<std::collections::HashMap<Vec<u8>, u64>>,
     /// The reserve file was given up to recover from a full disk; it is made
     /// again after the next change that is on disk.
     reserve_missing: AtomicBool,
@@ -207,6 +211,7 @@ impl SledStore {
                 fail_next_sync: AtomicBool::new(false),
                 claimed: Mutex::default(),
                 send_slots: Mutex::default(),
+                review_claims: Mutex::default(),
                 reserve_missing: AtomicBool::new(!ensure_reserve(path)),
             }),
             durable: true,

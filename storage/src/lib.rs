@@ -65,6 +65,8 @@
 //! | `users` | `platform\0user id` | [`UserRecord`]: display name, username, last seen |
 //! | `usernames` | `platform\0lower-cased username` | the id of the user who holds it now |
 //! | `legacy_usernames` | `platform\0lower-cased username` | the id its old records moved to |
+//! | `review_jobs` | `platform\0channel\0id\0` round (4 bytes BE; 0: the whole game) | a review owed ([`ReviewJob`]) |
+//! | `reviews` | the same | a finished review, as the bot wrote it |
 //! | `due` | due time (8 bytes BE, ms) `platform\0channel\0id` | empty |
 //! | `meta` | `seq`; `layout` | the change counter (8 bytes BE); the layout version (4 bytes BE) |
 //!
@@ -143,6 +145,7 @@ mod keys;
 mod pg;
 mod rating;
 mod record;
+mod review;
 mod store;
 #[doc(hidden)]
 pub mod testing;
@@ -158,4 +161,5 @@ pub use record::{
     Challenge, ChannelSettings, ChatClock, ClashMatch, ClashRound, ClockState, Colour, ColourChoice, GameRecord,
     GameResult, GameSettings, MoveRecord, NewGame, Offer, OfferKind, Outcome, RatingChange, SealedBid, Timestamp,
 };
+pub use review::ReviewJob;
 pub use store::{BackendKind, ChannelMove, Completion, GameEnd, GameListing, Migration, Owed, Store, UserRecord};

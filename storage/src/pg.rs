@@ -43,6 +43,7 @@ use crate::{
 mod client;
 mod directory;
 mod outbox;
+mod reviews;
 
 use client::Manager;
 pub(crate) use client::{Db, Tx};

@@ -25,7 +25,7 @@ use crate::embedded::SledStore;
 use crate::pg::PgStore;
 use crate::{
     BackupSummary, Challenge, ChannelKey, ChannelSettings, ClockState, GameKey, GameRecord, MoveRecord, NewGame, Offer,
-    OfferKind, Outcome, Rating, RatingChange, Result, SealedBid, StoreError, Timestamp,
+    OfferKind, Outcome, Rating, RatingChange, Result, ReviewJob, SealedBid, StoreError, Timestamp,
 };
 
 /// Games found by a listing: each with its key, and the game or the error that
@@ -575,4 +575,22 @@ delegate! {
     /// slot, with at most `per_minute` slots (0: no limit) in any minute.
     /// Every process sending for the bot keeps the one pace.
     fn reserve_send_slot(&self, platform: &str, chat: &str, now: Timestamp, gap_ms: u64, per_minute: usize) -> Result<Timestamp>;
+
+    /// Queues the review of a finished game or of a Clash round (see
+    /// [`ReviewJob`]); `false`, changing nothing, if it is queued already.
+    fn queue_review(&self, job: &ReviewJob) -> Result<bool>;
+    /// Every review `platform` owes, taken or not; a damaged job is reported alone.
+    fn reviews_owed(&self, platform: &str) -> Result<Vec<Result<ReviewJob>>>;
+    /// Takes, for `lease` from `now`, at most `limit` of the reviews
+    /// `platform` owes that no process has (or whose lease has ended),
+    /// oldest first: another process (or this one) does not get them until
+    /// the lease ends, so a job whose process died is taken again then.
+    fn claim_reviews(&self, now: Timestamp, platform: &str, lease: std::time::Duration, limit: usize) -> Result<Vec<ReviewJob>>;
+    /// Drops a review owed: it was done (or cannot be).
+    fn drop_review(&self, game: &GameKey, round: Option<u32>) -> Result<()>;
+    /// Keeps the finished review of game `game` (of its round `round`), as
+    /// the bot wrote it, replacing one kept before.
+    fn set_review(&self, game: &GameKey, round: Option<u32>, review: &str) -> Result<()>;
+    /// The finished review of game `game` (of its round `round`), if kept.
+    fn review_of(&self, game: &GameKey, round: Option<u32>) -> Result<Option<String>>;
 }

@@ -10,7 +10,10 @@ pub(crate) const GROUPS: &[(&str, &[&str])] = &[
     ("Starting a game", &["challenge", "accept", "decline", "cancel"]),
     ("Playing", &["move", "board", "moves", "hint"]),
     ("Offers and endings", &["draw", "takeback", "abort", "resign"]),
-    ("Information", &["help", "variants", "rules", "piece", "games", "pgn", "fen", "gif", "stats", "leaderboard"]),
+    (
+        "Information",
+        &["help", "variants", "rules", "piece", "games", "pgn", "fen", "gif", "review", "stats", "leaderboard"],
+    ),
     ("Clash of the Armies match", &["prices", "army", "buy", "sell", "place", "ready", "bid", "raise", "pass"]),
 ];
 
@@ -55,6 +58,11 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
         "gif",
         "the game's replay, an animated picture of every move, seen from your side (also posted when a game ends).",
         "/gif",
+    ),
+    (
+        "review",
+        "my analysis of a finished game: an evaluation graph, each player's inaccuracies, mistakes, blunders and accuracy, and the biggest mistakes with better moves. Games that end get one by themselves; live games get none.",
+        "/review k3x9",
     ),
     ("stats", "a player's ratings and number of games.", "/stats @bob"),
     ("leaderboard", "the best rated players of a game.", "/leaderboard chess"),

@@ -167,7 +167,11 @@ impl Core {
         let hint_plies: Vec<(usize, &str)> = r.hints.iter().map(|&p| (p as usize, "hint")).collect();
         // The comment follows the move the hint was asked for.
         let comments: Vec<(usize, &str)> = hint_plies.into_iter().filter(|(p, _)| *p < r.moves.len()).collect();
-        let pgn = loaded.game.pgn(&tags, &comments);
+        // A reviewed game carries its evaluations and judgements.
+        let pgn = match self.review_for_pgn(r) {
+            Some(review) => loaded.game.pgn_reviewed(&tags, &comments, &review),
+            None => loaded.game.pgn(&tags, &comments),
+        };
         let note = "… (the game is too long for one message; /fen gives the position)";
         Ok(vec![Reply::text(bounds::cut(&pgn, REPLY_LIMIT, note))])
     }

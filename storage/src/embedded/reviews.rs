@@ -1,0 +1,144 @@
+//! Reviews owed and done, in the embedded store: the `review_jobs` tree
+//! holds the jobs, `reviews` the finished reviews, both keyed
+//! `platform\0channel\0id\0round` (round 0: the whole game). One process
+//! has the store, so a job's claim is kept in memory: after a restart every
+//! job is free to take again.
+
+use sled::Transactional;
+use sled::transaction::ConflictableTransactionError;
+
+use super::{SledStore, settled};
+use crate::codec;
+use crate::db::Journal;
+use crate::keys::{self, GameId, prefix};
+use crate::review::{JobRecord, ReviewJob, describe_job, round_number, round_of};
+use crate::{ChannelKey, GameKey, Result, StoreError, Timestamp};
+
+fn review_key(game: &GameKey, round: Option<u32>) -> Result<Vec<u8>> {
+    let mut key = game.encode()?;
+    key.push(0);
+    key.extend_from_slice(&round_number(round).to_be_bytes());
+    Ok(key)
+}
+
+/// The job of a `review_jobs` key and value; `None` if the key is no such key.
+fn job_of(key: &[u8], raw: &[u8]) -> Option<Result<ReviewJob>> {
+    let (head, round) = key.split_at(key.len().checked_sub(4)?);
+    let round = round_of(u32::from_be_bytes(round.try_into().ok()?));
+    let head = head.strip_suffix(&[0])?;
+    let mut parts = head.split(|b| *b == 0);
+    let (platform, channel, id) = (parts.next()?, parts.next()?, parts.next()?);
+    let id = GameId::parse(&keys::text(id)).ok()?;
+    let game = ChannelKey::new(keys::text(platform), keys::text(channel)).game(id);
+    let record = codec::decode::<JobRecord>(|| describe_job(&game, round), raw);
+    Some(record.map(|r| ReviewJob { game, round, queued_at: r.queued_at }))
+}
+
+impl SledStore {
+    /// Queues a review; `false` (and nothing changed) if it is queued already.
+    pub fn queue_review(&self, job: &ReviewJob) -> Result<bool> {
+        let key = review_key(&job.game, job.round)?;
+        let value = super::encode(|| describe_job(&job.game, job.round), &JobRecord { queued_at: job.queued_at })?;
+        let open = self.db()?;
+        let t = open.trees()?;
+        let jobs = t.tree(b"review_jobs")?;
+        let journal = Journal::default();
+        let result = (&jobs, &t.meta).transaction(|(jobs, meta)| {
+            journal.restart();
+            if jobs.get(&key)?.is_some() {
+                return Ok(false);
+            }
+            journal.insert(jobs, "review_jobs", &key, value.as_slice())?;
+            journal.count(meta)?;
+            Ok(true)
+        });
+        self.settle(open, journal, settled(result))
+    }
+
+    /// Every review `platform` owes, in key order; a damaged job is reported alone.
+    pub fn reviews_owed(&self, platform: &str) -> Result<Vec<Result<ReviewJob>>> {
+        let start = prefix(&[("platform", platform)])?;
+        let open = self.db()?;
+        let mut found = Vec::new();
+        for entry in open.trees()?.tree(b"review_jobs")?.scan_prefix(&start) {
+            let (key, raw) = entry?;
+            if let Some(job) = job_of(&key, &raw) {
+                found.push(job);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Takes the reviews `platform` owes that nobody has (or whose lease
+    /// ended by `now`), oldest first, at most `limit`, for `lease`.
+    pub fn claim_reviews(
+        &self,
+        now: Timestamp,
+        platform: &str,
+        lease: std::time::Duration,
+        limit: usize,
+    ) -> Result<Vec<ReviewJob>> {
+        let mut jobs: Vec<ReviewJob> = self.reviews_owed(platform)?.into_iter().filter_map(Result::ok).collect();
+        jobs.sort_by_key(|j| j.queued_at);
+        let mut claims = self.shared.review_claims.lock().map_err(|_| super::closed())?;
+        let until = now.0.saturating_add(lease.as_millis() as u64);
+        let mut taken = Vec::new();
+        for job in jobs {
+            if taken.len() >= limit {
+                break;
+            }
+            let key = review_key(&job.game, job.round)?;
+            if claims.get(&key).is_some_and(|held| *held > now.0) {
+                continue;
+            }
+            claims.insert(key, until);
+            taken.push(job);
+        }
+        Ok(taken)
+    }
+
+    /// Drops a review owed (done, or no longer possible).
+    pub fn drop_review(&self, game: &GameKey, round: Option<u32>) -> Result<()> {
+        let key = review_key(game, round)?;
+        self.change_review("review_jobs", &key, None)?;
+        if let Ok(mut claims) = self.shared.review_claims.lock() {
+            claims.remove(&key);
+        }
+        Ok(())
+    }
+
+    /// Keeps the finished review of a game (or round), replacing one kept before.
+    pub fn set_review(&self, game: &GameKey, round: Option<u32>, review: &str) -> Result<()> {
+        let key = review_key(game, round)?;
+        self.change_review("reviews", &key, Some(review.as_bytes()))
+    }
+
+    /// The finished review of a game (or round), if one is kept.
+    pub fn review_of(&self, game: &GameKey, round: Option<u32>) -> Result<Option<String>> {
+        let key = review_key(game, round)?;
+        let open = self.db()?;
+        let Some(raw) = open.trees()?.tree(b"reviews")?.get(key)? else { return Ok(None) };
+        String::from_utf8(raw.to_vec())
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt { record: describe_job(game, round), reason: e.to_string() })
+    }
+
+    /// Sets (`Some`) or removes (`None`) one entry of `tree` as one durable change.
+    fn change_review(&self, tree: &'static str, key: &[u8], value: Option<&[u8]>) -> Result<()> {
+        let open = self.db()?;
+        let t = open.trees()?;
+        let reviews = t.tree(tree.as_bytes())?;
+        let journal = Journal::default();
+        let result = (&reviews, &t.meta).transaction(|(reviews, meta)| {
+            journal.restart();
+            match value {
+                Some(v) => journal.insert(reviews, tree, key, v)?,
+                None if reviews.get(key)?.is_some() => journal.remove(reviews, tree, key)?,
+                None => return Ok::<_, ConflictableTransactionError<StoreError>>(()),
+            }
+            journal.count(meta)?;
+            Ok(())
+        });
+        self.settle(open, journal, settled(result))
+    }
+}
