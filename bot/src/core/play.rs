@@ -15,7 +15,10 @@ impl Core {
         if text.is_empty() || text.len() > 20 || text.split_whitespace().count() > 3 {
             return Vec::new();
         }
-        let Ok(loaded) = self.own_game(msg) else { return Vec::new() };
+        let Ok(loaded) = self.own_game(msg) else {
+            // A move of a game the clock ended while it was on its way.
+            return if shape::move_shaped(text) { self.flagged_before(msg).into_iter().collect() } else { Vec::new() };
+        };
         if clash::between_rounds(&loaded) {
             return Vec::new();
         }
