@@ -94,6 +94,8 @@ pub enum Command {
     Pgn(Option<String>),
     /// Export as FEN.
     Fen(Option<String>),
+    /// The game's replay, an animated GIF.
+    Gif(Option<String>),
     /// A player's ratings and results.
     Stats(Option<String>),
     /// The best players.
@@ -194,6 +196,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("rematch", "rematch [GAME]"),
     ("pgn", "pgn [GAME]"),
     ("fen", "fen [GAME]"),
+    ("gif", "gif [GAME]"),
     ("stats", "stats [@user]"),
     ("leaderboard", "leaderboard [VARIANT]"),
     ("prices", "prices"),
@@ -309,6 +312,7 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         "rematch" => one("rematch").map(Command::Rematch),
         "pgn" => one("pgn").map(Command::Pgn),
         "fen" => one("fen").map(Command::Fen),
+        "gif" => one("gif").map(Command::Gif),
         "stats" => user("stats").map(Command::Stats),
         "leaderboard" => one("leaderboard").map(Command::Leaderboard),
         "army" => none("army", Command::Army),

@@ -184,7 +184,7 @@ impl Console {
         if let Some(p) = &reply.picture {
             self.pictures += 1;
             let path = self.out.join(format!("{:04}-{}", self.pictures, p.name));
-            let written = std::fs::create_dir_all(&self.out).and_then(|_| std::fs::write(&path, &p.png));
+            let written = std::fs::create_dir_all(&self.out).and_then(|_| std::fs::write(&path, &p.bytes));
             lines.push(match written {
                 Ok(()) => format!("  [picture: {}]", path.display()),
                 Err(e) => format!("  [picture not written to {}: {e}]", path.display()),

@@ -82,10 +82,18 @@ pub struct Incoming {
 /// A picture to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Picture {
-    /// A file name for it (`board-k3x9.png`).
+    /// A file name for it (`board-k3x9.png`, `replay-k3x9.gif`).
     pub name: String,
-    /// PNG bytes.
-    pub png: Vec<u8>,
+    /// The picture: PNG bytes, or an animated GIF's (see
+    /// [`Picture::is_animation`]).
+    pub bytes: Vec<u8>,
+}
+
+impl Picture {
+    /// Whether the picture is an animation (a GIF), to be sent as one.
+    pub fn is_animation(&self) -> bool {
+        self.bytes.starts_with(b"GIF8")
+    }
 }
 
 /// A button under a reply; pressing it sends `command` as its presser.
@@ -574,6 +582,7 @@ impl Core {
             Command::Rematch(id) => self.rematch(msg, id.as_deref()),
             Command::Pgn(id) => self.routed(msg, elsewhere::Routed::Pgn(id.as_deref())),
             Command::Fen(id) => self.routed(msg, elsewhere::Routed::Fen(id.as_deref())),
+            Command::Gif(id) => self.routed(msg, elsewhere::Routed::Gif(id.as_deref())),
             Command::Stats(who) => self.stats(msg, who.as_deref()),
             Command::Leaderboard(v) => self.leaderboard(msg, v.as_deref()),
             Command::Army => self.army(msg),
@@ -681,7 +690,7 @@ impl Core {
         }
         extra(&mut opts);
         let png = self.renderer.board_png(pos, &opts).ok()?;
-        Some(Picture { name: format!("board-{}-{}.png", r.key.id.as_str(), r.moves.len()), png })
+        Some(Picture { name: format!("board-{}-{}.png", r.key.id.as_str(), r.moves.len()), bytes: png })
     }
 
     fn game_buttons(&self, loaded: &Loaded) -> Vec<Button> {

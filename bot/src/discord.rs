@@ -101,6 +101,14 @@ pub const GUILD_VAR: &str = "KIBITZ_DISCORD_GUILD";
 /// The file name of every picture; the embed points at it.
 const PICTURE: &str = "board.png";
 
+/// The file name of an animated replay (a GIF), shown the same way.
+const ANIMATION: &str = "replay.gif";
+
+/// The attachment's name for a picture's bytes: a GIF's, or a PNG's.
+fn file_name(bytes: &[u8]) -> &'static str {
+    if bytes.starts_with(b"GIF8") { ANIMATION } else { PICTURE }
+}
+
 /// Discord's limits.
 const MAX_CONTENT: usize = 2000;
 const MAX_CHOICES: usize = 25;
@@ -1144,7 +1152,7 @@ fn parts(reply: &Reply) -> Vec<Part> {
     if content.is_empty() && reply.picture.is_none() && reply.buttons.is_empty() {
         return Vec::new();
     }
-    vec![Part { content, picture: reply.picture.as_ref().map(|p| p.png.clone()), buttons: reply.buttons.clone() }]
+    vec![Part { content, picture: reply.picture.as_ref().map(|p| p.bytes.clone()), buttons: reply.buttons.clone() }]
 }
 
 /// Text within `limit` (counted in UTF-16 units, never fewer than Discord's
@@ -1159,8 +1167,8 @@ fn allowed_mentions() -> CreateAllowedMentions {
     CreateAllowedMentions::new().all_users(true)
 }
 
-fn embed() -> CreateEmbed {
-    CreateEmbed::new().image(format!("attachment://{PICTURE}"))
+fn embed(file: &str) -> CreateEmbed {
+    CreateEmbed::new().image(format!("attachment://{file}"))
 }
 
 fn style_of(command: &str) -> ButtonStyle {
@@ -1193,8 +1201,9 @@ fn message_of(part: &Part) -> CreateMessage {
     if !part.content.is_empty() {
         m = m.content(part.content.clone());
     }
-    if let Some(png) = &part.picture {
-        m = m.add_file(CreateAttachment::bytes(png.clone(), PICTURE)).embed(embed());
+    if let Some(bytes) = &part.picture {
+        let file = file_name(bytes);
+        m = m.add_file(CreateAttachment::bytes(bytes.clone(), file)).embed(embed(file));
     }
     m
 }
@@ -1204,8 +1213,9 @@ fn edit_of(part: &Part) -> EditInteractionResponse {
         .content(part.content.clone())
         .allowed_mentions(allowed_mentions())
         .components(rows(&part.buttons));
-    if let Some(png) = &part.picture {
-        m = m.new_attachment(CreateAttachment::bytes(png.clone(), PICTURE)).embed(embed());
+    if let Some(bytes) = &part.picture {
+        let file = file_name(bytes);
+        m = m.new_attachment(CreateAttachment::bytes(bytes.clone(), file)).embed(embed(file));
     }
     m
 }
@@ -1403,6 +1413,11 @@ const SLASH: &[Slash] = &[
     Slash {
         name: "pgn",
         description: "The game as PGN",
+        options: &[opt("game", Kind::Text, "Game id (if several run here)")],
+    },
+    Slash {
+        name: "gif",
+        description: "The game's replay, animated",
         options: &[opt("game", Kind::Text, "Game id (if several run here)")],
     },
     Slash {
@@ -1725,7 +1740,7 @@ mod tests {
     fn a_reply_is_one_message_with_its_picture_and_buttons() {
         let reply = Reply {
             text: "x".repeat(2500),
-            picture: Some(Picture { name: "board-a-0.png".into(), png: vec![1, 2, 3] }),
+            picture: Some(Picture { name: "board-a-0.png".into(), bytes: vec![1, 2, 3] }),
             buttons: vec![Button { label: "Resign".into(), command: "/resign".into() }],
         };
         let p = parts(&reply);

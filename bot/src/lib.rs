@@ -11,6 +11,7 @@ pub mod console;
 pub mod core;
 pub mod discord;
 pub mod relay;
+pub mod replay;
 pub mod secrets;
 pub mod shards;
 pub mod telegram;

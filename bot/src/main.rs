@@ -126,6 +126,27 @@ enum Command {
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },
+    /// Draw a game's replay as an animated GIF: one frame per position, the
+    /// last move highlighted.
+    Gif {
+        /// Variant id.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// Start position (default: the variant's start position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Show the board from Black's side.
+        #[arg(long)]
+        flip: bool,
+        /// Width of the board's squares together, in pixels.
+        #[arg(long, default_value_t = kibitz_render::DEFAULT_SIZE)]
+        size: u32,
+        /// Where to write the GIF.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// The moves, canonical or SAN.
+        moves: Vec<String>,
+    },
     /// Draw the legend of a variant's pieces (PNG, or SVG if FILE ends in .svg).
     Legend {
         /// Variant id.
@@ -210,6 +231,13 @@ enum BenchTarget {
     Perft,
     /// Board picture speed and size: a 640-pixel 8x8 board with 32 pieces.
     Render,
+    /// Replay GIF speed and size: a 90-ply chess game, a long Olympic game and a
+    /// long Power Absorption game.
+    Gif {
+        /// Timed runs of each.
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+    },
     /// Storage speed: a durable move commit, and opening and listing 10,000 games.
     Storage,
     /// Search speed: nodes per second in each variant.
@@ -297,6 +325,10 @@ fn main() -> ExitCode {
         Some(Command::Render { variant, fen, flip, last, size, output }) => {
             run_render(&variant, fen.as_deref(), flip, last.as_deref(), size, &output)
         }
+        Some(Command::Gif { variant, fen, flip, size, output, moves }) => position(&variant, fen.as_deref())
+            .and_then(|start| kibitz_bot::replay::gif_of(start, &moves, flip, Some(size)))
+            .and_then(|gif| std::fs::write(&output, gif).map_err(|e| format!("cannot write {}: {e}", output.display())))
+            .map(|()| println!("{}", output.display())),
         Some(Command::Legend { variant: id, output }) => variant(&id).and_then(|v| {
             let svg = kibitz_render::legend_svg(Renderer::shared(), v);
             write_picture(&svg, &output)
@@ -323,6 +355,11 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some(Command::Bench { what: BenchTarget::Render }) => bench_render(),
+        Some(Command::Bench { what: BenchTarget::Gif { runs } }) => kibitz_bot::replay::bench(runs).map(|all| {
+            for b in all {
+                println!("{b}");
+            }
+        }),
         Some(Command::Bench { what: BenchTarget::Storage }) => {
             let dir = tempfile::tempdir().map_err(|e| e.to_string());
             dir.and_then(|d| kibitz_storage::bench(d.path()).map_err(|e| e.to_string())).map(|r| println!("{r}"))

@@ -59,7 +59,7 @@ pub fn encode(reply: &Reply) -> Vec<u8> {
         picture: reply.picture.as_ref().map(|p| p.name.clone()),
         delete: None,
     };
-    frame(&header, reply.picture.as_ref().map_or(&[][..], |p| &p.png[..]))
+    frame(&header, reply.picture.as_ref().map_or(&[][..], |p| &p.bytes[..]))
 }
 
 /// An action as outbox bytes: a header with nothing to post.
@@ -101,7 +101,7 @@ pub fn decode(bytes: &[u8]) -> Option<Reply> {
 fn reply_of((header, png): (Header, &[u8])) -> Reply {
     Reply {
         text: header.text,
-        picture: header.picture.map(|name| Picture { name, png: png.to_vec() }),
+        picture: header.picture.map(|name| Picture { name, bytes: png.to_vec() }),
         buttons: header.buttons.into_iter().map(|(label, command)| Button { label, command }).collect(),
     }
 }
@@ -367,7 +367,7 @@ mod tests {
     fn replies_survive_the_outbox() {
         let reply = Reply {
             text: "<@alice> played e4. <@bob>, your move.".into(),
-            picture: Some(Picture { name: "board-k3x9-1.png".into(), png: vec![0x89, b'P', b'N', b'G', 0, 1] }),
+            picture: Some(Picture { name: "board-k3x9-1.png".into(), bytes: vec![0x89, b'P', b'N', b'G', 0, 1] }),
             buttons: vec![Button { label: "Resign".into(), command: "/resign".into() }],
         };
         assert_eq!(decode(&encode(&reply)), Some(reply));

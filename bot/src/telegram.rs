@@ -398,6 +398,7 @@ fn describe(name: &str, usage: &str) -> String {
         "games" => "Your running games",
         "pgn" => "The game as PGN",
         "fen" => "The position as FEN",
+        "gif" => "The game's replay, animated",
         "stats" => "Ratings and results",
         "leaderboard" => "The best players",
         "prices" => "Clash: what each piece costs",
@@ -1146,8 +1147,25 @@ impl Chats {
             let markup = if i == last { lock(&self.keyboards).markup(&reply.buttons) } else { None };
             self.wait_for_slot(chat).await;
             let result = match (out, &reply.picture) {
+                // A replay: an animation, which Telegram plays in place.
+                (Out::Photo(caption), Some(picture)) if picture.is_animation() => retrying("sendAnimation", || {
+                    let file = InputFile::memory(picture.bytes.clone()).file_name(picture.name.clone());
+                    let mut req = self.bot.send_animation(chat, file);
+                    if let Some(c) = caption {
+                        req = req.caption(c.text.clone());
+                        if !c.links.is_empty() {
+                            req = req.caption_entities(c.entities());
+                        }
+                    }
+                    if let Some(m) = &markup {
+                        req = req.reply_markup(m.clone());
+                    }
+                    req.send()
+                })
+                .await
+                .map(drop),
                 (Out::Photo(caption), Some(picture)) => retrying("sendPhoto", || {
-                    let file = InputFile::memory(picture.png.clone()).file_name(picture.name.clone());
+                    let file = InputFile::memory(picture.bytes.clone()).file_name(picture.name.clone());
                     let mut req = self.bot.send_photo(chat, file);
                     if let Some(c) = caption {
                         req = req.caption(c.text.clone());

@@ -627,7 +627,7 @@ fn the_round_starts_on_the_side_of_the_player_to_move() {
     // Black's /ready starts the round; White moves first, so the picture is
     // White's view: the same picture alice's /board shows, not bob's.
     let begun = send(&core, "bob", "c1", false, "/ready", 1, None);
-    let picture = |r: &[Reply]| r[0].picture.as_ref().map(|p| p.png.clone()).expect("a picture");
+    let picture = |r: &[Reply]| r[0].picture.as_ref().map(|p| p.bytes.clone()).expect("a picture");
     let alices = send(&core, "alice", "c1", false, "/board", 1, None);
     let bobs = send(&core, "bob", "c1", false, "/board", 1, None);
     assert_eq!(picture(&begun), picture(&alices));

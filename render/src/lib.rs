@@ -1,4 +1,5 @@
-//! Board pictures: the position as SVG, rasterised to PNG with resvg.
+//! Board pictures: the position as SVG, rasterised to PNG with resvg; and
+//! the evaluation graph of a reviewed game ([`eval_graph_png`]).
 //!
 //! ```
 //! use kibitz_render::{BoardOptions, Renderer};
@@ -16,13 +17,17 @@
 
 mod art;
 mod caption;
+mod graph;
 mod raster;
+mod replay;
 mod scene;
 mod sheets;
 mod theme;
 
 pub use art::Art;
+pub use graph::{GRAPH_HEIGHT, GRAPH_WIDTH, eval_graph_png, eval_graph_svg};
 pub use raster::{RenderError, Renderer};
+pub use replay::{FIRST_DELAY_MS, LAST_DELAY_MS, MOVE_DELAY_MS, ReplayOptions};
 pub use scene::{BoardOptions, Caption, DEFAULT_SIZE};
 pub use sheets::{diagram_svg, legend_svg, piece_svg, powers_diagram_svg};
 pub use theme::Theme;

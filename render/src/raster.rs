@@ -29,6 +29,13 @@ pub enum RenderError {
     /// PNG encoding failed.
     #[error("the picture could not be encoded: {0}")]
     Png(#[from] png::EncodingError),
+    /// GIF encoding failed.
+    #[error("the animation could not be encoded: {0}")]
+    Gif(#[from] gif::EncodingError),
+    /// Move number `.0` (from 1), written `.1`, cannot be played where it
+    /// stands.
+    #[error("move {0} ({1}) cannot be played")]
+    Move(usize, String),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,8 +114,8 @@ impl Renderer {
                 None,
             );
         }
-        if !scene.over.is_empty() {
-            self.draw_layer(&mut pixmap, l, &scene.over)?;
+        if !scene.over.is_empty() || !scene.caption.is_empty() {
+            self.draw_layer(&mut pixmap, l, &format!("{}{}", scene.over, scene.caption))?;
         }
         Ok(pixmap)
     }
@@ -123,7 +130,12 @@ impl Renderer {
         encode_png(&pixmap)
     }
 
-    fn background(&self, variant: &'static str, l: &Layout, caption: bool) -> Result<Arc<Pixmap>, RenderError> {
+    pub(crate) fn background(
+        &self,
+        variant: &'static str,
+        l: &Layout,
+        caption: bool,
+    ) -> Result<Arc<Pixmap>, RenderError> {
         let key = BackgroundKey { variant, width: l.width, height: l.height, flip: l.flip, caption };
         if let Some(p) = lock(&self.backgrounds).get(&key) {
             return Ok(p.clone());
@@ -135,7 +147,7 @@ impl Renderer {
         Ok(pixmap)
     }
 
-    fn sprite(&self, art: Art, px: u32) -> Result<Arc<Pixmap>, RenderError> {
+    pub(crate) fn sprite(&self, art: Art, px: u32) -> Result<Arc<Pixmap>, RenderError> {
         if let Some(p) = lock(&self.sprites).get(&(art, px)) {
             return Ok(p.clone());
         }
@@ -150,7 +162,14 @@ impl Renderer {
     }
 
     /// Draws SVG elements (in picture coordinates) over the pixmap.
-    fn draw_layer(&self, pixmap: &mut Pixmap, l: &Layout, elements: &str) -> Result<(), RenderError> {
+    pub(crate) fn draw_layer(&self, pixmap: &mut Pixmap, l: &Layout, elements: &str) -> Result<(), RenderError> {
+        let tree = self.layer(l, elements)?;
+        resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
+        Ok(())
+    }
+
+    /// SVG elements (in picture coordinates) as a tree the size of the picture.
+    pub(crate) fn layer(&self, l: &Layout, elements: &str) -> Result<usvg::Tree, RenderError> {
         let doc = format!(
             r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="{}" font-weight="bold">{}{elements}</svg>"#,
             l.width,
@@ -158,9 +177,7 @@ impl Renderer {
             art::FONT_FAMILY,
             scene::defs(&self.theme),
         );
-        let tree = usvg::Tree::from_str(&doc, &self.options)?;
-        resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
-        Ok(())
+        Ok(usvg::Tree::from_str(&doc, &self.options)?)
     }
 }
 

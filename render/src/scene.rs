@@ -173,8 +173,11 @@ pub(crate) struct Scene {
     /// SVG elements under the pieces (highlights).
     pub under: String,
     pub pieces: Vec<Placed>,
-    /// SVG elements over the pieces (dots, arrows, counts, caption).
+    /// SVG elements over the pieces (dots, arrows, counts).
     pub over: String,
+    /// The caption's text, drawn over everything else (it never meets the
+    /// board, so a replay draws it once).
+    pub caption: String,
 }
 
 impl Scene {
@@ -380,10 +383,11 @@ impl Scene {
         }
 
         // Caption: laid out by measured width (see `caption`).
+        let mut caption_text = String::new();
         for t in caption.iter().flat_map(|c| &c.texts) {
             let anchor = if t.end { r#" text-anchor="end""# } else { "" };
             let _ = write!(
-                over,
+                caption_text,
                 r#"<text x="{}" y="{}" font-size="{}"{anchor} fill="{}">{}</text>"#,
                 t.x,
                 t.y,
@@ -393,7 +397,7 @@ impl Scene {
             );
         }
 
-        Scene { layout, under, pieces, over }
+        Scene { layout, under, pieces, over, caption: caption_text }
     }
 
     /// The static part: frame, squares and coordinates.
@@ -476,6 +480,7 @@ impl Scene {
             let _ = write!(s, r#"<g transform="translate({} {}) scale({scale})">{}</g>"#, p.x, p.y, p.art.body());
         }
         s.push_str(&self.over);
+        s.push_str(&self.caption);
         s.push_str("</svg>");
         s
     }

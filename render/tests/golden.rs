@@ -9,7 +9,9 @@
 
 use std::path::PathBuf;
 
-use kibitz_render::{BoardOptions, Caption, Renderer, diagram_svg, legend_svg, powers_diagram_svg};
+mod common;
+
+use kibitz_render::{BoardOptions, Caption, Renderer, diagram_svg, eval_graph_png, legend_svg, powers_diagram_svg};
 use kibitz_rules::{Position, Square, Variant};
 
 fn sq(s: &str) -> Square {
@@ -44,6 +46,15 @@ fn check(name: &str, png: &[u8]) {
             actual.display()
         );
     }
+}
+
+/// The evaluation graph of a fixed review: White's share light, Black's
+/// dark, the mate at the end marked at the top edge, and each player's
+/// flagged moves labelled.
+#[test]
+fn eval_graph() {
+    let png = eval_graph_png(&common::review(), "alice vs bob \u{2022} 1-0 White wins by checkmate").unwrap();
+    check("eval-graph", &png);
 }
 
 #[test]

@@ -449,9 +449,11 @@ impl Position {
     }
 }
 
-/// The power letters of a set in the order `K Q R B N P C`, Rook and Bishop
-/// together written `Q`.
+/// The power letters of a set in the order `K Q R B N P T U D E H I F G C`,
+/// Rook and Bishop together written `Q` and both halves of a power (CS2) as
+/// the full power's letter.
 pub(crate) fn group_letters(powers: Powers) -> String {
+    let powers = powers.joined();
     let mut s = String::new();
     for (power, letter) in [
         (Powers::KING, 'K'),
@@ -460,6 +462,14 @@ pub(crate) fn group_letters(powers: Powers) -> String {
         (Powers::BISHOP, 'B'),
         (Powers::KNIGHT, 'N'),
         (Powers::PAWN, 'P'),
+        (Powers::ROOK_MOVE, 'T'),
+        (Powers::ROOK_TAKE, 'U'),
+        (Powers::BISHOP_MOVE, 'D'),
+        (Powers::BISHOP_TAKE, 'E'),
+        (Powers::KNIGHT_MOVE, 'H'),
+        (Powers::KNIGHT_TAKE, 'I'),
+        (Powers::PAWN_MOVE, 'F'),
+        (Powers::PAWN_TAKE, 'G'),
         (Powers::CASTLE, 'C'),
     ] {
         let taken = s.contains('Q') && (power == Powers::ROOK || power == Powers::BISHOP);
@@ -490,9 +500,21 @@ fn parse_group(variant: &'static Variant, group: &str) -> Result<Piece, FenError
             'N' => Powers::KNIGHT,
             'P' => Powers::PAWN,
             'C' if variant.grants => Powers::CASTLE,
+            'T' if variant.split_powers => Powers::ROOK_MOVE,
+            'U' if variant.split_powers => Powers::ROOK_TAKE,
+            'D' if variant.split_powers => Powers::BISHOP_MOVE,
+            'E' if variant.split_powers => Powers::BISHOP_TAKE,
+            'H' if variant.split_powers => Powers::KNIGHT_MOVE,
+            'I' if variant.split_powers => Powers::KNIGHT_TAKE,
+            'F' if variant.split_powers => Powers::PAWN_MOVE,
+            'G' if variant.split_powers => Powers::PAWN_TAKE,
             _ => return Err(syntax(format!("unknown power '{c}' in '({group})'"))),
         };
         powers = powers.with(p);
+    }
+    if variant.split_powers {
+        // CS2: a full power is held as its two halves.
+        powers = powers.split();
     }
     let royal = powers.contains(Powers::KING);
     if royal && variant.grants && powers != Powers::KING {

@@ -33,7 +33,9 @@ mod perft;
 mod pgn;
 mod piece;
 mod position;
+pub mod review;
 pub mod search;
+mod split;
 mod types;
 mod variant;
 mod zobrist;
@@ -48,6 +50,6 @@ pub use piece::{Piece, Powers};
 pub use position::Position;
 pub use types::{Bitboard, Color, Square};
 pub use variant::{
-    ABSORPTION, ALAPAWN, ALAPAWN_BALANCED, CHESS, CLASH, CONSTRUCTION, Goal, OLYMPIC, PieceType, Promotion, Repetition,
-    VARIANTS, Variant,
+    ABSORPTION, ALAPAWN, ALAPAWN_BALANCED, CHESS, CLASH, CONSTRUCTION, CONSTRUCTION_SPLIT, Goal, OLYMPIC, PieceType,
+    Promotion, Repetition, VARIANTS, Variant,
 };

@@ -186,7 +186,7 @@ impl Position {
             }
             Move::EnPassant { from, to, keep } => {
                 match self.piece_at(from) {
-                    Some(p) if p.powers != Powers::PAWN => {
+                    Some(p) if p.powers.joined() != Powers::PAWN => {
                         let _ = write!(s, "{}x{to}", self.piece_code(p).to_ascii_uppercase());
                     }
                     _ => {
@@ -227,7 +227,7 @@ impl Position {
                     return self.canonical(m);
                 };
                 let capture = self.piece_at(to).is_some();
-                if piece.powers == Powers::PAWN && !piece.promoted {
+                if piece.powers.joined() == Powers::PAWN && !piece.promoted {
                     if capture || from.file() != to.file() {
                         s.push(file_char(from));
                     }
@@ -431,7 +431,7 @@ impl Position {
         let mut options = vec![san.clone()];
         if let Move::Normal { from, to, .. } = *m
             && let Some(p) = self.piece_at(from)
-            && (p.powers != Powers::PAWN || p.promoted)
+            && (p.powers.joined() != Powers::PAWN || p.promoted)
         {
             let code = if p.promoted {
                 format!("+{}", self.piece_code(p).to_ascii_uppercase())
@@ -510,7 +510,8 @@ impl Position {
                 out.push(format!("{}>{to}", pt.letter));
                 for word in ["give", "grant", "add"] {
                     out.push(format!("{word},{},{to}", pt.letter));
-                    out.push(format!("{word},{},{to}", pt.name));
+                    // `give rook moving half e2` (CS2): the words as typed.
+                    out.push(format!("{word},{},{to}", pt.name.replace(' ', ",")));
                     out.push(format!("{word}{}{to}", pt.letter));
                 }
             }
@@ -571,7 +572,7 @@ impl Position {
                     }
                 };
                 let mut stems = Vec::new();
-                if piece.powers == Powers::PAWN && !piece.promoted {
+                if piece.powers.joined() == Powers::PAWN && !piece.promoted {
                     let f = file_char(from);
                     if from.file() == to.file() {
                         stems.push(format!("{to}"));

@@ -3,7 +3,7 @@
 
 use crate::attacks::tables;
 use crate::moves::{Move, Promote, castle_squares};
-use crate::piece::{NUM_POWERS, Piece, Power, Powers};
+use crate::piece::{EXOTIC_BITS, NUM_POWERS, Piece, Power, Powers};
 use crate::types::{Bitboard, Color, Square};
 use crate::variant::{Goal, Promotion, Variant};
 use crate::zobrist::{HAND_SLOTS, keys};
@@ -18,7 +18,9 @@ pub struct Position {
     pub(crate) board: [Option<Piece>; 64],
     pub(crate) by_color: [Bitboard; 2],
     /// Squares of the pieces that move with each power (promoted pieces are
-    /// counted with the powers they move as).
+    /// counted with the powers they move as). A piece holding a capturing
+    /// half (CS1) is also filed under the full power, so that the full
+    /// powers' boards are the squares that attack that way (CS4).
     pub(crate) by_power: [Bitboard; NUM_POWERS],
     pub(crate) royal: Bitboard,
     /// The squares of the board.
@@ -161,7 +163,8 @@ impl Position {
             }
             // The peasant becomes the chosen piece (chess, CA1).
             (Promote::To(i), Promotion::Choice(_)) => self.variant.pieces[i as usize].powers,
-            (Promote::To(_), Promotion::Reserve(_)) => powers.without(Powers::PAWN),
+            // C5, CS5: every Pawn half goes too.
+            (Promote::To(_), Promotion::Reserve(_)) => powers.without(Powers::PAWN_ANY),
             _ => powers,
         }
     }
@@ -203,12 +206,19 @@ impl Position {
         others.fold(self.power(Power::Pawn), |acc, (_, &b)| acc & !b)
     }
 
+    /// The power boards a piece of `powers` is filed under: its powers, and
+    /// for each capturing half the full power too (CS4).
+    #[inline]
+    fn filed_under(powers: Powers) -> Powers {
+        if powers.has_halves() { powers.with(powers.capturing()) } else { powers }
+    }
+
     pub(crate) fn put(&mut self, sq: Square, piece: Piece) {
         debug_assert!(self.board[sq.index()].is_none());
         let bb = sq.bb();
         self.board[sq.index()] = Some(piece);
         self.by_color[piece.color.index()] |= bb;
-        for i in self.moves_of(piece).each() {
+        for i in Self::filed_under(self.moves_of(piece)).each() {
             self.by_power[i] |= bb;
         }
         if piece.royal {
@@ -221,7 +231,7 @@ impl Position {
         let piece = self.board[sq.index()].take()?;
         let keep = !sq.bb();
         self.by_color[piece.color.index()] &= keep;
-        for i in self.moves_of(piece).each() {
+        for i in Self::filed_under(self.moves_of(piece)).each() {
             self.by_power[i] &= keep;
         }
         self.royal &= keep;
@@ -274,8 +284,12 @@ impl Position {
         if has(Power::Gold) {
             a |= t.gold(color, sq);
         }
-        if bits >> Power::Omni as u32 != 0 {
+        if bits & EXOTIC_BITS != 0 {
             a |= self.exotic_attacks(sq, powers, color, occ);
+        }
+        if powers.has_halves() {
+            // CS4: a piece attacks with its capturing halves only.
+            a |= self.attacks(sq, powers.capturing().without(powers), color, occ);
         }
         a & self.mask
     }
@@ -353,7 +367,16 @@ impl Position {
                 let unpromoted_last = promote == Promote::No && self.last_rank(us).has(to);
                 // CA1: an Omnipawn is a peasant like the Pawn.
                 let peasant = movers == Powers::OMNI;
+                // CS3: a step of the moving half, a capture of the capturing half.
+                let half_pawn = movers.has_halves()
+                    && !unpromoted_last
+                    && if victim.is_some() {
+                        movers.contains(Powers::PAWN_TAKE) && tables().pawn(us, from).has(to)
+                    } else {
+                        movers.contains(Powers::PAWN_MOVE) && self.is_pawn_step(from, to, us, false)
+                    };
                 if peasant
+                    || half_pawn
                     || (movers.contains(Powers::PAWN)
                         && (movers == Powers::PAWN
                             || (self.is_pawn_step(from, to, us, victim.is_some()) && !unpromoted_last)))

@@ -40,6 +40,11 @@ fn construction() {
 }
 
 #[test]
+fn construction_split() {
+    run("construction-split", "construction-split");
+}
+
+#[test]
 fn clash() {
     run("clash", "clash");
 }

@@ -162,7 +162,7 @@ mod tests {
     #[test]
     fn long_captions_go_first_as_text() {
         use crate::core::{Button, Picture};
-        let picture = Some(Picture { name: "p.png".into(), png: vec![1] });
+        let picture = Some(Picture { name: "p.png".into(), bytes: vec![1] });
         let buttons = vec![Button { label: "Resign".into(), command: "/resign".into() }];
         let short = Reply { text: "ok".into(), picture: picture.clone(), buttons: buttons.clone() };
         assert_eq!(bounded(short.clone()), vec![short]);

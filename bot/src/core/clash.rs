@@ -359,7 +359,7 @@ impl Core {
             c.note = self.standing_note(r, m, false);
         }
         let png = self.renderer.board_png(&pos, &opts).ok()?;
-        Some(Picture { name: format!("army-{}-{}.png", r.key.id.as_str(), m.round), png })
+        Some(Picture { name: format!("army-{}-{}.png", r.key.id.as_str(), m.round), bytes: png })
     }
 
     /// `/army` for one match: the summary for `color` and the picture.

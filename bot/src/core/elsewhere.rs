@@ -22,6 +22,8 @@ pub(super) enum Routed<'a> {
     Pgn(Option<&'a str>),
     /// `/fen [GAME]`.
     Fen(Option<&'a str>),
+    /// `/gif [GAME]`.
+    Gif(Option<&'a str>),
 }
 
 /// Whether `word` reads as a game id rather than a page number of `/moves`.
@@ -77,7 +79,7 @@ impl Core {
                     None => (None, Some(text.to_string())),
                 }
             }
-            Routed::Board(id) | Routed::Pgn(id) | Routed::Fen(id) | Routed::Moves(id) => {
+            Routed::Board(id) | Routed::Pgn(id) | Routed::Fen(id) | Routed::Gif(id) | Routed::Moves(id) => {
                 (id.and_then(|id| self.own_running_game(msg, id)), id.map(str::to_string))
             }
         };
@@ -87,7 +89,10 @@ impl Core {
             Some(key) => Some(key.clone()),
             // In private, without a game there: the sender's only game.
             None if msg.private
-                && !matches!(cmd, Routed::Board(Some(_)) | Routed::Pgn(Some(_)) | Routed::Fen(Some(_))) =>
+                && !matches!(
+                    cmd,
+                    Routed::Board(Some(_)) | Routed::Pgn(Some(_)) | Routed::Fen(Some(_)) | Routed::Gif(Some(_))
+                ) =>
             {
                 self.only_game_elsewhere(msg)?
             }
@@ -101,6 +106,7 @@ impl Core {
                 Routed::Moves(_) => self.moves(msg, moves_id.as_deref(), rest),
                 Routed::Pgn(id) => self.pgn(msg, named.as_ref().map(|k| k.id.as_str()).or(id)),
                 Routed::Fen(id) => self.fen(msg, named.as_ref().map(|k| k.id.as_str()).or(id)),
+                Routed::Gif(id) => self.gif(msg, named.as_ref().map(|k| k.id.as_str()).or(id)),
             };
         };
         let there = relayed(msg, &key.channel);
@@ -127,6 +133,7 @@ impl Core {
             Routed::Moves(_) => self.moves(&there, id, rest),
             Routed::Pgn(_) => self.pgn(&there, id),
             Routed::Fen(_) => self.fen(&there, id),
+            Routed::Gif(_) => self.gif(&there, id),
         }
     }
 

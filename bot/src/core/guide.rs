@@ -10,7 +10,7 @@ pub(crate) const GROUPS: &[(&str, &[&str])] = &[
     ("Starting a game", &["challenge", "accept", "decline", "cancel", "rematch"]),
     ("Playing", &["move", "board", "moves", "hint"]),
     ("Offers and endings", &["draw", "takeback", "abort", "resign"]),
-    ("Information", &["help", "variants", "rules", "piece", "games", "pgn", "fen", "stats", "leaderboard"]),
+    ("Information", &["help", "variants", "rules", "piece", "games", "pgn", "fen", "gif", "stats", "leaderboard"]),
     ("Clash of the Armies match", &["prices", "army", "buy", "sell", "place", "ready", "bid", "raise", "pass"]),
 ];
 
@@ -56,6 +56,11 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ("games", "your running games, here and elsewhere.", "/games"),
     ("pgn", "the game as PGN, to study elsewhere.", "/pgn"),
     ("fen", "the position as FEN.", "/fen"),
+    (
+        "gif",
+        "the game's replay, an animated picture of every move, seen from your side (also posted when a game ends).",
+        "/gif",
+    ),
     ("stats", "a player's ratings and number of games.", "/stats @bob"),
     ("leaderboard", "the best rated players of a game.", "/leaderboard chess"),
     ("prices", "Clash of the Armies: what each piece costs, by class, and what an army may hold.", "/prices"),

@@ -13,7 +13,8 @@ impl Core {
                 .unwrap_or(self.config.default_variant.clone()),
         };
         let v = self.variant(&id)?;
-        let legend = self.renderer.legend_png(v).ok().map(|png| Picture { name: format!("legend-{}.png", v.id), png });
+        let legend =
+            self.renderer.legend_png(v).ok().map(|png| Picture { name: format!("legend-{}.png", v.id), bytes: png });
         let mut text = format!("{}: {}", v.name, summary(v));
         if v.armies {
             text.push('\n');
@@ -119,7 +120,8 @@ impl Core {
     fn piece_of(&self, v: &'static Variant, name: &str) -> Option<Reply> {
         if let Some(d) = pieces::find(v, name) {
             let png = pieces::index_of(v, d).and_then(|i| self.renderer.diagram_png(v, i)).and_then(Result::ok);
-            let picture = png.map(|png| Picture { name: format!("piece-{}-{}.png", v.id, pieces::slug(d.name)), png });
+            let picture =
+                png.map(|png| Picture { name: format!("piece-{}-{}.png", v.id, pieces::slug(d.name)), bytes: png });
             let mut text = format!("{} ({}), {}: {}", d.name, d.letter, v.name, sentence(d.text));
             if v.armies
                 && let Some(price) = pieces::clash_price(d.letter)
@@ -131,7 +133,8 @@ impl Core {
         let (powers, royal, title) = pieces::compound(v, name)?;
         let group = compound_group(v, powers, royal);
         let png = self.renderer.powers_diagram_png(v, powers, royal, &title).and_then(Result::ok);
-        let picture = png.map(|png| Picture { name: format!("piece-{}-{}.png", v.id, pieces::slug(&title)), png });
+        let picture =
+            png.map(|png| Picture { name: format!("piece-{}-{}.png", v.id, pieces::slug(&title)), bytes: png });
         let text = format!("{title} {group}, {}: {}", v.name, sentence(&pieces::compound_text(v, powers, royal)));
         Some(Reply { text, picture, buttons: Vec::new() })
     }

@@ -205,6 +205,12 @@ impl Server {
             m["photo"] = json!([{"file_id": format!("f{id}"), "file_unique_id": format!("u{id}"),
                 "width": 160, "height": 160}]);
             m["caption"] = json!(text);
+        } else if method == "sendAnimation" {
+            let file = json!({"file_id": format!("a{id}"), "file_unique_id": format!("v{id}"),
+                "width": 160, "height": 160, "duration": 8, "file_name": "replay.gif", "mime_type": "image/gif"});
+            m["animation"] = file.clone();
+            m["document"] = file;
+            m["caption"] = json!(text);
         } else {
             m["text"] = json!(text);
         }
@@ -258,6 +264,7 @@ async fn api(
         "getupdates" => server.updates(&body).await,
         "sendmessage" => server.answer_send("sendMessage", &body),
         "sendphoto" => server.answer_send("sendPhoto", &body),
+        "sendanimation" => server.answer_send("sendAnimation", &body),
         "deletemessage" => {
             let number = |v: &Value| v.as_i64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).unwrap_or(0);
             server.deletions.lock().unwrap().push((number(&body["chat_id"]), number(&body["message_id"])));

@@ -1,0 +1,358 @@
+//! The animated replay of a game: one GIF frame per position, from the start
+//! to the end.
+//!
+//! Rasterising every position whole would be slow, so a replay is built the
+//! way a person would redraw a board: the static picture (frame, squares,
+//! coordinates, caption) is drawn once, then each move redraws only what it
+//! changed. Every square is described by what stands on it and how it is
+//! marked (a [`Cell`]: piece, last-move highlight, check, Clash ring and
+//! shield); the hands or reserve beside the board by their counts. A square
+//! or panel whose description changed is redrawn from the static picture
+//! with exactly the layers a board picture has there (highlights, piece
+//! images from the renderer's sprite cache, marks), so the last frame is the
+//! final board picture, up to the GIF's 255 colours (see [`encode`]). Each
+//! frame then holds only the rectangle of pixels that changed, the unchanged
+//! ones transparent.
+
+mod encode;
+
+use kibitz_rules::{Color, Game, Move, Piece, Position, Square};
+use resvg::tiny_skia::{IntRect, Pixmap, PixmapPaint, Transform};
+use resvg::usvg;
+
+use crate::raster::{RenderError, Renderer};
+use crate::scene::{BoardOptions, Caption, DEFAULT_SIZE, Layout, Scene};
+
+/// How long the first position stays on screen, in milliseconds.
+pub const FIRST_DELAY_MS: u16 = 1600;
+/// How long each position after a move stays on screen, in milliseconds.
+pub const MOVE_DELAY_MS: u16 = 800;
+/// How long the final position stays on screen before the replay starts
+/// again, in milliseconds.
+pub const LAST_DELAY_MS: u16 = 2400;
+
+/// How a replay is drawn.
+#[derive(Debug, Clone, Default)]
+pub struct ReplayOptions {
+    /// Width of the board's squares together, in pixels (default 640).
+    pub size: Option<u32>,
+    /// Show the board from Black's side.
+    pub flip: bool,
+    /// The caption strip above the board, the same on every frame (the
+    /// players and the result).
+    pub caption: Option<Caption>,
+}
+
+/// What a square shows: everything a board picture draws inside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Cell {
+    piece: Option<Piece>,
+    /// Highlighted as part of the last move.
+    lit: bool,
+    /// The glow of a royal piece in check.
+    check: bool,
+    /// Clash: the ring of an invulnerable piece (CA6, CA9).
+    ring: bool,
+    /// Clash: a raised shield and its turns left (CA8).
+    shield: Option<u8>,
+}
+
+/// One position of the replay with its highlights.
+struct Still {
+    position: Position,
+    last_move: Option<(Option<Square>, Square)>,
+    touched: Vec<Square>,
+}
+
+impl Still {
+    fn options(&self, opts: &ReplayOptions) -> BoardOptions {
+        BoardOptions {
+            size: opts.size,
+            flip: opts.flip,
+            last_move: self.last_move,
+            touched: self.touched.clone(),
+            caption: opts.caption.clone(),
+            ..BoardOptions::default()
+        }
+    }
+
+    /// Every square of the board, with what it shows, in a fixed order.
+    fn cells(&self) -> Vec<(Square, Cell)> {
+        let pos = &self.position;
+        let v = pos.variant();
+        let lit: Vec<Square> = self
+            .last_move
+            .into_iter()
+            .flat_map(|(from, to)| from.into_iter().chain([to]))
+            .chain(self.touched.iter().copied())
+            .collect();
+        let checked = if pos.is_check() { pos.royal_square(pos.turn()) } else { None };
+        let (rings, shields) = if v.armies {
+            let shields: Vec<(Square, u8)> = Color::ALL
+                .into_iter()
+                .filter_map(|c| Some((pos.royal_square(c)?, pos.shield(c).filter(|n| *n > 0)?)))
+                .collect();
+            (pos.invulnerable().collect::<Vec<Square>>(), shields)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let mut out = Vec::with_capacity(usize::from(v.width) * usize::from(v.height));
+        for r in 0..v.height {
+            for f in 0..v.width {
+                let Some(s) = Square::from_coords(f, r) else { continue };
+                let cell = Cell {
+                    piece: pos.piece_at(s),
+                    lit: lit.contains(&s),
+                    check: checked == Some(s),
+                    ring: rings.contains(&s),
+                    shield: shields.iter().find(|(k, _)| *k == s).map(|(_, n)| *n),
+                };
+                out.push((s, cell));
+            }
+        }
+        out
+    }
+
+    /// The counts in both hands (or reserves), in the panel's order.
+    fn hands(&self) -> Vec<u8> {
+        let pos = &self.position;
+        let v = pos.variant();
+        if !(v.drops || v.grants) {
+            return Vec::new();
+        }
+        Color::ALL
+            .into_iter()
+            .flat_map(|c| v.hand_order.chars().filter_map(|l| v.piece_index(l)).map(move |i| pos.hand(c, i)))
+            .collect()
+    }
+}
+
+/// A frame's changed pixels: a rectangle of the picture, RGBA, with
+/// transparent pixels where the previous frame shows through.
+pub(crate) struct Patch {
+    pub left: u32,
+    pub top: u32,
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+    /// Milliseconds on screen.
+    pub delay_ms: u16,
+}
+
+impl Renderer {
+    /// The animated replay of a game from `start` through `moves`: one frame
+    /// per position (the start and after each move, each with the last move
+    /// highlighted and check marked), as a looping GIF the size of the board
+    /// picture. The last frame is the final position's board picture with the
+    /// same options, in the GIF's 255 colours.
+    ///
+    /// Fails with [`RenderError::Move`] if a move cannot be played.
+    pub fn replay_gif(&self, start: &Position, moves: &[Move], opts: &ReplayOptions) -> Result<Vec<u8>, RenderError> {
+        let (width, height, patches) = self.replay_patches(start, moves, opts)?;
+        encode::gif(width, height, &patches)
+    }
+
+    /// The frames of [`Renderer::replay_gif`] before colour reduction.
+    fn replay_patches(
+        &self,
+        start: &Position,
+        moves: &[Move],
+        opts: &ReplayOptions,
+    ) -> Result<(u32, u32, Vec<Patch>), RenderError> {
+        let variant = start.variant();
+        let (layout, _) =
+            Layout::new(variant, opts.size.unwrap_or(DEFAULT_SIZE), opts.flip, opts.caption.as_ref(), false);
+        let (w, h) = (layout.width, layout.height);
+
+        // The static picture: background and caption.
+        let mut fixed = (*self.background(variant.id, &layout, opts.caption.is_some())?).clone();
+        let first = Still { position: start.clone(), last_move: None, touched: Vec::new() };
+        let scene = Scene::new(start, &first.options(opts), self.theme());
+        if !scene.caption.is_empty() {
+            self.draw_layer(&mut fixed, &layout, &scene.caption)?;
+        }
+
+        // The first frame, whole.
+        let mut canvas = fixed.clone();
+        let whole = IntRect::from_xywh(0, 0, w, h).ok_or(RenderError::Size(w, h))?;
+        self.paint(&mut canvas, &fixed, &scene, &[whole])?;
+        let last_index = moves.len();
+        let delay = |i: usize| match i {
+            i if i == last_index => LAST_DELAY_MS,
+            0 => FIRST_DELAY_MS,
+            _ => MOVE_DELAY_MS,
+        };
+        let mut patches =
+            vec![Patch { left: 0, top: 0, width: w, height: h, rgba: canvas.data().to_vec(), delay_ms: delay(0) }];
+
+        let mut cells = first.cells();
+        let mut hands = first.hands();
+        let mut game = Game::from_position(start.clone());
+        for (i, m) in moves.iter().enumerate() {
+            let mut played = game.position().clone();
+            if game.play(*m).is_err() {
+                return Err(RenderError::Move(i + 1, played.canonical(m)));
+            }
+            played = game.position().clone();
+            let still =
+                Still { position: played, last_move: Some((m.from(), m.to())), touched: game.last_touched().to_vec() };
+            let now = still.cells();
+            let now_hands = still.hands();
+            let mut dirty: Vec<IntRect> = now
+                .iter()
+                .zip(&cells)
+                .filter(|(a, b)| a.1 != b.1)
+                .filter_map(|((s, _), _)| square_rect(&layout, *s))
+                .collect();
+            if now_hands != hands {
+                dirty.extend(panel_rect(&layout));
+            }
+            let scene = Scene::new(&still.position, &still.options(opts), self.theme());
+            patches.push(self.repaint(&mut canvas, &fixed, &scene, &dirty, delay(i + 1))?);
+            cells = now;
+            hands = now_hands;
+        }
+        Ok((w, h, patches))
+    }
+
+    /// Redraws the `dirty` rectangles of `canvas` for `scene` and returns the
+    /// pixels that changed.
+    fn repaint(
+        &self,
+        canvas: &mut Pixmap,
+        fixed: &Pixmap,
+        scene: &Scene,
+        dirty: &[IntRect],
+        delay_ms: u16,
+    ) -> Result<Patch, RenderError> {
+        let Some(bounds) = dirty.iter().copied().reduce(|a, b| union(&a, &b)) else {
+            return Ok(Patch { left: 0, top: 0, width: 1, height: 1, rgba: vec![0; 4], delay_ms });
+        };
+        let before = canvas.clone_rect(bounds).ok_or(RenderError::Size(bounds.width(), bounds.height()))?;
+        self.paint(canvas, fixed, scene, dirty)?;
+        Ok(changed(canvas, &before, bounds, delay_ms))
+    }
+
+    /// Draws `scene` within `rects` of `canvas`, over the static picture.
+    fn paint(&self, canvas: &mut Pixmap, fixed: &Pixmap, scene: &Scene, rects: &[IntRect]) -> Result<(), RenderError> {
+        let l = &scene.layout;
+        let under = (!scene.under.is_empty()).then(|| self.layer(l, &scene.under)).transpose()?;
+        let over = (!scene.over.is_empty()).then(|| self.layer(l, &scene.over)).transpose()?;
+        for r in rects {
+            let mut part = fixed.clone_rect(*r).ok_or(RenderError::Size(r.width(), r.height()))?;
+            let shift = Transform::from_translate(-r.x() as f32, -r.y() as f32);
+            if let Some(t) = &under {
+                render_within(t, shift, &mut part);
+            }
+            for p in &scene.pieces {
+                let px = p.size.round() as u32;
+                let (x, y) = (p.x.round() as i32, p.y.round() as i32);
+                let meets = x < r.right() && y < r.bottom() && x + px as i32 > r.x() && y + px as i32 > r.y();
+                if meets {
+                    let sprite = self.sprite(p.art, px)?;
+                    part.draw_pixmap(
+                        x - r.x(),
+                        y - r.y(),
+                        Pixmap::as_ref(&sprite),
+                        &PixmapPaint::default(),
+                        Transform::identity(),
+                        None,
+                    );
+                }
+            }
+            if let Some(t) = &over {
+                render_within(t, shift, &mut part);
+            }
+            put(canvas, &part, r.x() as u32, r.y() as u32);
+        }
+        Ok(())
+    }
+}
+
+fn render_within(tree: &usvg::Tree, shift: Transform, part: &mut Pixmap) {
+    resvg::render(tree, shift, &mut part.as_mut());
+}
+
+/// A square's rectangle, two pixels wider each way so that the soft edge
+/// of anything drawn on it is redrawn too, within the picture.
+fn square_rect(l: &Layout, s: Square) -> Option<IntRect> {
+    let (x, y) = l.square_origin(s);
+    let pad = 2.0;
+    let (x0, y0) = ((x - pad).max(0.0), (y - pad).max(0.0));
+    let x1 = (x + l.square + pad).min(l.width as f32);
+    let y1 = (y + l.square + pad).min(l.height as f32);
+    IntRect::from_ltrb(x0 as i32, y0 as i32, x1 as i32, y1 as i32)
+}
+
+/// The hands panel with the frame around it, right of the board.
+fn panel_rect(l: &Layout) -> Option<IntRect> {
+    if l.panel <= 0.0 {
+        return None;
+    }
+    let x = (l.panel_x() - 1.0).max(0.0) as i32;
+    IntRect::from_ltrb(x, l.caption as i32, l.width as i32, l.height as i32)
+}
+
+fn union(a: &IntRect, b: &IntRect) -> IntRect {
+    IntRect::from_ltrb(a.x().min(b.x()), a.y().min(b.y()), a.right().max(b.right()), a.bottom().max(b.bottom()))
+        .unwrap_or(*a)
+}
+
+/// Copies `part` into `canvas` at (`x`, `y`), replacing what was there.
+fn put(canvas: &mut Pixmap, part: &Pixmap, x: u32, y: u32) {
+    let cw = canvas.width() as usize;
+    let pw = part.width() as usize;
+    let data = canvas.data_mut();
+    for (row, src) in part.data().chunks_exact(pw * 4).enumerate() {
+        let start = ((y as usize + row) * cw + x as usize) * 4;
+        data[start..start + pw * 4].copy_from_slice(src);
+    }
+}
+
+/// The pixels of `canvas` within `bounds` that differ from `before`, cut to
+/// the smallest rectangle holding them; the others transparent.
+fn changed(canvas: &Pixmap, before: &Pixmap, bounds: IntRect, delay_ms: u16) -> Patch {
+    let cw = canvas.width() as usize;
+    let (bx, by, bw, bh) =
+        (bounds.x() as usize, bounds.y() as usize, bounds.width() as usize, bounds.height() as usize);
+    let now = |x: usize, y: usize| {
+        let i = ((by + y) * cw + bx + x) * 4;
+        &canvas.data()[i..i + 4]
+    };
+    let was = |x: usize, y: usize| {
+        let i = (y * bw + x) * 4;
+        &before.data()[i..i + 4]
+    };
+    let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
+    for y in 0..bh {
+        for x in 0..bw {
+            if now(x, y) != was(x, y) {
+                x0 = x0.min(x);
+                y0 = y0.min(y);
+                x1 = x1.max(x + 1);
+                y1 = y1.max(y + 1);
+            }
+        }
+    }
+    if x0 == usize::MAX {
+        return Patch { left: 0, top: 0, width: 1, height: 1, rgba: vec![0; 4], delay_ms };
+    }
+    let mut rgba = Vec::with_capacity((x1 - x0) * (y1 - y0) * 4);
+    for y in y0..y1 {
+        for x in x0..x1 {
+            if now(x, y) == was(x, y) {
+                rgba.extend_from_slice(&[0, 0, 0, 0]);
+            } else {
+                rgba.extend_from_slice(now(x, y));
+            }
+        }
+    }
+    Patch {
+        left: (bx + x0) as u32,
+        top: (by + y0) as u32,
+        width: (x1 - x0) as u32,
+        height: (y1 - y0) as u32,
+        rgba,
+        delay_ms,
+    }
+}
