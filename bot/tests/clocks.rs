@@ -225,7 +225,7 @@ fn the_caption_shows_both_clocks() {
     let core = core(dir.path());
     start(&core, "10+5");
     let replies = say(&core, "alice", "e4", T0 + 20 * SECOND);
-    let png: &[u8] = &replies[0].picture.as_ref().expect("a board").png;
+    let png: &[u8] = &replies[0].picture.as_ref().expect("a board").bytes;
     let golden = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/caption-clocks.png");
     if std::env::var_os("KIBITZ_BLESS").is_some() {
         std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
