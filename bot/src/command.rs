@@ -88,6 +88,8 @@ pub enum Command {
     Abort,
     /// My games.
     Games,
+    /// The last finished game here (or this one) again, colours swapped.
+    Rematch(Option<String>),
     /// Export as PGN.
     Pgn(Option<String>),
     /// Export as FEN.
@@ -193,6 +195,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("takeback", "takeback"),
     ("abort", "abort"),
     ("games", "games"),
+    ("rematch", "rematch [GAME]"),
     ("pgn", "pgn [GAME]"),
     ("fen", "fen [GAME]"),
     ("gif", "gif [GAME]"),
@@ -309,6 +312,7 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         "takeback" => none("takeback", Command::Takeback),
         "abort" => none("abort", Command::Abort),
         "games" => none("games", Command::Games),
+        "rematch" => one("rematch").map(Command::Rematch),
         "pgn" => one("pgn").map(Command::Pgn),
         "fen" => one("fen").map(Command::Fen),
         "gif" => one("gif").map(Command::Gif),
@@ -550,6 +554,9 @@ mod tests {
         assert_eq!(parse("/help move", "k"), Ok(Command::HelpOn("move".into())));
         assert_eq!(parse("/help notation clash", "k"), Ok(Command::HelpOn("notation clash".into())));
         assert_eq!(parse("/prices", "k"), Ok(Command::Prices));
+        assert_eq!(parse("/rematch", "k"), Ok(Command::Rematch(None)));
+        assert_eq!(parse("/rematch vuaf", "k"), Ok(Command::Rematch(Some("vuaf".into()))));
+        assert!(matches!(parse("/rematch a b", "k"), Err(ParseError::Usage { command: "rematch", .. })));
     }
 
     #[test]

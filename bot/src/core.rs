@@ -601,6 +601,7 @@ impl Core {
             Command::Takeback => self.takeback(msg),
             Command::Abort => self.abort(msg),
             Command::Games => self.games(msg),
+            Command::Rematch(id) => self.rematch(msg, id.as_deref()),
             Command::Pgn(id) => self.routed(msg, elsewhere::Routed::Pgn(id.as_deref())),
             Command::Fen(id) => self.routed(msg, elsewhere::Routed::Fen(id.as_deref())),
             Command::Gif(id) => self.routed(msg, elsewhere::Routed::Gif(id.as_deref())),

@@ -1359,6 +1359,7 @@ const SLASH: &[Slash] = &[
             opt("side", Kind::Side, "Your side"),
             opt("hints", Kind::OnOff, "Allow hints"),
             opt("days", Kind::Days, "Days per move (correspondence)"),
+            opt("clock", Kind::Text, "A chat clock instead: minutes+seconds per move, such as 10+5"),
         ],
     },
     Slash {
@@ -1375,6 +1376,11 @@ const SLASH: &[Slash] = &[
         ],
     },
     Slash { name: "cancel", description: "Withdraw your challenge", options: &[] },
+    Slash {
+        name: "rematch",
+        description: "Your last game here again, colours swapped",
+        options: &[opt("game", Kind::Text, "Game id (an earlier game here)")],
+    },
     Slash {
         name: "move",
         description: "Play a move",

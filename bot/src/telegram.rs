@@ -386,6 +386,7 @@ fn describe(name: &str, usage: &str) -> String {
         "accept" => "Accept a challenge",
         "decline" => "Decline a challenge, or a draw or takeback offer",
         "cancel" => "Withdraw your challenge",
+        "rematch" => "Your last game here again, colours swapped",
         "move" => "Play a move (or just type it)",
         "board" => "Show the board",
         "moves" => "The legal moves, or one piece's",

@@ -74,9 +74,12 @@ static KEYS: LazyLock<Box<Keys>> = LazyLock::new(|| {
             *p = sq64();
         }
     }
+    // An empty added slot has the key 0, so that a position holding none of
+    // the added kinds hashes as it did before they were added (the bot's
+    // choices are seeded by the hash).
     for side in hand.iter_mut() {
         for slot in side.iter_mut().skip(FIRST_HAND_SLOTS) {
-            *slot = std::array::from_fn(|_| sq64()[0]);
+            *slot = std::array::from_fn(|count| if count == 0 { 0 } else { sq64()[0] });
         }
     }
     Box::new(Keys { power, royal, promoted, bare, hand, castling, ep, black, first_pawn_turn, guard, shield })

@@ -45,7 +45,8 @@ impl Core {
         let clash = v.id == kibitz_rules::CLASH.id;
         if clash && clock.is_some() {
             return refuse(
-                "Clash of the Armies matches have no chat clock (their army phases and auctions take no moves);                  play one with days N, or without a clock.",
+                "Clash of the Armies matches have no chat clock (their army phases and auctions take no moves); \
+                 play one with days N, or without a clock.",
             );
         }
         if spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {

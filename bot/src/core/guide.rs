@@ -7,7 +7,7 @@ use kibitz_rules::Variant;
 
 /// The groups of `/help`, in order, with their commands.
 pub(crate) const GROUPS: &[(&str, &[&str])] = &[
-    ("Starting a game", &["challenge", "accept", "decline", "cancel"]),
+    ("Starting a game", &["challenge", "accept", "decline", "cancel", "rematch"]),
     ("Playing", &["move", "board", "moves", "hint"]),
     ("Offers and endings", &["draw", "takeback", "abort", "resign"]),
     (
@@ -37,12 +37,17 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "challenge",
-        "challenge a player (a @mention; on the console just the name), or anyone if you name nobody. Add the game, your colour, hints on or off, days per move for a slow game, or challenge me with a level from 1 to 8.",
+        "challenge a player (a @mention; on the console just the name), or anyone if you name nobody. Add the game, your colour, hints on or off, and either days per move for a slow game or a chat clock M+S (minutes for the game, 1-180, plus seconds added per move, 0-180: 10+5); or challenge me with a level from 1 to 8. A chat clock runs from the start for White; a move counts when it was sent, and one sent after your time ran out loses. You are reminded once under a tenth of your time. My own clock stands when you play me.",
         "/challenge @bob olympic white days 3",
     ),
     ("accept", "accept the challenge made to you here (name the challenger if there are several).", "/accept @alice"),
     ("decline", "decline a challenge made to you here.", "/decline @alice"),
     ("cancel", "withdraw your own open challenge.", "/cancel"),
+    (
+        "rematch",
+        "after a game, the same game again with colours swapped (the same variant and settings; a new match after a Clash match): a challenge to your opponent, or an /accept if they asked first. Against me it starts at once. Name the game to replay an earlier one here.",
+        "/rematch",
+    ),
     ("move", "play a move in SAN or as a canonical token; in a game you can also just type the move.", "/move Nf3"),
     ("board", "show the board of your game here, or of the game with this id.", "/board"),
     ("moves", "the legal moves, or those of the piece on one square.", "/moves e2"),

@@ -15,7 +15,10 @@ impl Core {
         if text.is_empty() || text.len() > 20 || text.split_whitespace().count() > 3 {
             return Vec::new();
         }
-        let Ok(loaded) = self.own_game(msg) else { return Vec::new() };
+        let Ok(loaded) = self.own_game(msg) else {
+            // A move of a game the clock ended while it was on its way.
+            return if shape::move_shaped(text) { self.flagged_before(msg).into_iter().collect() } else { Vec::new() };
+        };
         if clash::between_rounds(&loaded) {
             return Vec::new();
         }
@@ -171,7 +174,9 @@ impl Core {
             if after.game.position().is_check() {
                 text.push_str(" Check!");
             }
-            if !self.is_bot(&after.record.key.channel.platform, &next_player) {
+            // The bot answers at once: the clocks are shown after its move.
+            let bot_next = self.is_bot(&after.record.key.channel.platform, &next_player);
+            if !bot_next {
                 let _ = write!(text, " {}, your move", mention(&next_player));
                 match clock::deadline(&after.record).filter(|_| after.clash.is_none()) {
                     Some(until) => {
@@ -180,7 +185,7 @@ impl Core {
                     None => text.push('.'),
                 }
             }
-            if let Some(line) = self.clock_line(&after.record, at) {
+            if let Some(line) = self.clock_line(&after.record, at).filter(|_| !bot_next) {
                 let _ = write!(text, " {line}.");
             }
         }
