@@ -286,3 +286,50 @@ fn the_bot_answers_promptly_while_it_reviews_a_long_game() {
     assert!(asked >= 20, "commands were sent during the review ({asked})");
     assert!(slowest < Duration::from_millis(500), "a command took {slowest:?} during the review");
 }
+
+/// An adapter with nothing coming in still posts a finished review at once:
+/// the clock loop is woken for it (its clock runs only every minute here),
+/// stores it in the outbox, and delivers it; the review is then no longer owed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_adapter_posts_a_finished_review_through_the_outbox() {
+    use kibitz_bot::adapter::{clock_loop, shutdown_channel};
+    use kibitz_bot::relay::{Delivery, Relay};
+
+    let dir = tempfile::tempdir().unwrap();
+    let core = Arc::new(Core::new(Store::open(dir.path()).unwrap(), config(Duration::from_secs(5), 3)));
+    let relay = Arc::new(Relay::new(core.clone(), PLATFORM));
+    let (stop, shutdown) = shutdown_channel();
+    let (_caught_up, backlog) = tokio::sync::watch::channel(true);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Delivery>();
+    let clock = tokio::spawn(clock_loop(relay, Duration::from_secs(60), backlog, shutdown, move |d| {
+        let _ = tx.send(d);
+    }));
+    // The first clock tick comes at once; what it posts is not what this is about.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    while rx.try_recv().is_ok() {}
+
+    let id = tokio::task::block_in_place(|| scholars_mate(&core));
+    let began = Instant::now();
+    let reviewer = Reviewer::start(core.clone(), &[PLATFORM]);
+    let review = loop {
+        let delivery = tokio::time::timeout(Duration::from_secs(50), rx.recv())
+            .await
+            .expect("the review is delivered well before the next clock tick")
+            .expect("the clock loop runs");
+        if delivery.reply.text.starts_with("Review of ") {
+            break delivery;
+        }
+    };
+    let took = began.elapsed();
+    eprintln!("the review of {id} was delivered {took:?} after the reviewer started");
+    assert!(review.reply.text.starts_with(&format!("Review of game {id}:")), "{}", review.reply.text);
+    assert!(review.reply.picture.is_some());
+    assert_eq!(review.channel, "c1");
+    // In the outbox until the platform has it (a crash now loses nothing), and no longer owed.
+    let owed = core.store().owed(PLATFORM).unwrap();
+    assert!(owed.into_iter().any(|o| o.unwrap().seq == review.seq), "the review waits in the outbox");
+    assert_eq!(owed(&core), 0);
+    tokio::task::block_in_place(|| reviewer.stop());
+    let _ = stop.send(true);
+    clock.await.unwrap();
+}
