@@ -326,8 +326,8 @@ async fn an_idle_adapter_posts_a_finished_review_through_the_outbox() {
     assert!(review.reply.picture.is_some());
     assert_eq!(review.channel, "c1");
     // In the outbox until the platform has it (a crash now loses nothing), and no longer owed.
-    let owed = core.store().owed(PLATFORM).unwrap();
-    assert!(owed.into_iter().any(|o| o.unwrap().seq == review.seq), "the review waits in the outbox");
+    let outbox = core.store().owed(PLATFORM).unwrap();
+    assert!(outbox.into_iter().any(|o| o.unwrap().seq == review.seq), "the review waits in the outbox");
     assert_eq!(owed(&core), 0);
     tokio::task::block_in_place(|| reviewer.stop());
     let _ = stop.send(true);
