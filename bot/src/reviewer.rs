@@ -92,7 +92,13 @@ fn run(core: &Core, platforms: &[String], stop: &AtomicBool) {
                 // A review that panics is dropped with its game named, not the thread.
                 let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| core.review_job(&job, stop)));
                 match done {
-                    Ok(Reviewed::Stopped) => return,
+                    Ok(Reviewed::Stopped) => {
+                        // Given back: the next process (or this one after a restart) takes it at once.
+                        if let Err(e) = core.store().release_review(&job.game, job.round) {
+                            tracing::warn!("could not give back the review of {}: {}", job.game, e.detail());
+                        }
+                        return;
+                    }
                     Ok(_) => worked = true,
                     Err(_) => {
                         tracing::error!("the review of {} failed; it is dropped", job.game);

@@ -586,6 +586,9 @@ delegate! {
     /// oldest first: another process (or this one) does not get them until
     /// the lease ends, so a job whose process died is taken again then.
     fn claim_reviews(&self, now: Timestamp, platform: &str, lease: std::time::Duration, limit: usize) -> Result<Vec<ReviewJob>>;
+    /// Gives back a review this process took and did not finish (it is
+    /// stopping): any process may take it again at once.
+    fn release_review(&self, game: &GameKey, round: Option<u32>) -> Result<()>;
     /// Drops a review owed: it was done (or cannot be).
     fn drop_review(&self, game: &GameKey, round: Option<u32>) -> Result<()>;
     /// Keeps the finished review of game `game` (of its round `round`), as

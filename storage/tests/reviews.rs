@@ -54,6 +54,9 @@ on_both_backends! {
         // The lease ended (the process that took them died): taken again.
         let again = store.claim_reviews(Timestamp(70_000), "telegram", LEASE, 10).unwrap();
         assert_eq!(again, vec![a.clone(), b.clone()]);
+        // Given back unfinished (its process is stopping): taken again at once.
+        store.release_review(&b.game, None).unwrap();
+        assert_eq!(store.claim_reviews(Timestamp(70_001), "telegram", LEASE, 10).unwrap(), vec![b.clone()]);
         // Done: dropped, never taken again.
         store.drop_review(&a.game, None).unwrap();
         assert_eq!(store.claim_reviews(Timestamp(200_000), "telegram", LEASE, 10).unwrap(), vec![b]);

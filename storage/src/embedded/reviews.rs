@@ -104,6 +104,15 @@ impl SledStore {
         Ok(taken)
     }
 
+    /// Gives back a review taken and not finished: free to take again at once.
+    pub fn release_review(&self, game: &GameKey, round: Option<u32>) -> Result<()> {
+        let key = review_key(game, round)?;
+        if let Ok(mut claims) = self.shared.review_claims.lock() {
+            claims.remove(&key);
+        }
+        Ok(())
+    }
+
     /// Drops a review owed (done, or no longer possible).
     pub fn drop_review(&self, game: &GameKey, round: Option<u32>) -> Result<()> {
         let key = review_key(game, round)?;

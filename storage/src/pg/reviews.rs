@@ -71,6 +71,15 @@ impl PgStore {
         Ok(found.into_iter().map(|(_, j)| j).collect())
     }
 
+    pub(crate) fn release_review(&self, game: &GameKey, round: Option<u32>) -> Result<()> {
+        game.encode()?;
+        self.conn()?.execute(
+            "UPDATE review_jobs SET claimed_until = NULL WHERE platform = $1 AND channel = $2 AND id = $3 AND round = $4",
+            &[&game.channel.platform, &game.channel.channel, &game.id.as_str(), &round_column(round)],
+        )?;
+        Ok(())
+    }
+
     pub(crate) fn drop_review(&self, game: &GameKey, round: Option<u32>) -> Result<()> {
         game.encode()?;
         self.conn()?.execute(
