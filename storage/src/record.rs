@@ -55,11 +55,23 @@ pub struct GameSettings {
     pub days_per_move: Option<u32>,
     /// The bot's playing level (1-8) when one of the players is the bot.
     pub bot_level: Option<u8>,
+    /// Power Absorption's handicaps (PA7) in words, as the PGN tag writes
+    /// them (`White plain, Black nopawn noqueen`); `None` for none. The
+    /// game's start position holds them too. A handicap game is never rated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handicap: Option<String>,
+}
+
+impl GameSettings {
+    /// Whether the result changes ratings: a rated game without handicap.
+    pub fn counts_for_rating(&self) -> bool {
+        self.rated && self.handicap.is_none()
+    }
 }
 
 impl Default for GameSettings {
     fn default() -> Self {
-        GameSettings { rated: true, hints_allowed: false, days_per_move: None, bot_level: None }
+        GameSettings { rated: true, hints_allowed: false, days_per_move: None, bot_level: None, handicap: None }
     }
 }
 

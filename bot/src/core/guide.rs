@@ -34,7 +34,7 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "challenge",
-        "challenge a player (a @mention; on the console just the name), or anyone if you name nobody. Add the game, your colour, hints on or off, days per move for a slow game, or challenge me with a level from 1 to 8.",
+        "challenge a player (a @mention; on the console just the name), or anyone if you name nobody. Add the game, your colour, hints on or off, days per move for a slow game, or challenge me with a level from 1 to 8. In Power Absorption a handicap limits what one side absorbs: handicap white plain (nothing), handicap black nopawn noqueen (no pawn power, nothing from queens), or one for each side; such games are not rated, and against me I give the odds and play the handicapped colour.",
         "/challenge @bob olympic white days 3",
     ),
     ("accept", "accept the challenge made to you here (name the challenger if there are several).", "/accept @alice"),
