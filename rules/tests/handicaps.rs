@@ -27,8 +27,21 @@ fn pa7_plain_bishop_taking_a_knight_stays_a_bishop_without_declining_move() {
     let free = pa("4k3/8/2n5/8/4B3/8/8/4K3 w - - 0 1");
     assert!(legal_from(&free, "e4").is_superset(&set(&["e4c6", "e4c6-"])));
     assert_eq!(piece(&after(&free, "e4c6"), "c6"), "(BN)");
-    // Typing the declining form where there is no such move is refused.
-    assert!(p.parse_move("Bxc6-").is_err());
+    // Typing the declining form where there is no such move is refused,
+    // with the reason.
+    for text in ["Bxc6-", "Bxc6 keep", "e4c6-"] {
+        let said = p.parse_move(text).unwrap_err().to_string();
+        assert!(
+            said.contains(
+                "nothing to decline (White plays plain and absorbs nothing here): the capture is written Bxc6"
+            ),
+            "{text}: {said}"
+        );
+    }
+    // PA3 without a handicap: a pawn taking a pawn has nothing to decline.
+    let p = pa("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1");
+    let said = p.parse_move("exd5-").unwrap_err().to_string();
+    assert!(said.contains("there is nothing to decline: the capture is written exd5"), "{said}");
 }
 
 #[test]
