@@ -268,8 +268,9 @@ impl Position {
         list.push(Move::EnPassant { from, to, keep: false });
         if self.variant.absorption {
             let victim = self.piece_at(Square::new(from.rank() * 8 + to.file()));
+            // PA7: with a handicap there may be nothing to decline.
             if let (Some(p), Some(v)) = (self.piece_at(from), victim)
-                && !p.powers.contains(v.powers)
+                && self.result_powers(p, Some(v), false, Promote::No) != p.powers
             {
                 list.push(Move::EnPassant { from, to, keep: true });
             }
