@@ -742,6 +742,16 @@ impl crate::variant::Variant {
         }
         let p = crate::piece::Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
         pos.put(from, p);
+        if pt.powers.has_halves() {
+            // CS1: the moving halves' squares, and the capturing halves'.
+            let (moving, capturing) = (pt.powers.moving(), pt.powers.capturing());
+            let empty = pos.mask & !from.bb();
+            let mut moves = pos.attacks(from, moving.without(Powers::PAWN), Color::White, from.bb());
+            if moving.contains(Powers::PAWN) {
+                moves |= pos.pawn_steps(from, Color::White, empty);
+            }
+            return Some((moves, pos.attacks(from, capturing, Color::White, from.bb())));
+        }
         let attacks = pos.attacks(from, pt.powers, Color::White, from.bb());
         if pt.powers == Powers::RABBIT {
             // CA2: it slides onto empty squares and captures only by jumping,
