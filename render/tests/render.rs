@@ -133,6 +133,8 @@ fn eval_graph_of_a_game_without_moves() {
     let png = eval_graph_png(&review, "").unwrap();
     assert_eq!(png_size(&png), (GRAPH_WIDTH, GRAPH_HEIGHT));
     assert!(eval_graph_svg(&review, "").contains(">no moves<"));
+}
+
 /// PA7: a handicap game's caption names the handicap.
 #[test]
 fn caption_shows_the_handicap() {

@@ -220,6 +220,9 @@ mod tests {
         );
         // The plain export is untouched by a review's existence.
         assert!(g.pgn(&[], &[]).ends_with("\n1. e4 e5 2. Nf3 Qg5 3. Nxg5 *\n"));
+    }
+
+    #[test]
     fn pa7_handicap_tag() {
         let v = Variant::by_id("absorption").unwrap();
         let start = format!("{} h:W=plain,B=nopawn+noqueen", v.start_fen);

@@ -84,7 +84,7 @@ static KEYS: LazyLock<Box<Keys>> = LazyLock::new(|| {
             *slot = std::array::from_fn(|count| if count == 0 { 0 } else { sq64()[0] });
         }
     }
-    let handicap = std::array::from_fn(|_| std::array::from_fn(|_| next2()));
+    let handicap = std::array::from_fn(|_| std::array::from_fn(|_| sq64()[0]));
     Box::new(Keys { power, royal, promoted, bare, hand, castling, ep, black, first_pawn_turn, guard, shield, handicap })
 });
 

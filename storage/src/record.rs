@@ -75,7 +75,14 @@ impl GameSettings {
 
 impl Default for GameSettings {
     fn default() -> Self {
-        GameSettings { rated: true, hints_allowed: false, days_per_move: None, bot_level: None, clock: None, handicap: None }
+        GameSettings {
+            rated: true,
+            hints_allowed: false,
+            days_per_move: None,
+            bot_level: None,
+            clock: None,
+            handicap: None,
+        }
     }
 }
 

@@ -314,6 +314,8 @@ pub(super) fn settings_words(settings: &GameSettings) -> String {
         extras.push(format!("handicap {h}, not rated"));
     }
     extras.join(", ")
+}
+
 /// The start position of a game of `v` with the handicaps a challenge gave
 /// in words (PA7), as FEN.
 pub(super) fn start_fen(v: &'static Variant, handicap: Option<&str>) -> Result<String, Refusal> {
