@@ -40,6 +40,8 @@ pub struct ChallengeSpec {
     pub level: Option<u8>,
     /// A player named without `@` (`/challenge bob`), still to be found.
     pub named: Option<String>,
+    /// Power Absorption's handicaps (PA7): `handicap white plain`.
+    pub handicap: Option<kibitz_rules::Handicaps>,
 }
 
 /// A command, read.
@@ -182,7 +184,11 @@ pub const USAGE: &[(&str, &str)] = &[
     ("variants", "variants"),
     ("rules", "rules VARIANT"),
     ("piece", "piece [VARIANT] NAME"),
-    ("challenge", "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N | M+S] [level 1-8]"),
+    (
+        "challenge",
+        "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N | M+S] [level 1-8] [handicap COLOUR \
+         plain|nopawn|noqueen]",
+    ),
     ("accept", "accept [@user]"),
     ("decline", "decline [@user|draw|takeback]"),
     ("cancel", "cancel"),
@@ -384,6 +390,16 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
             _ => None,
         } {
             spec.colour = Some(c);
+        } else if lower == "handicap" {
+            // PA7: `handicap white plain`, `handicap black nopawn noqueen`,
+            // one clause for both sides (`handicap white plain black nopawn`).
+            let rest = args.get(i + 1..).unwrap_or_default();
+            let (h, read) = kibitz_rules::Handicaps::read_words(rest)
+                .map_err(|e| problem("challenge", format!("Handicap: {e}")))?;
+            if spec.handicap.replace(h).is_some() {
+                return Err(problem("challenge", "Name both handicaps in one go: handicap white plain black nopawn"));
+            }
+            i += read;
         } else if lower == "level" {
             let value = args.get(i + 1).and_then(|v| v.parse::<u8>().ok()).filter(|l| (1..=8).contains(l));
             i += 1;
@@ -522,6 +538,7 @@ mod tests {
                 clock: None,
                 level: None,
                 named: None,
+                handicap: None,
             })
         );
         let Ok(Command::Challenge(c)) = parse("/challenge @bob chess 10+5", "k") else { panic!() };
@@ -551,6 +568,29 @@ mod tests {
         assert_eq!((c.named.as_deref(), c.variant.as_deref(), c.opponent), (Some("bob"), Some("chess"), None));
         let Ok(Command::Challenge(c)) = parse("/challenge Olympic", "k") else { panic!() };
         assert_eq!((c.named, c.variant.as_deref()), (None, Some("olympic")));
+        // PA7: handicaps per side, both in one clause; a colour after them
+        // is the colour wish.
+        let Ok(Command::Challenge(c)) = parse("/challenge @bob absorption handicap white plain black", "k") else {
+            panic!()
+        };
+        assert_eq!(c.handicap.map(|h| h.to_string()).as_deref(), Some("White plain"));
+        assert_eq!(c.colour, Some(ColourWish::Black));
+        let text = "/challenge @kibitz absorption handicap white plain black nopawn noqueen level 8";
+        let Ok(Command::Challenge(c)) = parse(text, "k") else { panic!() };
+        assert_eq!(c.handicap.map(|h| h.to_string()).as_deref(), Some("White plain, Black nopawn noqueen"));
+        assert_eq!((c.level, c.colour), (Some(8), None));
+        for (text, says) in [
+            ("/challenge absorption handicap white plan", "Handicap: 'plan' is not a handicap"),
+            ("/challenge absorption handicap", "Handicap: a handicap names a colour"),
+            ("/challenge absorption handicap plain", "Handicap: a handicap names a colour"),
+            ("/challenge absorption handicap white plain handicap black nopawn", "Name both handicaps in one go"),
+        ] {
+            let said = parse(text, "k").unwrap_err().to_string();
+            assert!(
+                said.starts_with(says) && said.contains("[handicap COLOUR plain|nopawn|noqueen]"),
+                "{text}: {said}"
+            );
+        }
         assert_eq!(parse("/help move", "k"), Ok(Command::HelpOn("move".into())));
         assert_eq!(parse("/help notation clash", "k"), Ok(Command::HelpOn("notation clash".into())));
         assert_eq!(parse("/prices", "k"), Ok(Command::Prices));

@@ -11,7 +11,7 @@ use kibitz_bot::config::{Config, StoreLocation};
 use kibitz_bot::core::{Core, CoreConfig};
 use kibitz_bot::{adapter, secrets};
 use kibitz_render::{BoardOptions, Caption, Renderer};
-use kibitz_rules::{Game, Position, Square, Variant, divide, perft, search};
+use kibitz_rules::{Color, Game, Handicaps, Position, Square, Variant, divide, perft, search};
 use kibitz_storage::{Store, StoreError, request_backup};
 
 /// Kibitz: chess variants with friends, by chat.
@@ -78,6 +78,9 @@ enum Command {
         /// Start from this position instead of the variant's start.
         #[arg(long)]
         fen: Option<String>,
+        /// PA7 handicaps, Power Absorption only: "white plain", "black nopawn noqueen", "white plain black nopawn".
+        #[arg(long)]
+        handicap: Option<String>,
         /// Print the count below each legal move first.
         #[arg(long)]
         divide: bool,
@@ -92,6 +95,9 @@ enum Command {
         /// Position (default: the start position).
         #[arg(long)]
         fen: Option<String>,
+        /// PA7 handicaps, Power Absorption only: "white plain", "black nopawn noqueen", "white plain black nopawn".
+        #[arg(long)]
+        handicap: Option<String>,
     },
     /// Play moves (SAN or canonical); print the resulting FEN and outcome.
     Play {
@@ -101,6 +107,9 @@ enum Command {
         /// Position to start from (default: the start position).
         #[arg(long)]
         fen: Option<String>,
+        /// PA7 handicaps, Power Absorption only: "white plain", "black nopawn noqueen", "white plain black nopawn".
+        #[arg(long)]
+        handicap: Option<String>,
         /// Moves in order.
         #[arg(allow_hyphen_values = true)]
         moves: Vec<String>,
@@ -175,6 +184,9 @@ enum Command {
         /// Position (default: the start position).
         #[arg(long)]
         fen: Option<String>,
+        /// PA7 handicaps, Power Absorption only: "white plain", "black nopawn noqueen", "white plain black nopawn".
+        #[arg(long)]
+        handicap: Option<String>,
         /// Thinking time in milliseconds.
         #[arg(long, default_value_t = 1000)]
         time: u64,
@@ -317,11 +329,13 @@ fn main() -> ExitCode {
         Some(Command::Backup { db, file }) => backup(&db, &file),
         Some(Command::Restore { db, file }) => restore(&db, &file),
         Some(Command::Migrate { from, to }) => migrate(&from, &to),
-        Some(Command::Perft { variant, fen, divide: per_move, depth }) => {
-            run_perft(&variant, fen.as_deref(), per_move, depth)
+        Some(Command::Perft { variant, fen, handicap, divide: per_move, depth }) => {
+            run_perft(&variant, fen.as_deref(), handicap.as_deref(), per_move, depth)
         }
-        Some(Command::Moves { variant, fen }) => run_moves(&variant, fen.as_deref()),
-        Some(Command::Play { variant, fen, moves }) => run_play(&variant, fen.as_deref(), &moves),
+        Some(Command::Moves { variant, fen, handicap }) => run_moves(&variant, fen.as_deref(), handicap.as_deref()),
+        Some(Command::Play { variant, fen, handicap, moves }) => {
+            run_play(&variant, fen.as_deref(), handicap.as_deref(), &moves)
+        }
         Some(Command::Render { variant, fen, flip, last, size, output }) => {
             run_render(&variant, fen.as_deref(), flip, last.as_deref(), size, &output)
         }
@@ -342,7 +356,9 @@ fn main() -> ExitCode {
             let svg = kibitz_render::diagram_svg(Renderer::shared(), v, index as u8).ok_or("no diagram")?;
             write_picture(&svg, &output)
         }),
-        Some(Command::Analyse { variant, fen, time }) => run_analyse(&variant, fen.as_deref(), time),
+        Some(Command::Analyse { variant, fen, handicap, time }) => {
+            run_analyse(&variant, fen.as_deref(), handicap.as_deref(), time)
+        }
         Some(Command::Match { variant, first, second, games, time }) => {
             run_match(&variant, &first, &second, games, Duration::from_millis(time))
         }
@@ -668,8 +684,19 @@ fn position(id: &str, fen: Option<&str>) -> Result<Position, String> {
     }
 }
 
-fn run_perft(id: &str, fen: Option<&str>, per_move: bool, depth: u32) -> Result<(), String> {
+/// The position with `--handicap` (PA7) added to any the FEN gives.
+fn handicapped(id: &str, fen: Option<&str>, handicap: Option<&str>) -> Result<Position, String> {
     let pos = position(id, fen)?;
+    let Some(text) = handicap else { return Ok(pos) };
+    let mut h = Handicaps::parse(text).map_err(|e| format!("--handicap: {e}"))?;
+    for c in [Color::White, Color::Black] {
+        h.add(c, pos.handicaps().of(c));
+    }
+    pos.with_handicaps(h).map_err(|e| format!("--handicap: {e}"))
+}
+
+fn run_perft(id: &str, fen: Option<&str>, handicap: Option<&str>, per_move: bool, depth: u32) -> Result<(), String> {
+    let pos = handicapped(id, fen, handicap)?;
     if per_move {
         let mut rows: Vec<(String, u64)> =
             divide(&pos, depth).into_iter().map(|(m, n)| (pos.canonical(&m), n)).collect();
@@ -685,8 +712,8 @@ fn run_perft(id: &str, fen: Option<&str>, per_move: bool, depth: u32) -> Result<
     Ok(())
 }
 
-fn run_moves(id: &str, fen: Option<&str>) -> Result<(), String> {
-    let game = Game::from_position(position(id, fen)?);
+fn run_moves(id: &str, fen: Option<&str>, handicap: Option<&str>) -> Result<(), String> {
+    let game = Game::from_position(handicapped(id, fen, handicap)?);
     let mut moves: Vec<String> = game.legal_moves().iter().map(|m| game.position().canonical(m)).collect();
     moves.sort();
     for m in moves {
@@ -695,8 +722,8 @@ fn run_moves(id: &str, fen: Option<&str>) -> Result<(), String> {
     Ok(())
 }
 
-fn run_play(id: &str, fen: Option<&str>, moves: &[String]) -> Result<(), String> {
-    let mut game = Game::from_position(position(id, fen)?);
+fn run_play(id: &str, fen: Option<&str>, handicap: Option<&str>, moves: &[String]) -> Result<(), String> {
+    let mut game = Game::from_position(handicapped(id, fen, handicap)?);
     for (i, text) in moves.iter().enumerate() {
         game.play_text(text).map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
     }
@@ -836,8 +863,8 @@ fn bench_render() -> Result<(), String> {
     Ok(())
 }
 
-fn run_analyse(id: &str, fen: Option<&str>, ms: u64) -> Result<(), String> {
-    let pos = position(id, fen)?;
+fn run_analyse(id: &str, fen: Option<&str>, handicap: Option<&str>, ms: u64) -> Result<(), String> {
+    let pos = handicapped(id, fen, handicap)?;
     let mut engine = search::Engine::new(64);
     let limits = search::Limits { time: Duration::from_millis(ms.clamp(1, 600_000)), depth: 64 };
     let Some(found) = engine.search(&pos, limits) else {

@@ -60,6 +60,39 @@ fn play_prints_fen_and_outcome() {
     assert_eq!(out.lines().collect::<Vec<_>>(), ["rbsgk/5/4p/PS3/KG1BR[] w - - 0 2", "* game in progress"]);
 }
 
+/// PA7: `--handicap` on perft, moves, play and analyse.
+#[test]
+fn handicap_flag_limits_absorption() {
+    // White plain: depth 3 from the start counts chess's published 8,902
+    // (the only captures by then are White's, which absorb nothing).
+    let out = stdout(&kibitz(&["perft", "--variant", "absorption", "--handicap", "white plain", "3"]));
+    assert_eq!(out.lines().last(), Some("8902"));
+    let out = stdout(&kibitz(&["perft", "--variant", "absorption", "3"]));
+    assert_eq!(out.lines().last(), Some("8922"));
+    // A plain bishop taking a knight has no declining move and stays a bishop.
+    let fen = "4k3/8/2n5/8/4B3/8/8/4K3 w - - 0 1";
+    let args = ["moves", "--variant", "absorption", "--fen", fen, "--handicap", "white plain"];
+    let out = stdout(&kibitz(&args));
+    assert!(out.lines().any(|l| l == "e4c6") && !out.lines().any(|l| l == "e4c6-"), "{out}");
+    let args = ["play", "--variant", "absorption", "--fen", fen, "--handicap", "white plain", "Bxc6+"];
+    let out = stdout(&kibitz(&args));
+    assert_eq!(out.lines().next(), Some("4k3/8/2B5/8/8/8/8/4K3 b - - 0 1 h:W=plain"));
+    let args = ["play", "--variant", "absorption", "--handicap", "black nopawn noqueen", "e4"];
+    let out = stdout(&kibitz(&args));
+    assert!(
+        out.starts_with("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 h:B=nopawn+noqueen\n"),
+        "{out}"
+    );
+    let out = stdout(&kibitz(&["analyse", "--variant", "absorption", "--handicap", "white plain", "--time", "50"]));
+    assert!(!out.is_empty());
+    // Unknown words and other games are refused with a reason.
+    let out = kibitz(&["moves", "--variant", "absorption", "--handicap", "white plan"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'plan' is not a handicap"));
+    let out = kibitz(&["moves", "--variant", "chess", "--handicap", "white plain"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Power Absorption"));
+}
+
 #[test]
 fn play_names_the_first_illegal_move() {
     let out = kibitz(&["play", "--variant", "chess", "e4", "e5", "Ke3", "Nf6"]);

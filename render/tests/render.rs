@@ -134,3 +134,16 @@ fn eval_graph_of_a_game_without_moves() {
     assert_eq!(png_size(&png), (GRAPH_WIDTH, GRAPH_HEIGHT));
     assert!(eval_graph_svg(&review, "").contains(">no moves<"));
 }
+
+/// PA7: a handicap game's caption names the handicap.
+#[test]
+fn caption_shows_the_handicap() {
+    let v = Variant::by_id("absorption").unwrap();
+    let pos = Position::from_fen(v, &format!("{} h:W=plain", v.start_fen)).unwrap();
+    let caption = Caption { white: "alice".into(), black: "bob".into(), ..Caption::default() };
+    let opts = BoardOptions { caption: Some(caption), ..BoardOptions::default() };
+    let svg = Renderer::shared().board_svg(&pos, &opts);
+    assert!(svg.contains(">Handicap: White plain<"), "no handicap line in the caption");
+    let plain = Renderer::shared().board_svg(&Position::new(v), &opts);
+    assert!(!plain.contains("Handicap"));
+}

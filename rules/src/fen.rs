@@ -8,12 +8,15 @@
 //! (there is no castling) is `1` while White's first pawn turn is still to
 //! come (A6), `-` after it. The en passant square is written after a double
 //! step whenever an enemy pawn stands beside the pawn (as Fairy-Stockfish
-//! does), even where the capture is illegal.
+//! does), even where the capture is illegal. Power Absorption's handicaps
+//! (PA7) follow as a last field, `h:W=plain,B=nopawn+noqueen` (POWERS.md),
+//! written only when there is one.
 
 use std::fmt::Write;
 
 use thiserror::Error;
 
+use crate::handicap::Handicaps;
 use crate::piece::{Piece, Power, Powers};
 use crate::position::Position;
 use crate::types::{Bitboard, Color, Square};
@@ -53,7 +56,13 @@ impl Position {
     /// Reads a FEN of `variant`. Never panics, whatever the text.
     pub fn from_fen(variant: &'static Variant, fen: &str) -> Result<Position, FenError> {
         let impossible = |reason: &str| FenError::Impossible { variant: variant.name, reason: reason.to_string() };
-        let mut fields = fen.split_ascii_whitespace();
+        let mut all: Vec<&str> = fen.split_ascii_whitespace().collect();
+        // PA7: a last field `h:...` holds the handicaps (POWERS.md).
+        let handicap = match all.last() {
+            Some(f) if f.starts_with("h:") => all.pop(),
+            _ => None,
+        };
+        let mut fields = all.into_iter();
         let placement = fields.next().ok_or_else(|| syntax("it is empty"))?;
         let mut pos = Position::empty(variant);
 
@@ -285,6 +294,18 @@ impl Position {
                 pos.shield[c.index()] = 0;
             }
         }
+        if let Some(field) = handicap {
+            if !variant.absorption {
+                return Err(impossible("handicaps belong to Power Absorption"));
+            }
+            let text = &field[2..];
+            pos.handicap = Handicaps::from_fen_field(text).ok_or_else(|| {
+                syntax(format!(
+                    "bad handicap field '{}': write it as h:W=plain or h:W=nopawn+noqueen,B=plain",
+                    field.chars().take(40).collect::<String>()
+                ))
+            })?;
+        }
         pos.validate().map_err(|r| impossible(&r))?;
         pos.hash = pos.compute_hash();
         Ok(pos)
@@ -423,6 +444,9 @@ impl Position {
             None => s.push_str(" -"),
         }
         let _ = write!(s, " {} {}", self.halfmoves, self.fullmoves);
+        if let Some(field) = self.handicap.fen_field() {
+            let _ = write!(s, " {field}");
+        }
         s
     }
 

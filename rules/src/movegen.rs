@@ -268,8 +268,9 @@ impl Position {
         list.push(Move::EnPassant { from, to, keep: false });
         if self.variant.absorption {
             let victim = self.piece_at(Square::new(from.rank() * 8 + to.file()));
+            // PA7: with a handicap there may be nothing to decline.
             if let (Some(p), Some(v)) = (self.piece_at(from), victim)
-                && !p.powers.contains(v.powers)
+                && self.result_powers(p, Some(v), false, Promote::No) != p.powers
             {
                 list.push(Move::EnPassant { from, to, keep: true });
             }
@@ -741,6 +742,16 @@ impl crate::variant::Variant {
         }
         let p = crate::piece::Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
         pos.put(from, p);
+        if pt.powers.has_halves() {
+            // CS1: the moving halves' squares, and the capturing halves'.
+            let (moving, capturing) = (pt.powers.moving(), pt.powers.capturing());
+            let empty = pos.mask & !from.bb();
+            let mut moves = pos.attacks(from, moving.without(Powers::PAWN), Color::White, from.bb());
+            if moving.contains(Powers::PAWN) {
+                moves |= pos.pawn_steps(from, Color::White, empty);
+            }
+            return Some((moves, pos.attacks(from, capturing, Color::White, from.bb())));
+        }
         let attacks = pos.attacks(from, pt.powers, Color::White, from.bb());
         if pt.powers == Powers::RABBIT {
             // CA2: it slides onto empty squares and captures only by jumping,

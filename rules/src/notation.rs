@@ -39,7 +39,7 @@ use crate::explain::{Named, Why, or_list};
 use crate::moves::{Move, MoveList, Promote, castle_squares};
 use crate::piece::{Piece, Powers};
 use crate::position::Position;
-use crate::types::Square;
+use crate::types::{Color, Square};
 
 /// Why a move text was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -341,6 +341,9 @@ impl Position {
         }
         let all = legal;
         let legal: MoveList = all.iter().copied().filter(|m| is_keep(m) == keep).collect();
+        if keep && let Some(why) = self.nothing_to_decline(&trimmed, &all, &legal) {
+            return Err(MoveError::Refused { text: text.trim().to_string(), why });
+        }
         if legal.is_empty() {
             return Err(MoveError::Illegal { text: text.trim().to_string(), closest: Vec::new() });
         }
@@ -392,6 +395,33 @@ impl Position {
                 Err(MoveError::Ambiguous { text: trimmed.to_string(), candidates, pieces })
             }
         }
+    }
+
+    /// PA3, PA7: a capture written as declining where there is no declining
+    /// move, because absorbing would change nothing (a pawn taking a pawn,
+    /// or a side whose handicap takes nothing from this victim).
+    fn nothing_to_decline(&self, text: &str, all: &MoveList, declining: &MoveList) -> Option<Why> {
+        if text.is_empty() || !self.matching(text, declining).is_empty() {
+            return None;
+        }
+        let absorbing: MoveList = all.iter().copied().filter(|m| !is_keep(m)).collect();
+        let found = self.matching(text, &absorbing);
+        let [m] = found.as_slice() else { return None };
+        let capture = match *m {
+            Move::Normal { to, .. } => self.piece_at(to).is_some(),
+            Move::EnPassant { .. } => true,
+            _ => false,
+        };
+        if !capture {
+            return None;
+        }
+        let us = self.turn();
+        let handicap = self.handicaps().of(us);
+        let handicap = (!handicap.is_none()).then(|| {
+            let side = if us == Color::White { "White" } else { "Black" };
+            format!("{side} plays {handicap}")
+        });
+        Some(Why::NothingToDecline { capture: self.unique_san(m, all), handicap })
     }
 
     /// The legal moves that `text` (without a declining mark) may mean, read

@@ -8,7 +8,8 @@ use crate::types::Color;
 
 impl Game {
     /// The game as PGN: the seven-tag roster from `tags` (missing ones are
-    /// `?`), a `Variant` tag outside chess, `SetUp`/`FEN` when the game did
+    /// `?`), a `Variant` tag outside chess, a `Handicap` tag for Power
+    /// Absorption's handicaps (PA7), `SetUp`/`FEN` when the game did
     /// not start from the variant's start position, the moves in SAN and the
     /// result (from a `Result` tag if given, else the rules). `comments` are `(ply, text)` pairs written after that ply's
     /// move (the bot marks hints this way).
@@ -54,7 +55,16 @@ impl Game {
         if variant.id != "chess" {
             tag(&mut out, "Variant", variant.name);
         }
-        let fen = start.fen();
+        // PA7: the handicaps have a tag of their own (`White plain`), and the
+        // FEN tag is written without them, as other programs read it.
+        let handicaps = start.handicaps();
+        if !handicaps.is_none() {
+            tag(&mut out, "Handicap", &handicaps.to_string());
+        }
+        let fen = match start.clone().with_handicaps(crate::Handicaps::NONE) {
+            Ok(bare) => bare.fen(),
+            Err(_) => start.fen(),
+        };
         if fen != variant.start_fen {
             tag(&mut out, "SetUp", "1");
             tag(&mut out, "FEN", &fen);
@@ -210,5 +220,15 @@ mod tests {
         );
         // The plain export is untouched by a review's existence.
         assert!(g.pgn(&[], &[]).ends_with("\n1. e4 e5 2. Nf3 Qg5 3. Nxg5 *\n"));
+    }
+
+    #[test]
+    fn pa7_handicap_tag() {
+        let v = Variant::by_id("absorption").unwrap();
+        let start = format!("{} h:W=plain,B=nopawn+noqueen", v.start_fen);
+        let g = Game::from_position(crate::Position::from_fen(v, &start).unwrap());
+        let pgn = g.pgn(&[], &[]);
+        assert!(pgn.contains("[Handicap \"White plain, Black nopawn noqueen\"]\n"), "{pgn}");
+        assert!(!pgn.contains("FEN"), "{pgn}");
     }
 }

@@ -2,6 +2,7 @@
 //! which moves are legal.
 
 use crate::attacks::tables;
+use crate::handicap::Handicaps;
 use crate::moves::{Move, Promote, castle_squares};
 use crate::piece::{EXOTIC_BITS, NUM_POWERS, Piece, Power, Powers};
 use crate::types::{Bitboard, Color, Square};
@@ -42,6 +43,8 @@ pub struct Position {
     /// CA8: each side's shield: 0 none or used, 1-3 up (owner's turns still
     /// to begin before it drops), 4 still to be used.
     pub(crate) shield: [u8; 2],
+    /// PA7: what each side's captures may not absorb.
+    pub(crate) handicap: Handicaps,
     pub(crate) hash: u64,
 }
 
@@ -68,6 +71,7 @@ impl Position {
             first_pawn_turn: false,
             guard: Bitboard::EMPTY,
             shield: [0; 2],
+            handicap: Handicaps::NONE,
             hash: 0,
         }
     }
@@ -94,6 +98,26 @@ impl Position {
     /// `color` holds in hand.
     pub fn hand(&self, color: Color, piece: u8) -> u8 {
         self.hands[color.index()].get(piece as usize).copied().unwrap_or(0)
+    }
+
+    /// PA7: what each side's captures may not absorb (none outside Power
+    /// Absorption).
+    pub fn handicaps(&self) -> Handicaps {
+        self.handicap
+    }
+
+    /// The same position with these handicaps (PA7); refused outside Power
+    /// Absorption, where no capture absorbs.
+    pub fn with_handicaps(mut self, handicaps: Handicaps) -> Result<Position, crate::FenError> {
+        if !self.variant.absorption && !handicaps.is_none() {
+            return Err(crate::FenError::Impossible {
+                variant: self.variant.name,
+                reason: "handicaps belong to Power Absorption".into(),
+            });
+        }
+        self.handicap = handicaps;
+        self.hash = self.compute_hash();
+        Ok(self)
     }
 
     /// Half-moves since the last capture or pawn move.
@@ -146,8 +170,9 @@ impl Position {
         }
     }
 
-    /// The powers a piece ends a move with: PA3's absorption (unless `keep`)
-    /// and then the promotion, which replaces the Pawn power (PA5, C5).
+    /// The powers a piece ends a move with: PA3's absorption (unless `keep`),
+    /// limited by its side's handicap (PA7), and then the promotion, which
+    /// replaces the Pawn power (PA5, C5).
     #[inline]
     pub(crate) fn result_powers(&self, piece: Piece, victim: Option<Piece>, keep: bool, promote: Promote) -> Powers {
         let mut powers = piece.powers;
@@ -155,7 +180,7 @@ impl Position {
             && !keep
             && let Some(v) = victim
         {
-            powers = powers.with(v.powers);
+            powers = powers.with(self.handicap.of(piece.color).absorbable(v.powers));
         }
         match (promote, self.variant.promotion) {
             (Promote::To(i), Promotion::Choice(_)) if self.variant.absorption => {
@@ -613,6 +638,10 @@ impl Position {
         for c in Color::ALL {
             if self.shield[c.index()] != 0 {
                 h ^= k.shield[c.index()][self.shield[c.index()].min(4) as usize];
+            }
+            let handicap = self.handicap.of(c).bits();
+            if handicap != 0 {
+                h ^= k.handicap[c.index()][handicap & 7];
             }
         }
         h

@@ -32,6 +32,8 @@ pub(crate) struct Keys {
     pub(crate) guard: [u64; 64],
     /// CA8: the shield state of each side (0 none, 1-3 up, 4 still to use).
     pub(crate) shield: [[u64; 5]; 2],
+    /// PA7: each side's handicap, by its bits.
+    pub(crate) handicap: [[u64; 8]; 2],
 }
 
 static KEYS: LazyLock<Box<Keys>> = LazyLock::new(|| {
@@ -82,7 +84,8 @@ static KEYS: LazyLock<Box<Keys>> = LazyLock::new(|| {
             *slot = std::array::from_fn(|count| if count == 0 { 0 } else { sq64()[0] });
         }
     }
-    Box::new(Keys { power, royal, promoted, bare, hand, castling, ep, black, first_pawn_turn, guard, shield })
+    let handicap = std::array::from_fn(|_| std::array::from_fn(|_| sq64()[0]));
+    Box::new(Keys { power, royal, promoted, bare, hand, castling, ep, black, first_pawn_turn, guard, shield, handicap })
 });
 
 #[inline]

@@ -34,6 +34,12 @@ fn absorption() {
     run("absorption", "absorption");
 }
 
+/// PA7: handicapped sides (the FEN's `h:` field).
+#[test]
+fn absorption_handicap() {
+    run("absorption-handicap", "absorption");
+}
+
 #[test]
 fn construction() {
     run("construction", "construction");

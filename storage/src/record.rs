@@ -59,11 +59,30 @@ pub struct GameSettings {
     /// A chat clock (`10+5`) instead of days per move; `None` for none.
     /// Records written before chat clocks existed read with `None`.
     pub clock: Option<ChatClock>,
+    /// Power Absorption's handicaps (PA7) in words, as the PGN tag writes
+    /// them (`White plain, Black nopawn noqueen`); `None` for none. The
+    /// game's start position holds them too. A handicap game is never rated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handicap: Option<String>,
+}
+
+impl GameSettings {
+    /// Whether the result changes ratings: a rated game without handicap.
+    pub fn counts_for_rating(&self) -> bool {
+        self.rated && self.handicap.is_none()
+    }
 }
 
 impl Default for GameSettings {
     fn default() -> Self {
-        GameSettings { rated: true, hints_allowed: false, days_per_move: None, bot_level: None, clock: None }
+        GameSettings {
+            rated: true,
+            hints_allowed: false,
+            days_per_move: None,
+            bot_level: None,
+            clock: None,
+            handicap: None,
+        }
     }
 }
 

@@ -67,6 +67,8 @@ fn a_version_1_game_loads_and_is_upgraded_on_its_next_change() {
     assert_eq!((g.white.as_str(), g.black.as_str(), g.variant.as_str()), ("ann", "bob", "chess"));
     assert!(g.settings.hints_allowed);
     assert_eq!(g.settings.days_per_move, None);
+    // PA7: records from before handicaps have none.
+    assert_eq!(g.settings.handicap, None);
     assert_eq!(g.started_at.0, 1_700_000_000_000);
     let moves: Vec<_> = g.moves.iter().map(|m| (m.text.as_str(), m.by.as_str(), m.message_id.is_none())).collect();
     assert_eq!(moves, [("e2e4", "ann", true), ("e7e5", "bob", true)]);

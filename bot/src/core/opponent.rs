@@ -29,12 +29,13 @@ impl Core {
         let (white, black) = if me_white { (me, bot) } else { (bot, me) };
         let level = settings.bot_level.unwrap_or(5);
         let clash = v.id == kibitz_rules::CLASH.id;
+        let start_fen = challenges::start_fen(v, settings.handicap.as_deref())?;
         let new = NewGame {
             variant: v.id.to_string(),
             white,
             black,
             settings,
-            start_fen: v.start_fen.to_string(),
+            start_fen,
             at: msg.at,
             clash: clash.then(kibitz_storage::ClashMatch::default),
         };
@@ -42,8 +43,9 @@ impl Core {
         let mut loaded = self.load(record)?;
         let r = &loaded.record;
         let what = if clash { format!("a match of {}", v.name) } else { v.name.to_string() };
+        let odds = challenges::handicap_of(&loaded).map(|h| format!(", handicap {h} (not rated)")).unwrap_or_default();
         let mut text = format!(
-            "Game {}: {} (White) vs {} (Black), {what}{}, me at level {level}.",
+            "Game {}: {} (White) vs {} (Black), {what}{odds}{}, me at level {level}.",
             r.key.id.as_str(),
             mention(&r.white),
             mention(&r.black),

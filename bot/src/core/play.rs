@@ -204,7 +204,10 @@ impl Core {
             let picture = self.army_picture(&loaded.record, m, view);
             return Ok(vec![Reply { text, picture, buttons: Vec::new() }]);
         }
-        let text = format!("Game {}: {}", loaded.record.key.id.as_str(), game_line(&loaded));
+        let mut text = format!("Game {}: {}", loaded.record.key.id.as_str(), game_line(&loaded));
+        if let Some(h) = challenges::handicap_of(&loaded) {
+            let _ = write!(text, " (handicap {h})");
+        }
         let picture = self.picture(&loaded, view, |_| {});
         Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
     }
