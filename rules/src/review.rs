@@ -26,6 +26,9 @@ use crate::types::Color;
 
 /// Longest expected line kept for a move, in plies.
 const LINE_PLIES: usize = 8;
+/// Forced moves looked past before a position is searched as it is (a
+/// cycle of forced moves would otherwise never end).
+const FORCED_PLIES: u32 = 8;
 
 /// How much thought each position of a game gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -357,7 +360,7 @@ pub fn review_game(
         if stop.load(Ordering::Relaxed) {
             return None;
         }
-        analyses.push(analyse(&mut engine, pos, *outcome, limits));
+        analyses.push(analyse(&mut engine, pos, *outcome, limits, FORCED_PLIES));
         progress(i + 1, total);
     }
     if stop.load(Ordering::Relaxed) {
@@ -413,19 +416,25 @@ fn judge(pos: &Position, m: Move, ply: usize, now: &Analysis, after: Score) -> P
 }
 
 /// Searches one position (or reads its result, once the game is over).
-fn analyse(engine: &mut Engine, pos: &Position, outcome: Option<crate::game::Outcome>, limits: Limits) -> Analysis {
+fn analyse(
+    engine: &mut Engine,
+    pos: &Position,
+    outcome: Option<crate::game::Outcome>,
+    limits: Limits,
+    forced: u32,
+) -> Analysis {
     if let Some(o) = outcome {
         let score = o.winner.map_or(Score::Cp(0), Score::Won);
         return Analysis { score, best: None, line: Vec::new() };
     }
     let moves = pos.legal_moves();
-    if moves.len() == 1 {
+    if moves.len() == 1 && forced > 0 {
         // The search does not look past a forced move: look at the position
         // after it instead.
         let only = moves[0];
         let mut game = Game::from_position(pos.clone());
         let outcome = game.play(only).ok().and_then(|p| p.outcome);
-        let next = analyse(engine, game.position(), outcome, limits);
+        let next = analyse(engine, game.position(), outcome, limits, forced - 1);
         let mut line = vec![only];
         line.extend(next.line);
         line.truncate(LINE_PLIES);
