@@ -332,7 +332,7 @@ struct Analysis {
 /// Reviews the game from `start` through `moves`; `progress(done, total)` is
 /// called after each position (`total` is the number of positions, one more
 /// than the moves reviewed); `stop` set to true makes it return `None`
-/// promptly (within one position's search).
+/// promptly, even in the middle of a position's search.
 ///
 /// The moves are replayed as a [`Game`], so repetition rules apply; a move
 /// that is illegal, or comes after the game ended, ends the review there.
@@ -355,15 +355,31 @@ pub fn review_game(
     let total = positions.len();
     let mut engine = Engine::new(32);
     let limits = Limits { time: options.time_per_position, depth: options.max_depth.max(1) };
-    let mut analyses = Vec::with_capacity(total);
-    for (i, (pos, outcome)) in positions.iter().enumerate() {
-        if stop.load(Ordering::Relaxed) {
-            return None;
+    // A watcher passes `stop` on to the running search.
+    let cancel = engine.cancel_flag();
+    let done = AtomicBool::new(false);
+    let analyses = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) {
+                    cancel.store(true, Ordering::Relaxed);
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        });
+        let mut analyses = Vec::with_capacity(total);
+        for (i, (pos, outcome)) in positions.iter().enumerate() {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            analyses.push(analyse(&mut engine, pos, *outcome, limits, FORCED_PLIES));
+            progress(i + 1, total);
         }
-        analyses.push(analyse(&mut engine, pos, *outcome, limits, FORCED_PLIES));
-        progress(i + 1, total);
-    }
-    if stop.load(Ordering::Relaxed) {
+        done.store(true, Ordering::Relaxed);
+        analyses
+    });
+    if stop.load(Ordering::Relaxed) || analyses.len() < total {
         return None;
     }
     let plies = (0..total - 1)
