@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
+mod cli_review;
+
 use kibitz_bot::config::{Config, StoreLocation};
 use kibitz_bot::core::{Core, CoreConfig};
 use kibitz_bot::{adapter, secrets};
@@ -191,6 +193,31 @@ enum Command {
         #[arg(long, default_value_t = 1000)]
         time: u64,
     },
+    /// Review a game: every position searched, each player's inaccuracies,
+    /// mistakes and blunders with the better move, and the evaluation graph.
+    Review {
+        /// Variant id.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// Position the game started from (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Search time per position in milliseconds.
+        #[arg(long, default_value_t = 300)]
+        time: u64,
+        /// Deepest search per position (default: as deep as the time allows).
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Where to write the graph (PNG, or SVG if the name ends in `.svg`).
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// Where to write the game as PGN with the review's evaluations and symbols.
+        #[arg(long)]
+        pgn: Option<PathBuf>,
+        /// The moves (SAN or canonical).
+        #[arg(required = true)]
+        moves: Vec<String>,
+    },
     /// Engine against engine: many games, alternating colours; reports the score and the Elo difference.
     Match {
         /// Variant id.
@@ -220,7 +247,14 @@ impl Command {
     /// Whether the command prints a listing someone may cut short
     /// (`kibitz moves | head`): it then stops quietly when its reader goes.
     fn prints_a_listing(&self) -> bool {
-        matches!(self, Command::Perft { .. } | Command::Moves { .. } | Command::Play { .. } | Command::Analyse { .. })
+        matches!(
+            self,
+            Command::Perft { .. }
+                | Command::Moves { .. }
+                | Command::Play { .. }
+                | Command::Analyse { .. }
+                | Command::Review { .. }
+        )
     }
 }
 
@@ -254,6 +288,8 @@ enum BenchTarget {
     Storage,
     /// Search speed: nodes per second in each variant.
     Search,
+    /// Game review speed: a 60-ply chess game reviewed at the default 300 ms a position.
+    Review,
     /// The whole bot: concurrent games through the core, storage and pictures.
     Bot {
         /// Games played at once (shared among the processes).
@@ -362,6 +398,18 @@ fn main() -> ExitCode {
         Some(Command::Match { variant, first, second, games, time }) => {
             run_match(&variant, &first, &second, games, Duration::from_millis(time))
         }
+        Some(Command::Review { variant, fen, time, depth, output, pgn, moves }) => {
+            cli_review::run_review(&cli_review::ReviewArgs {
+                variant: &variant,
+                fen: fen.as_deref(),
+                time_ms: time,
+                depth,
+                output: output.as_deref(),
+                pgn: pgn.as_deref(),
+                moves: &moves,
+            })
+        }
+        Some(Command::Bench { what: BenchTarget::Review }) => cli_review::bench_review(),
         Some(Command::Bench { what: BenchTarget::Search }) => {
             bench_search();
             Ok(())

@@ -26,6 +26,9 @@ use crate::types::Color;
 
 /// Longest expected line kept for a move, in plies.
 const LINE_PLIES: usize = 8;
+/// Forced moves looked past before a position is searched as it is (a
+/// cycle of forced moves would otherwise never end).
+const FORCED_PLIES: u32 = 8;
 
 /// How much thought each position of a game gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -329,7 +332,7 @@ struct Analysis {
 /// Reviews the game from `start` through `moves`; `progress(done, total)` is
 /// called after each position (`total` is the number of positions, one more
 /// than the moves reviewed); `stop` set to true makes it return `None`
-/// promptly (within one position's search).
+/// promptly, even in the middle of a position's search.
 ///
 /// The moves are replayed as a [`Game`], so repetition rules apply; a move
 /// that is illegal, or comes after the game ended, ends the review there.
@@ -352,15 +355,31 @@ pub fn review_game(
     let total = positions.len();
     let mut engine = Engine::new(32);
     let limits = Limits { time: options.time_per_position, depth: options.max_depth.max(1) };
-    let mut analyses = Vec::with_capacity(total);
-    for (i, (pos, outcome)) in positions.iter().enumerate() {
-        if stop.load(Ordering::Relaxed) {
-            return None;
+    // A watcher passes `stop` on to the running search.
+    let cancel = engine.cancel_flag();
+    let done = AtomicBool::new(false);
+    let analyses = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) {
+                    cancel.store(true, Ordering::Relaxed);
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        });
+        let mut analyses = Vec::with_capacity(total);
+        for (i, (pos, outcome)) in positions.iter().enumerate() {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            analyses.push(analyse(&mut engine, pos, *outcome, limits, FORCED_PLIES));
+            progress(i + 1, total);
         }
-        analyses.push(analyse(&mut engine, pos, *outcome, limits));
-        progress(i + 1, total);
-    }
-    if stop.load(Ordering::Relaxed) {
+        done.store(true, Ordering::Relaxed);
+        analyses
+    });
+    if stop.load(Ordering::Relaxed) || analyses.len() < total {
         return None;
     }
     let plies = (0..total - 1)
@@ -413,19 +432,25 @@ fn judge(pos: &Position, m: Move, ply: usize, now: &Analysis, after: Score) -> P
 }
 
 /// Searches one position (or reads its result, once the game is over).
-fn analyse(engine: &mut Engine, pos: &Position, outcome: Option<crate::game::Outcome>, limits: Limits) -> Analysis {
+fn analyse(
+    engine: &mut Engine,
+    pos: &Position,
+    outcome: Option<crate::game::Outcome>,
+    limits: Limits,
+    forced: u32,
+) -> Analysis {
     if let Some(o) = outcome {
         let score = o.winner.map_or(Score::Cp(0), Score::Won);
         return Analysis { score, best: None, line: Vec::new() };
     }
     let moves = pos.legal_moves();
-    if moves.len() == 1 {
+    if moves.len() == 1 && forced > 0 {
         // The search does not look past a forced move: look at the position
         // after it instead.
         let only = moves[0];
         let mut game = Game::from_position(pos.clone());
         let outcome = game.play(only).ok().and_then(|p| p.outcome);
-        let next = analyse(engine, game.position(), outcome, limits);
+        let next = analyse(engine, game.position(), outcome, limits, forced - 1);
         let mut line = vec![only];
         line.extend(next.line);
         line.truncate(LINE_PLIES);

@@ -8,6 +8,8 @@
 //! few thousand nodes, so a time limit is kept to within a millisecond or
 //! two. Whatever it finds is one of the position's legal moves.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::moves::{Move, MoveList, Promote};
@@ -92,6 +94,7 @@ pub struct Engine {
     killers: [[Option<Move>; 2]; MAX_PLY],
     history: Vec<i32>,
     path: Vec<u64>,
+    cancel: Arc<AtomicBool>,
 }
 
 impl Engine {
@@ -106,7 +109,14 @@ impl Engine {
             killers: [[None; 2]; MAX_PLY],
             history: vec![0; 64 * 64],
             path: Vec::with_capacity(MAX_PLY),
+            cancel: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// A flag that, once set, ends the running search and every later one
+    /// within a few thousand nodes, as if their time were up.
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        self.cancel.clone()
     }
 
     /// Searches `pos` within `limits`. `None` if there is no legal move.
@@ -169,7 +179,7 @@ impl Engine {
     }
 
     fn out_of_time(&mut self) -> bool {
-        if self.nodes & 2047 == 0 && Instant::now() >= self.deadline {
+        if self.nodes & 2047 == 0 && (Instant::now() >= self.deadline || self.cancel.load(Ordering::Relaxed)) {
             self.stopped = true;
         }
         self.stopped

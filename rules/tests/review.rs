@@ -239,3 +239,23 @@ fn moves_after_the_end_are_not_reviewed() {
     assert!(empty.plies.is_empty());
     assert_eq!(empty.white.accuracy, 100.0);
 }
+
+/// A stop in the middle of a long search ends the review promptly (this
+/// test measures promptness: two minutes a position, stopped after 0.2 s).
+#[test]
+fn stop_ends_a_running_search() {
+    let start = pos("chess", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    let ms = moves(&start, &["Qxh3", "Nxe4"]);
+    let stop = AtomicBool::new(false);
+    let options = ReviewOptions { time_per_position: Duration::from_secs(120), max_depth: 64 };
+    let began = std::time::Instant::now();
+    let result = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(200));
+            stop.store(true, Ordering::Relaxed);
+        });
+        review_game(&start, &ms, &options, &stop, &mut |_, _| {})
+    });
+    assert!(result.is_none());
+    assert!(began.elapsed() < Duration::from_secs(20), "{:?}", began.elapsed());
+}
