@@ -77,6 +77,9 @@ static KEYS: LazyLock<Box<Keys>> = LazyLock::new(|| {
     for side in hand.iter_mut() {
         for slot in side.iter_mut().skip(FIRST_HAND_SLOTS) {
             *slot = std::array::from_fn(|_| sq64()[0]);
+            // An empty added slot hashes as nothing: positions without
+            // these slots keep their hashes.
+            slot[0] = 0;
         }
     }
     Box::new(Keys { power, royal, promoted, bare, hand, castling, ep, black, first_pawn_turn, guard, shield })
