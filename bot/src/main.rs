@@ -801,6 +801,7 @@ fn bench_perft() {
     let olympic = variant("olympic").expect("olympic exists");
     let absorption = variant("absorption").expect("absorption exists");
     let construction = variant("construction").expect("construction exists");
+    let split = variant("construction-split").expect("construction-split exists");
     let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
     let rows = [
         ("chess start, depth 6", Position::new(chess), 6),
@@ -808,12 +809,13 @@ fn bench_perft() {
         ("olympic start, depth 7", Position::new(olympic), 7),
         ("absorption start, depth 6", Position::new(absorption), 6),
         ("construction start, depth 6", Position::new(construction), 6),
+        ("construction-split start, depth 6", Position::new(split), 6),
     ];
     let mut nps_of = std::collections::HashMap::new();
     for (name, pos, depth) in rows {
         let (nodes, time) = time_perft(&pos, depth, 3);
         let nps = nodes as f64 / time.as_secs_f64();
-        println!("{name:<28} {nodes:>11} nodes  {:>8.3} s  {:>7.1} M nodes/s", time.as_secs_f64(), nps / 1e6);
+        println!("{name:<34} {nodes:>11} nodes  {:>8.3} s  {:>7.1} M nodes/s", time.as_secs_f64(), nps / 1e6);
         if name.contains("start") {
             nps_of.insert(name.split(' ').next().unwrap_or(name), nps);
         }
@@ -823,6 +825,9 @@ fn bench_perft() {
     for v in ["absorption", "construction"] {
         println!("{v} / chess start, per node: {:.2} (target at least 0.50)", nps_of[v] / chess_nps);
     }
+    // CS: at least half of Construction's speed per node.
+    let split_share = nps_of["construction-split"] / nps_of["construction"];
+    println!("construction-split / construction start, per node: {split_share:.2} (target at least 0.50)");
     println!("(the side-by-side comparison with shakmaty: cargo bench -p kibitz-rules --bench perft)");
 }
 

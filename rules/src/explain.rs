@@ -618,7 +618,7 @@ impl Position {
     fn answers_to(&self, p: Piece, letter: Option<&str>) -> bool {
         let code = self.piece_code(p).to_ascii_uppercase();
         match letter {
-            None => p.powers == Powers::PAWN && !p.promoted,
+            None => p.powers.joined() == Powers::PAWN && !p.promoted,
             Some(l) if p.promoted => l == "G" || l == code || format!("+{code}") == l,
             Some(l) => l == code || (l.len() == 1 && self.power_letters(p).iter().any(|c| l.starts_with(*c))),
         }
@@ -775,7 +775,8 @@ impl Position {
         if p.powers.contains(pt.powers) {
             return self.named(to).map(|n| Why::AlreadyHolds(n, name));
         }
-        if pt.powers == Powers::PAWN && self.last_rank(self.turn).has(to) {
+        // C4, CS3: neither the Pawn power nor a Pawn half.
+        if pt.powers.intersects(Powers::PAWN_ANY) && self.last_rank(self.turn).has(to) {
             return Some(Why::PawnPowerLastRank);
         }
         None

@@ -629,8 +629,9 @@ fn random_games(fens: &[&str], games: u32, max_plies: u32, max_build: u32, seed:
                     if board.squares[to].is_some() {
                         stats.captures += 1;
                         let mover = board.squares[from].map_or(0, |p| p.powers);
-                        // A capture by a piece that could not also move there.
-                        stats.half_captures += u32::from(mover & (ROOK_M | BISHOP_M | KNIGHT_M) == 0);
+                        // A capture by a piece holding capturing halves only.
+                        let moving = ROOK_M | BISHOP_M | KNIGHT_M | PAWN_M | KING;
+                        stats.half_captures += u32::from(mover & moving == 0);
                     }
                     stats.promotions += u32::from(reward.is_some());
                 }

@@ -226,6 +226,34 @@ const CONSTRUCTION: &[Notation] = &[
     ),
 ];
 
+const CONSTRUCTION_SPLIT: &[Notation] = &[
+    n(
+        "Halves: Rook T moving, U capturing; Bishop D, E; Knight H, I; Pawn F, G. Both halves of a power are its letter (R, B, N, P; Q all four Rook and Bishop halves).",
+        "4k3/8/8/8/8/8/4S3/4K3[S14T3U3D3E3H2I2F8G8C2s15t3u3d3e3h2i2f8g8c2] w - - 0 1",
+        &["T>e2", "give T e2", "give rook moving half e2"],
+    ),
+    n(
+        "Drops: a static piece from your reserve onto an empty square of your first two ranks: S@d2 (or drop d2).",
+        "4k3/8/8/8/8/8/8/4K3[S15T3U3D3E3H2I2F8G8C2s15t3u3d3e3h2i2f8g8c2] w - - 0 1",
+        &["S@d2", "drop d2"],
+    ),
+    n(
+        "Moves: a piece of several powers by its group, as in the FEN: (TE)c4 moves like a rook and captures like a bishop.",
+        "4k3/8/8/8/8/8/8/2(TE)1K3[] w - - 0 1",
+        &["(TE)c4", "c1c4"],
+    ),
+    n(
+        "Promotion: a Pawn half's move onto the last rank trades every Pawn half for a static piece or any one half for your reserve: a8=U, a8=S.",
+        "4k3/P7/8/8/8/8/8/4K3[] w - - 0 1",
+        &["a8=U", "a8=S", "a7a8h"],
+    ),
+    n(
+        "Swaps: a piece with the Castling power swaps squares with its King: swap a1 (token a1e1).",
+        "4k3/8/8/8/8/8/8/C3K3[] w - - 0 1",
+        &["swap a1", "a1e1"],
+    ),
+];
+
 const CLASH: &[Notation] = &[
     n(
         "Moves: the piece's letter (as in /prices: T Rabbit, M War Machine, J Jester...) and its square.",
@@ -268,6 +296,7 @@ pub(crate) fn notation(variant: &Variant) -> &'static [Notation] {
         "alapawn-balanced" => ALAPAWN_BALANCED,
         "absorption" => ABSORPTION,
         "construction" => CONSTRUCTION,
+        "construction-split" => CONSTRUCTION_SPLIT,
         "clash" => CLASH,
         _ => &[],
     }
