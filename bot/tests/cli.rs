@@ -437,3 +437,51 @@ fn review_refuses_bad_moves_and_writes_nothing() {
     let out = kibitz(&["review", "--variant", "xiangqi", "e4"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown variant 'xiangqi'"));
 }
+
+/// The frames of a GIF file, composed whole.
+fn gif_frames(path: &std::path::Path) -> Vec<image::RgbaImage> {
+    use image::AnimationDecoder;
+    let file = std::io::BufReader::new(std::fs::File::open(path).expect("the GIF was written"));
+    let decoder = image::codecs::gif::GifDecoder::new(file).expect("a GIF");
+    decoder.into_frames().collect_frames().expect("frames decode").into_iter().map(|f| f.into_buffer()).collect()
+}
+
+#[test]
+fn gif_writes_a_frame_per_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let white = dir.path().join("game.gif");
+    let black = dir.path().join("flipped.gif");
+    let mate = ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"];
+    let run = |out: &std::path::Path, extra: &[&str]| {
+        let mut args = vec!["gif", "--variant", "chess", "--size", "320", "-o", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&mate);
+        let printed = stdout(&kibitz(&args));
+        assert_eq!(printed.trim(), out.display().to_string());
+    };
+    run(&white, &[]);
+    run(&black, &["--flip"]);
+    let frames = gif_frames(&white);
+    assert_eq!(frames.len(), mate.len() + 1, "the start and a frame per move");
+    // The board picture of the same size is as wide (the caption adds height only).
+    let png = dir.path().join("board.png");
+    stdout(&kibitz(&["render", "--variant", "chess", "--size", "320", "-o", png.to_str().unwrap()]));
+    let board = image::open(&png).unwrap();
+    assert_eq!(frames[0].width(), board.width());
+    assert!(frames[0].height() > board.height(), "a caption above the board");
+    // From Black's side the start looks different (the queens stand elsewhere).
+    let flipped = gif_frames(&black);
+    assert_eq!(flipped.len(), frames.len());
+    assert_ne!(flipped[0], frames[0]);
+}
+
+#[test]
+fn gif_refuses_a_bad_move_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("game.gif");
+    let run = kibitz(&["gif", "--variant", "chess", "-o", out.to_str().unwrap(), "e4", "Ke3"]);
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("move 2 (Ke3)"), "{err}");
+    assert!(!out.exists(), "nothing written");
+}

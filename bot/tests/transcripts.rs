@@ -141,8 +141,11 @@ fn play(path: &Path) -> (String, Vec<String>) {
         }
         for (n, actual) in out.iter().enumerate() {
             // Picture paths and the PGN's date change from run to run.
-            let shown = if let Some(at) = actual.find("  [picture: ") {
-                format!("{}  [picture: {{*}}]", &actual[..at])
+            let picture = actual.find("  [picture: ").filter(|&i| i == 0 || actual.starts_with("[#"));
+            let shown = if let Some(i) = picture {
+                // A replay is an animated GIF, and written as such.
+                let kind = if actual.ends_with(".gif]") { ".gif" } else { "" };
+                format!("{}  [picture: {{*}}{kind}]", &actual[..i])
             } else if actual.starts_with("kibitz: [Date \"") {
                 "kibitz: [Date \"{*}\"]".to_string()
             } else {

@@ -71,12 +71,9 @@ fn palette(patches: &[Patch]) -> NeuQuant {
     let opaque: usize = patches.iter().map(|p| p.rgba.chunks_exact(4).filter(|px| px[3] != 0).count()).sum();
     let step = opaque.div_ceil(LEARN_PIXELS).max(1);
     let mut sample = Vec::with_capacity(opaque / step * 4 + 4);
-    let mut n = 0usize;
-    for px in patches.iter().flat_map(|p| p.rgba.chunks_exact(4)).filter(|px| px[3] != 0) {
-        if n.is_multiple_of(step) {
-            sample.extend_from_slice(px);
-        }
-        n += 1;
+    let opaque_pixels = patches.iter().flat_map(|p| p.rgba.chunks_exact(4)).filter(|px| px[3] != 0);
+    for px in opaque_pixels.step_by(step) {
+        sample.extend_from_slice(px);
     }
     if sample.is_empty() {
         sample.extend_from_slice(&[0, 0, 0, 255]);
