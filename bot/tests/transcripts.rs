@@ -130,8 +130,13 @@ fn play(path: &Path) -> (String, Vec<String>) {
         }
         for (n, actual) in out.iter().enumerate() {
             // Picture paths and the PGN's date change from run to run.
-            let shown = if actual.starts_with("  [picture: ") {
+            // A notice for a channel starts with the channel's name.
+            let notice = actual.strip_prefix("[#").and_then(|r| r.find("] ").map(|i| &actual[..i + 4]));
+            let picture = |rest: &str| rest.starts_with("  [picture: ");
+            let shown = if picture(actual) {
                 "  [picture: {*}]".to_string()
+            } else if let Some(prefix) = notice.filter(|p| picture(&actual[p.len()..])) {
+                format!("{prefix}  [picture: {{*}}]")
             } else if actual.starts_with("kibitz: [Date \"") {
                 "kibitz: [Date \"{*}\"]".to_string()
             } else {
