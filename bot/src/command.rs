@@ -605,11 +605,11 @@ mod tests {
         for text in [format!("/challenge @{long}"), format!("/stats @{long}"), format!("/accept @{long}")] {
             let Err(e) = parse(&text, "k") else { panic!("{} was read", &text[..20]) };
             let said = e.to_string();
-            assert!(said.contains("is not a user") && said.len() < 200, "{said}");
+            assert!(said.contains("is not a user") && said.len() < 300, "{said}");
         }
         let longest = format!("@{}", "y".repeat(ID_LIMIT));
         assert_eq!(parse(&format!("/stats {longest}"), "k"), Ok(Command::Stats(Some(longest[1..].to_string()))));
         let said = parse(&format!("/challenge chess {long}"), "k").unwrap_err().to_string();
-        assert!(said.starts_with("I don't understand 'xxx") && said.len() < 200, "{said}");
+        assert!(said.starts_with("I don't understand 'xxx") && said.len() < 300, "{said}");
     }
 }

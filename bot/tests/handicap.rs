@@ -113,3 +113,34 @@ fn the_bot_gives_the_odds() {
     assert_eq!((g.white.as_str(), g.black.as_str()), ("alice", bot.as_str()));
     assert!(g.start_fen.ends_with(" h:B=nopawn+noqueen"), "{}", g.start_fen);
 }
+
+/// A rematch swaps the colours and the handicap with them (PA7): the odds
+/// stay with the player who gave them, against a player and against the bot.
+#[test]
+fn a_rematch_keeps_the_handicap_with_its_player() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    say(&core, "alice", "/challenge @bob absorption handicap white plain white", 0);
+    say(&core, "bob", "/accept", 1);
+    let first = core.store().player_game_in_channel(&channel(), "alice").unwrap().unwrap();
+    assert!(first.start_fen.ends_with(" h:W=plain"), "{}", first.start_fen);
+    say(&core, "bob", "/resign yes", 2);
+    let asked = say(&core, "bob", &format!("/rematch {}", first.key.id.as_str()), 3);
+    assert!(asked[0].text.contains("playing White, handicap Black plain, not rated"), "{}", asked[0].text);
+    say(&core, "alice", "/accept", 4);
+    let second = core.store().player_game_in_channel(&channel(), "alice").unwrap().unwrap();
+    assert_eq!((second.white.as_str(), second.black.as_str()), ("bob", "alice"));
+    assert!(second.start_fen.ends_with(" h:B=plain"), "{}", second.start_fen);
+    assert!(!second.settings.rated);
+    say(&core, "alice", "/resign yes", 5);
+
+    let bot = core.bot_id("test");
+    say(&core, "carol", &format!("/challenge @{bot} absorption handicap white plain level 1"), 6);
+    let g = core.store().player_game_in_channel(&channel(), "carol").unwrap().unwrap();
+    assert_eq!(g.white, bot);
+    say(&core, "carol", "/resign yes", 7);
+    say(&core, "carol", "/rematch", 8);
+    let g = core.store().player_game_in_channel(&channel(), "carol").unwrap().unwrap();
+    assert_eq!((g.white.as_str(), g.black.as_str()), ("carol", bot.as_str()), "colours swapped");
+    assert!(g.start_fen.ends_with(" h:B=plain"), "the bot still gives the odds: {}", g.start_fen);
+}

@@ -120,6 +120,12 @@ impl Handicaps {
         }
     }
 
+    /// The same handicaps on the other colours: White's now Black's and
+    /// Black's White's (a rematch with colours swapped keeps each player's).
+    pub fn swapped(self) -> Handicaps {
+        Handicaps { white: self.black, black: self.white }
+    }
+
     /// True if neither side has a handicap.
     pub fn is_none(self) -> bool {
         self.white.is_none() && self.black.is_none()

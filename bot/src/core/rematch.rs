@@ -2,10 +2,13 @@
 //!
 //! A rematch is the same game again with colours swapped: the same variant
 //! and settings (rated, hints, days per move or chat clock, the bot's
-//! level), a new match for a Clash match. Against a player it is a
+//! level; a Power Absorption handicap (PA7) stays with its player, so it
+//! changes colour too), a new match for a Clash match. Against a player it is a
 //! challenge like any other, which the opponent accepts; if the opponent
 //! has already challenged the sender back, `/rematch` accepts that
 //! challenge. Against the bot the game starts at once.
+
+use kibitz_rules::Handicaps;
 
 use super::*;
 
@@ -74,8 +77,15 @@ impl Core {
             Colour::White => ColourChoice::Black,
             Colour::Black => ColourChoice::White,
         };
+        // PA7: a handicap stays with its player, so it changes colour too.
+        let mut settings = record.settings.clone();
+        if let Some(words) = &settings.handicap
+            && let Ok(h) = Handicaps::parse(words)
+        {
+            settings.handicap = Some(h.swapped().to_string());
+        }
         if self.is_bot(&msg.platform, &opponent) {
-            return self.play_the_bot(msg, v, colour, record.settings.clone(), opponent);
+            return self.play_the_bot(msg, v, colour, settings, opponent);
         }
         if let Some(back) = self.store.challenge(&channel, &opponent)?
             && back.challenged.as_deref() == Some(me.as_str())
@@ -91,7 +101,7 @@ impl Core {
                 mention(&opponent)
             ));
         }
-        let mut replies = self.open_challenge(msg, Some(opponent), v, colour, record.settings.clone())?;
+        let mut replies = self.open_challenge(msg, Some(opponent), v, colour, settings)?;
         if let Some(first) = replies.first_mut() {
             first.text = format!("Rematch of game {}! {}", record.key.id.as_str(), first.text);
         }
