@@ -1066,6 +1066,7 @@ fn bench_search() {
         ("alapawn-balanced", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 1 - 0 1"),
         ("absorption", "r1b1k2r/pp(np)2ppp/2n5/3(QP)4/1(bn)6/2N5/PPP2PPP/R1B1K2R w KQkq - 0 10"),
         ("construction", "(rc)3k2r/pp(bp)2(qn)pp/8/8/8/8/PP(BP)2(QN)PP/(RC)3K2R[Bb] w - - 5 15"),
+        ("construction-split", "(uc)3k2r/gf(eg)2(qi)pp/8/8/8/8/PF(DG)2(QH)GF/(TC)3K2R[Ue] w - - 5 15"),
         ("clash", "rtbqkbtr/pppppppp/8/8/8/8/OOOOOOOO/MWNJSNEH w Dkq - 0 1"),
     ];
     for (id, fen) in positions {
@@ -1076,7 +1077,7 @@ fn bench_search() {
         if let Some(f) = engine.search(&pos, limits) {
             let nps = f.nodes as f64 / f.elapsed.as_secs_f64().max(1e-9);
             println!(
-                "{id:<17} depth {:>2}  {:>9} nodes in {:>5} ms  {:>6.2} M nodes/s",
+                "{id:<18} depth {:>2}  {:>9} nodes in {:>5} ms  {:>6.2} M nodes/s",
                 f.depth,
                 f.nodes,
                 f.elapsed.as_millis(),
