@@ -125,8 +125,7 @@ fn chess_mate_with_check_and_caption() {
 #[test]
 fn chess_from_blacks_side() {
     let moves = ["e4", "d5", "exd5", "Qxd5", "Nc3", "Qa5"];
-    let opts =
-        ReplayOptions { size: Some(320), flip: true, caption: caption("Black's view"), ..ReplayOptions::default() };
+    let opts = ReplayOptions { size: Some(320), flip: true, caption: caption("Black's view") };
     check("chess", None, &moves, opts);
 }
 

@@ -19,7 +19,7 @@ const TRANSPARENT: u8 = 255;
 
 /// How many pixels NeuQuant learns from at most: enough for the few colours
 /// of a board, few enough to learn in milliseconds.
-const LEARN_PIXELS: usize = 120_000;
+const LEARN_PIXELS: usize = 60_000;
 
 /// Encodes the frames (the first one whole) as a GIF that loops forever.
 pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>, RenderError> {
@@ -34,6 +34,9 @@ pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>,
         let mut encoder = gif::Encoder::new(&mut out, w, h, &colors)?;
         encoder.set_repeat(gif::Repeat::Infinite)?;
         for p in patches {
+            // Runs of one colour are the rule (squares, frame, unchanged
+            // pixels), so the last colour's index is kept at hand.
+            let mut last = ([0u8; 3], TRANSPARENT);
             let pixels: Vec<u8> = p
                 .rgba
                 .chunks_exact(4)
@@ -42,7 +45,12 @@ pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>,
                         return TRANSPARENT;
                     }
                     let rgb = [px[0], px[1], px[2]];
-                    *index.entry(rgb).or_insert_with(|| quant.index_of(&[px[0], px[1], px[2], 255]) as u8)
+                    if last.1 != TRANSPARENT && last.0 == rgb {
+                        return last.1;
+                    }
+                    let i = *index.entry(rgb).or_insert_with(|| quant.index_of(&[px[0], px[1], px[2], 255]) as u8);
+                    last = (rgb, i);
+                    i
                 })
                 .collect();
             let frame = gif::Frame {
