@@ -15,6 +15,7 @@
 //! ones transparent.
 
 mod encode;
+mod lzw;
 
 use kibitz_rules::{Color, Game, Move, Piece, Position, Square};
 use resvg::tiny_skia::{IntRect, Pixmap, PixmapPaint, Transform};

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use color_quant::NeuQuant;
 
 use super::Patch;
+use super::lzw::Lzw;
 use crate::raster::RenderError;
 
 /// The palette index of unchanged pixels.
@@ -29,6 +30,7 @@ pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>,
     colors.resize(256 * 3, 0);
     let mut index: HashMap<[u8; 3], u8> = HashMap::new();
 
+    let mut lzw = Lzw::new();
     let mut out = Vec::new();
     {
         let mut encoder = gif::Encoder::new(&mut out, w, h, &colors)?;
@@ -61,10 +63,10 @@ pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>,
                 delay: p.delay_ms / 10,
                 dispose: gif::DisposalMethod::Keep,
                 transparent: Some(TRANSPARENT),
-                buffer: pixels.into(),
+                buffer: lzw.encode(&pixels).into(),
                 ..gif::Frame::default()
             };
-            encoder.write_frame(&frame)?;
+            encoder.write_lzw_pre_encoded_frame(&frame)?;
         }
     }
     Ok(out)

@@ -1,0 +1,152 @@
+//! GIF's LZW compression of 8-bit palette indices, written for the replay's
+//! frames: most of a frame is long runs of the transparent index, and the
+//! dictionary is a dense table (one lookup per pixel), cleared by undoing
+//! only the entries that were made.
+
+/// Codes 0..=255 are the indices themselves.
+const MIN_CODE_SIZE: u8 = 8;
+const CLEAR: u16 = 256;
+const END: u16 = 257;
+const FIRST_FREE: u16 = 258;
+/// GIF codes are at most 12 bits wide.
+const MAX_CODES: u16 = 4096;
+/// No child yet (code 0 is never a child: children are at least 258).
+const NONE: u16 = 0;
+
+/// An LZW encoder whose dictionary is reused from frame to frame.
+pub(super) struct Lzw {
+    /// `children[code * 256 + index]`: the code of `code`'s string followed
+    /// by `index`, or [`NONE`].
+    children: Vec<u16>,
+    /// The slots of `children` filled since the last clear.
+    made: Vec<u32>,
+}
+
+impl Lzw {
+    pub(super) fn new() -> Lzw {
+        Lzw { children: vec![NONE; usize::from(MAX_CODES) * 256], made: Vec::with_capacity(usize::from(MAX_CODES)) }
+    }
+
+    fn forget(&mut self) {
+        for slot in self.made.drain(..) {
+            self.children[slot as usize] = NONE;
+        }
+    }
+
+    /// The LZW data of `pixels` for [`gif::Encoder::write_lzw_pre_encoded_frame`]:
+    /// the minimum code size, then the code stream (clear code first, end
+    /// code last).
+    pub(super) fn encode(&mut self, pixels: &[u8]) -> Vec<u8> {
+        self.forget();
+        let mut out = Bits { bytes: Vec::with_capacity(pixels.len() / 4 + 16), acc: 0, used: 0 };
+        out.bytes.push(MIN_CODE_SIZE);
+        let mut width = u32::from(MIN_CODE_SIZE) + 1;
+        let mut next = FIRST_FREE;
+        out.put(CLEAR, width);
+        let Some((&first, rest)) = pixels.split_first() else {
+            out.put(END, width);
+            return out.finish();
+        };
+        let mut current = u16::from(first);
+        for &p in rest {
+            let slot = usize::from(current) * 256 + usize::from(p);
+            let child = self.children[slot];
+            if child != NONE {
+                current = child;
+                continue;
+            }
+            out.put(current, width);
+            if next == 1 << width && width < 12 {
+                width += 1;
+            }
+            if next < MAX_CODES {
+                self.children[slot] = next;
+                self.made.push(slot as u32);
+                next += 1;
+            } else {
+                out.put(CLEAR, width);
+                self.forget();
+                width = u32::from(MIN_CODE_SIZE) + 1;
+                next = FIRST_FREE;
+            }
+            current = u16::from(p);
+        }
+        out.put(current, width);
+        if next == 1 << width && width < 12 {
+            width += 1;
+        }
+        out.put(END, width);
+        out.finish()
+    }
+}
+
+/// Codes packed least significant bit first.
+struct Bits {
+    bytes: Vec<u8>,
+    acc: u64,
+    used: u32,
+}
+
+impl Bits {
+    fn put(&mut self, code: u16, width: u32) {
+        self.acc |= u64::from(code) << self.used;
+        self.used += width;
+        while self.used >= 8 {
+            self.bytes.push(self.acc as u8);
+            self.acc >>= 8;
+            self.used -= 8;
+        }
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        if self.used > 0 {
+            self.bytes.push(self.acc as u8);
+        }
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lzw;
+
+    /// Decodes with the `gif` crate's own decoder (weezl) by wrapping the
+    /// stream in a one-frame GIF.
+    fn round_trip(pixels: &[u8], w: u16, h: u16) -> Vec<u8> {
+        let mut lzw = Lzw::new();
+        let data = lzw.encode(pixels);
+        let palette: Vec<u8> = (0..=255u8).flat_map(|i| [i, i, i]).collect();
+        let mut gif = Vec::new();
+        {
+            let mut e = gif::Encoder::new(&mut gif, w, h, &palette).unwrap();
+            let frame = gif::Frame { width: w, height: h, buffer: data.into(), ..gif::Frame::default() };
+            e.write_lzw_pre_encoded_frame(&frame).unwrap();
+        }
+        let mut opts = gif::DecodeOptions::new();
+        opts.set_color_output(gif::ColorOutput::Indexed);
+        let mut d = opts.read_info(gif.as_slice()).unwrap();
+        let f = d.read_next_frame().unwrap().unwrap();
+        f.buffer.to_vec()
+    }
+
+    #[test]
+    fn decodes_to_the_same_indices() {
+        // Runs of one index, noise, and enough data to fill the dictionary
+        // many times over (clear codes and every code width).
+        let mut rng = 12345u32;
+        let mut pixels = Vec::new();
+        for i in 0..300_000u32 {
+            rng = rng.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let p = match (i / 5000) % 3 {
+                0 => 255,
+                1 => (rng >> 16) as u8,
+                _ => ((rng >> 16) % 7) as u8,
+            };
+            pixels.push(p);
+        }
+        assert_eq!(round_trip(&pixels, 600, 500), pixels);
+        assert_eq!(round_trip(&[7], 1, 1), vec![7]);
+        let flat = vec![255u8; 640 * 700];
+        assert_eq!(round_trip(&flat, 640, 700), flat);
+    }
+}
