@@ -226,12 +226,12 @@ impl Renderer {
         dirty: &[IntRect],
         delay_ms: u16,
     ) -> Result<Patch, RenderError> {
-        let Some(bounds) = dirty.iter().copied().reduce(|a, b| union(&a, &b)) else {
-            return Ok(Patch { left: 0, top: 0, width: 1, height: 1, rgba: vec![0; 4], delay_ms });
-        };
-        let before = canvas.clone_rect(bounds).ok_or(RenderError::Size(bounds.width(), bounds.height()))?;
+        let before: Vec<Pixmap> = dirty
+            .iter()
+            .map(|r| canvas.clone_rect(*r).ok_or(RenderError::Size(r.width(), r.height())))
+            .collect::<Result<_, _>>()?;
         self.paint(canvas, fixed, scene, dirty)?;
-        Ok(changed(canvas, &before, bounds, delay_ms))
+        Ok(changed(canvas, dirty, &before, delay_ms))
     }
 
     /// Draws `scene` within `rects` of `canvas`, over the static picture.
@@ -294,11 +294,6 @@ fn panel_rect(l: &Layout) -> Option<IntRect> {
     IntRect::from_ltrb(x, l.caption as i32, l.width as i32, l.height as i32)
 }
 
-fn union(a: &IntRect, b: &IntRect) -> IntRect {
-    IntRect::from_ltrb(a.x().min(b.x()), a.y().min(b.y()), a.right().max(b.right()), a.bottom().max(b.bottom()))
-        .unwrap_or(*a)
-}
-
 /// Copies `part` into `canvas` at (`x`, `y`), replacing what was there.
 fn put(canvas: &mut Pixmap, part: &Pixmap, x: u32, y: u32) {
     let cw = canvas.width() as usize;
@@ -310,50 +305,46 @@ fn put(canvas: &mut Pixmap, part: &Pixmap, x: u32, y: u32) {
     }
 }
 
-/// The pixels of `canvas` within `bounds` that differ from `before`, cut to
-/// the smallest rectangle holding them; the others transparent.
-fn changed(canvas: &Pixmap, before: &Pixmap, bounds: IntRect, delay_ms: u16) -> Patch {
+/// The pixels of `canvas` within the `dirty` rectangles that differ from
+/// `before` (each rectangle's pixels before the repaint), cut to the smallest
+/// rectangle holding them; the others transparent.
+fn changed(canvas: &Pixmap, dirty: &[IntRect], before: &[Pixmap], delay_ms: u16) -> Patch {
     let cw = canvas.width() as usize;
-    let (bx, by, bw, bh) =
-        (bounds.x() as usize, bounds.y() as usize, bounds.width() as usize, bounds.height() as usize);
-    let now = |x: usize, y: usize| {
-        let i = ((by + y) * cw + bx + x) * 4;
-        &canvas.data()[i..i + 4]
-    };
-    let was = |x: usize, y: usize| {
-        let i = (y * bw + x) * 4;
-        &before.data()[i..i + 4]
-    };
+    let now = canvas.pixels();
     let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
-    for y in 0..bh {
-        for x in 0..bw {
-            if now(x, y) != was(x, y) {
-                x0 = x0.min(x);
-                y0 = y0.min(y);
-                x1 = x1.max(x + 1);
-                y1 = y1.max(y + 1);
-            }
+    for (r, was) in dirty.iter().zip(before) {
+        let (rx, ry, rw) = (r.x() as usize, r.y() as usize, r.width() as usize);
+        for (y, old) in was.pixels().chunks_exact(rw).enumerate() {
+            let row = &now[(ry + y) * cw + rx..][..rw];
+            let first = row.iter().zip(old).position(|(a, b)| a != b);
+            let Some(first) = first else { continue };
+            let last = row.iter().zip(old).rposition(|(a, b)| a != b).unwrap_or(first);
+            x0 = x0.min(rx + first);
+            x1 = x1.max(rx + last + 1);
+            y0 = y0.min(ry + y);
+            y1 = y1.max(ry + y + 1);
         }
     }
     if x0 == usize::MAX {
         return Patch { left: 0, top: 0, width: 1, height: 1, rgba: vec![0; 4], delay_ms };
     }
-    let mut rgba = Vec::with_capacity((x1 - x0) * (y1 - y0) * 4);
-    for y in y0..y1 {
-        for x in x0..x1 {
-            if now(x, y) == was(x, y) {
-                rgba.extend_from_slice(&[0, 0, 0, 0]);
-            } else {
-                rgba.extend_from_slice(now(x, y));
+    let pw = x1 - x0;
+    let mut rgba = vec![0u8; pw * (y1 - y0) * 4];
+    let data = canvas.data();
+    for (r, was) in dirty.iter().zip(before) {
+        let (rx, ry, rw) = (r.x() as usize, r.y() as usize, r.width() as usize);
+        for (y, old) in was.pixels().chunks_exact(rw).enumerate() {
+            let cy = ry + y;
+            if cy < y0 || cy >= y1 {
+                continue;
+            }
+            for (x, (a, b)) in now[cy * cw + rx..][..rw].iter().zip(old).enumerate() {
+                if a != b {
+                    let (from, to) = ((cy * cw + rx + x) * 4, ((cy - y0) * pw + rx + x - x0) * 4);
+                    rgba[to..to + 4].copy_from_slice(&data[from..from + 4]);
+                }
             }
         }
     }
-    Patch {
-        left: (bx + x0) as u32,
-        top: (by + y0) as u32,
-        width: (x1 - x0) as u32,
-        height: (y1 - y0) as u32,
-        rgba,
-        delay_ms,
-    }
+    Patch { left: x0 as u32, top: y0 as u32, width: pw as u32, height: (y1 - y0) as u32, rgba, delay_ms }
 }
