@@ -63,7 +63,7 @@ pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>,
                 delay: p.delay_ms / 10,
                 dispose: gif::DisposalMethod::Keep,
                 transparent: Some(TRANSPARENT),
-                buffer: lzw.encode(&pixels).into(),
+                buffer: lzw.encode(&pixels, TRANSPARENT).into(),
                 ..gif::Frame::default()
             };
             encoder.write_lzw_pre_encoded_frame(&frame)?;

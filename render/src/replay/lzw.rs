@@ -35,24 +35,43 @@ impl Lzw {
 
     /// The LZW data of `pixels` for [`gif::Encoder::write_lzw_pre_encoded_frame`]:
     /// the minimum code size, then the code stream (clear code first, end
-    /// code last).
-    pub(super) fn encode(&mut self, pixels: &[u8]) -> Vec<u8> {
+    /// code last). Runs of `run` (the transparent index) skip the table: the
+    /// codes of `run` repeated 1, 2, 3... times are kept in a list, so a run
+    /// is matched in one step, exactly as the table would match it.
+    pub(super) fn encode(&mut self, pixels: &[u8], run: u8) -> Vec<u8> {
         self.forget();
-        let mut out = Bits { bytes: Vec::with_capacity(pixels.len() / 4 + 16), acc: 0, used: 0 };
+        let mut out = Bits { bytes: Vec::with_capacity(pixels.len() / 8 + 16), acc: 0, used: 0 };
         out.bytes.push(MIN_CODE_SIZE);
         let mut width = u32::from(MIN_CODE_SIZE) + 1;
         let mut next = FIRST_FREE;
         out.put(CLEAR, width);
-        let Some((&first, rest)) = pixels.split_first() else {
+        let Some(&first) = pixels.first() else {
             out.put(END, width);
             return out.finish();
         };
+        // `runs[k - 1]`: the code of `run` repeated k times.
+        let mut runs: Vec<u16> = vec![u16::from(run)];
         let mut current = u16::from(first);
-        for &p in rest {
+        // How many times `run` is repeated in the current string, if that is
+        // all it holds; else 0.
+        let mut run_len = usize::from(first == run);
+        let mut i = 1;
+        while i < pixels.len() {
+            let p = pixels[i];
+            if run_len > 0 && p == run && run_len < runs.len() {
+                let room = runs.len() - run_len;
+                let ahead = pixels[i..].iter().take(room).take_while(|&&q| q == run).count();
+                run_len += ahead;
+                current = runs[run_len - 1];
+                i += ahead;
+                continue;
+            }
             let slot = usize::from(current) * 256 + usize::from(p);
             let child = self.children[slot];
             if child != NONE {
                 current = child;
+                run_len = 0;
+                i += 1;
                 continue;
             }
             out.put(current, width);
@@ -62,14 +81,20 @@ impl Lzw {
             if next < MAX_CODES {
                 self.children[slot] = next;
                 self.made.push(slot as u32);
+                if run_len > 0 && p == run {
+                    runs.push(next);
+                }
                 next += 1;
             } else {
                 out.put(CLEAR, width);
                 self.forget();
+                runs.truncate(1);
                 width = u32::from(MIN_CODE_SIZE) + 1;
                 next = FIRST_FREE;
             }
             current = u16::from(p);
+            run_len = usize::from(p == run);
+            i += 1;
         }
         out.put(current, width);
         if next == 1 << width && width < 12 {
@@ -114,7 +139,7 @@ mod tests {
     /// stream in a one-frame GIF.
     fn round_trip(pixels: &[u8], w: u16, h: u16) -> Vec<u8> {
         let mut lzw = Lzw::new();
-        let data = lzw.encode(pixels);
+        let data = lzw.encode(pixels, 255);
         let palette: Vec<u8> = (0..=255u8).flat_map(|i| [i, i, i]).collect();
         let mut gif = Vec::new();
         {
@@ -139,6 +164,7 @@ mod tests {
             rng = rng.wrapping_mul(1_103_515_245).wrapping_add(12345);
             let p = match (i / 5000) % 3 {
                 0 => 255,
+                1 if i % 7 == 0 => 255,
                 1 => (rng >> 16) as u8,
                 _ => ((rng >> 16) % 7) as u8,
             };
@@ -146,6 +172,10 @@ mod tests {
         }
         assert_eq!(round_trip(&pixels, 600, 500), pixels);
         assert_eq!(round_trip(&[7], 1, 1), vec![7]);
+        // Short and long runs between other indices.
+        let mixed: Vec<u8> =
+            (0..200_000u32).map(|i| if (i / 3) % 11 == 0 || i % 997 < 400 { 1 } else { 255 }).collect();
+        assert_eq!(round_trip(&mixed, 400, 500), mixed);
         let flat = vec![255u8; 640 * 700];
         assert_eq!(round_trip(&flat, 640, 700), flat);
     }
