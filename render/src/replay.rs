@@ -16,6 +16,7 @@
 
 mod encode;
 mod lzw;
+mod tiles;
 
 use kibitz_rules::{Color, Game, Move, Piece, Position, Square};
 use resvg::tiny_skia::{IntRect, Pixmap, PixmapPaint, Transform};
@@ -23,6 +24,7 @@ use resvg::usvg;
 
 use crate::raster::{RenderError, Renderer};
 use crate::scene::{BoardOptions, Caption, DEFAULT_SIZE, Layout, Scene};
+use tiles::Tiles;
 
 /// How long the first position stays on screen, in milliseconds.
 pub const FIRST_DELAY_MS: u16 = 1600;
@@ -45,7 +47,7 @@ pub struct ReplayOptions {
 }
 
 /// What a square shows: everything a board picture draws inside it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Cell {
     piece: Option<Piece>,
     /// Highlighted as part of the last move.
@@ -188,6 +190,7 @@ impl Renderer {
 
         let mut cells = first.cells();
         let mut hands = first.hands();
+        let mut tiles = Tiles::new(&layout, &fixed, cells.iter().map(|(s, _)| *s));
         let mut game = Game::from_position(start.clone());
         for (i, m) in moves.iter().enumerate() {
             let mut played = game.position().clone();
@@ -199,75 +202,138 @@ impl Renderer {
                 Still { position: played, last_move: Some((m.from(), m.to())), touched: game.last_touched().to_vec() };
             let now = still.cells();
             let now_hands = still.hands();
-            let mut dirty: Vec<IntRect> = now
-                .iter()
-                .zip(&cells)
-                .filter(|(a, b)| a.1 != b.1)
-                .filter_map(|((s, _), _)| square_rect(&layout, *s))
-                .collect();
+            // Clash's marks reach beyond their squares: while any is on the
+            // board (or was), squares are drawn the slow way.
+            let plain = |c: &Cell| !c.ring && c.shield.is_none();
+            let tiled = now.iter().chain(&cells).all(|(_, c)| plain(c));
+            let mut blits = Vec::new();
+            let mut dirty = Vec::new();
+            for (k, ((s, a), (_, b))) in now.iter().zip(&cells).enumerate() {
+                if a == b {
+                    continue;
+                }
+                match tiles.rect(k) {
+                    Some(r) if tiled => blits.push((k, *a, r)),
+                    _ => dirty.extend(square_rect(&layout, *s)),
+                }
+            }
             if now_hands != hands {
                 dirty.extend(panel_rect(&layout));
             }
             let scene = Scene::new(&still.position, &still.options(opts), self.theme());
-            patches.push(self.repaint(&mut canvas, &fixed, &scene, &dirty, delay(i + 1))?);
+            let frame = Frame { blits: &blits, dirty: &dirty, delay_ms: delay(i + 1) };
+            patches.push(self.repaint(&mut canvas, &fixed, &scene, &mut tiles, frame)?);
             cells = now;
             hands = now_hands;
         }
         Ok((w, h, patches))
     }
 
-    /// Redraws the `dirty` rectangles of `canvas` for `scene` and returns the
-    /// pixels that changed.
+    /// Redraws what changed in `canvas` for `scene` (tiles, drawn once and
+    /// kept, and rectangles drawn from the layers) and returns the pixels
+    /// that changed.
     fn repaint(
         &self,
         canvas: &mut Pixmap,
         fixed: &Pixmap,
         scene: &Scene,
-        dirty: &[IntRect],
-        delay_ms: u16,
+        tiles: &mut Tiles,
+        frame: Frame<'_>,
     ) -> Result<Patch, RenderError> {
-        let before: Vec<Pixmap> = dirty
+        let rects: Vec<IntRect> = frame.blits.iter().map(|(_, _, r)| *r).chain(frame.dirty.iter().copied()).collect();
+        let before: Vec<Pixmap> = rects
             .iter()
             .map(|r| canvas.clone_rect(*r).ok_or(RenderError::Size(r.width(), r.height())))
             .collect::<Result<_, _>>()?;
-        self.paint(canvas, fixed, scene, dirty)?;
-        Ok(changed(canvas, dirty, &before, delay_ms))
+        let mut layers = None;
+        for &(k, cell, r) in frame.blits {
+            if tiles.get(k, cell).is_none() {
+                let l = match &layers {
+                    Some(l) => l,
+                    None => layers.insert(self.layers(scene)?),
+                };
+                tiles.keep(k, cell, self.part(fixed, scene, l, r)?);
+            }
+            if let Some(tile) = tiles.get(k, cell) {
+                put(canvas, tile, r.x() as u32, r.y() as u32);
+            }
+        }
+        if !frame.dirty.is_empty() {
+            let l = match &layers {
+                Some(l) => l,
+                None => layers.insert(self.layers(scene)?),
+            };
+            for r in frame.dirty {
+                let part = self.part(fixed, scene, l, *r)?;
+                put(canvas, &part, r.x() as u32, r.y() as u32);
+            }
+        }
+        Ok(changed(canvas, &rects, &before, frame.delay_ms))
     }
 
     /// Draws `scene` within `rects` of `canvas`, over the static picture.
     fn paint(&self, canvas: &mut Pixmap, fixed: &Pixmap, scene: &Scene, rects: &[IntRect]) -> Result<(), RenderError> {
-        let l = &scene.layout;
-        let under = (!scene.under.is_empty()).then(|| self.layer(l, &scene.under)).transpose()?;
-        let over = (!scene.over.is_empty()).then(|| self.layer(l, &scene.over)).transpose()?;
+        let layers = self.layers(scene)?;
         for r in rects {
-            let mut part = fixed.clone_rect(*r).ok_or(RenderError::Size(r.width(), r.height()))?;
-            let shift = Transform::from_translate(-r.x() as f32, -r.y() as f32);
-            if let Some(t) = &under {
-                render_within(t, shift, &mut part);
-            }
-            for p in &scene.pieces {
-                let px = p.size.round() as u32;
-                let (x, y) = (p.x.round() as i32, p.y.round() as i32);
-                let meets = x < r.right() && y < r.bottom() && x + px as i32 > r.x() && y + px as i32 > r.y();
-                if meets {
-                    let sprite = self.sprite(p.art, px)?;
-                    part.draw_pixmap(
-                        x - r.x(),
-                        y - r.y(),
-                        Pixmap::as_ref(&sprite),
-                        &PixmapPaint::default(),
-                        Transform::identity(),
-                        None,
-                    );
-                }
-            }
-            if let Some(t) = &over {
-                render_within(t, shift, &mut part);
-            }
+            let part = self.part(fixed, scene, &layers, *r)?;
             put(canvas, &part, r.x() as u32, r.y() as u32);
         }
         Ok(())
     }
+
+    /// The layers of `scene` under and over its pieces, parsed.
+    fn layers(&self, scene: &Scene) -> Result<Layers, RenderError> {
+        let l = &scene.layout;
+        let under = (!scene.under.is_empty()).then(|| self.layer(l, &scene.under)).transpose()?;
+        let over = (!scene.over.is_empty()).then(|| self.layer(l, &scene.over)).transpose()?;
+        Ok(Layers { under, over })
+    }
+
+    /// The rectangle `r` of `scene`: the static picture with the layers and
+    /// the pieces that meet it.
+    fn part(&self, fixed: &Pixmap, scene: &Scene, layers: &Layers, r: IntRect) -> Result<Pixmap, RenderError> {
+        let mut part = fixed.clone_rect(r).ok_or(RenderError::Size(r.width(), r.height()))?;
+        let shift = Transform::from_translate(-r.x() as f32, -r.y() as f32);
+        if let Some(t) = &layers.under {
+            render_within(t, shift, &mut part);
+        }
+        for p in &scene.pieces {
+            let px = p.size.round() as u32;
+            let (x, y) = (p.x.round() as i32, p.y.round() as i32);
+            let meets = x < r.right() && y < r.bottom() && x + px as i32 > r.x() && y + px as i32 > r.y();
+            if meets {
+                let sprite = self.sprite(p.art, px)?;
+                part.draw_pixmap(
+                    x - r.x(),
+                    y - r.y(),
+                    Pixmap::as_ref(&sprite),
+                    &PixmapPaint::default(),
+                    Transform::identity(),
+                    None,
+                );
+            }
+        }
+        if let Some(t) = &layers.over {
+            render_within(t, shift, &mut part);
+        }
+        Ok(part)
+    }
+}
+
+/// A scene's layers under and over the pieces.
+struct Layers {
+    under: Option<usvg::Tree>,
+    over: Option<usvg::Tree>,
+}
+
+/// What one move redraws.
+struct Frame<'a> {
+    /// Squares drawn from tiles: index, look, rectangle.
+    blits: &'a [(usize, Cell, IntRect)],
+    /// Rectangles drawn from the layers.
+    dirty: &'a [IntRect],
+    /// Milliseconds on screen.
+    delay_ms: u16,
 }
 
 fn render_within(tree: &usvg::Tree, shift: Transform, part: &mut Pixmap) {
