@@ -138,6 +138,9 @@ pub(crate) struct Patch {
     pub width: u32,
     pub height: u32,
     pub rgba: Vec<u8>,
+    /// How many pixels are opaque (about: a pixel where two redrawn
+    /// rectangles overlap may be counted twice).
+    pub opaque: usize,
     /// Milliseconds on screen.
     pub delay_ms: u16,
 }
@@ -185,8 +188,15 @@ impl Renderer {
             0 => FIRST_DELAY_MS,
             _ => MOVE_DELAY_MS,
         };
-        let mut patches =
-            vec![Patch { left: 0, top: 0, width: w, height: h, rgba: canvas.data().to_vec(), delay_ms: delay(0) }];
+        let mut patches = vec![Patch {
+            left: 0,
+            top: 0,
+            width: w,
+            height: h,
+            rgba: canvas.data().to_vec(),
+            opaque: (w * h) as usize,
+            delay_ms: delay(0),
+        }];
 
         let mut cells = first.cells();
         let mut hands = first.hands();
@@ -392,8 +402,9 @@ fn changed(canvas: &Pixmap, dirty: &[IntRect], before: &[Pixmap], delay_ms: u16)
         }
     }
     if x0 == usize::MAX {
-        return Patch { left: 0, top: 0, width: 1, height: 1, rgba: vec![0; 4], delay_ms };
+        return Patch { left: 0, top: 0, width: 1, height: 1, rgba: vec![0; 4], opaque: 0, delay_ms };
     }
+    let mut opaque = 0;
     let pw = x1 - x0;
     let mut rgba = vec![0u8; pw * (y1 - y0) * 4];
     let data = canvas.data();
@@ -408,9 +419,10 @@ fn changed(canvas: &Pixmap, dirty: &[IntRect], before: &[Pixmap], delay_ms: u16)
                 if a != b {
                     let (from, to) = ((cy * cw + rx + x) * 4, ((cy - y0) * pw + rx + x - x0) * 4);
                     rgba[to..to + 4].copy_from_slice(&data[from..from + 4]);
+                    opaque += 1;
                 }
             }
         }
     }
-    Patch { left: x0 as u32, top: y0 as u32, width: pw as u32, height: (y1 - y0) as u32, rgba, delay_ms }
+    Patch { left: x0 as u32, top: y0 as u32, width: pw as u32, height: (y1 - y0) as u32, rgba, opaque, delay_ms }
 }
