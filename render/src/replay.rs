@@ -130,17 +130,17 @@ impl Still {
     }
 }
 
-/// A frame's changed pixels: a rectangle of the picture, RGBA, with
-/// transparent pixels where the previous frame shows through.
+/// A frame's changed pixels: a rectangle of the picture, transparent where
+/// the previous frame shows through, and the pixels drawn in it.
 pub(crate) struct Patch {
     pub left: u32,
     pub top: u32,
     pub width: u32,
     pub height: u32,
-    pub rgba: Vec<u8>,
-    /// How many pixels are opaque (about: a pixel where two redrawn
-    /// rectangles overlap may be counted twice).
-    pub opaque: usize,
+    /// The pixels drawn: their offset in the rectangle (row by row) and
+    /// their colour, RGBA. Where two redrawn rectangles overlap a pixel may
+    /// come twice, with the same colour.
+    pub drawn: Vec<(u32, [u8; 4])>,
     /// Milliseconds on screen.
     pub delay_ms: u16,
 }
@@ -188,15 +188,8 @@ impl Renderer {
             0 => FIRST_DELAY_MS,
             _ => MOVE_DELAY_MS,
         };
-        let mut patches = vec![Patch {
-            left: 0,
-            top: 0,
-            width: w,
-            height: h,
-            rgba: canvas.data().to_vec(),
-            opaque: (w * h) as usize,
-            delay_ms: delay(0),
-        }];
+        let mut patches =
+            vec![Patch { left: 0, top: 0, width: w, height: h, drawn: whole_picture(&canvas), delay_ms: delay(0) }];
 
         let mut cells = first.cells();
         let mut hands = first.hands();
@@ -381,6 +374,11 @@ fn put(canvas: &mut Pixmap, part: &Pixmap, x: u32, y: u32) {
     }
 }
 
+/// Every pixel of `canvas`, as a patch's drawn pixels.
+fn whole_picture(canvas: &Pixmap) -> Vec<(u32, [u8; 4])> {
+    canvas.data().chunks_exact(4).enumerate().map(|(i, px)| (i as u32, [px[0], px[1], px[2], px[3]])).collect()
+}
+
 /// The pixels of `canvas` within the `dirty` rectangles that differ from
 /// `before` (each rectangle's pixels before the repaint), cut to the smallest
 /// rectangle holding them; the others transparent.
@@ -402,11 +400,10 @@ fn changed(canvas: &Pixmap, dirty: &[IntRect], before: &[Pixmap], delay_ms: u16)
         }
     }
     if x0 == usize::MAX {
-        return Patch { left: 0, top: 0, width: 1, height: 1, rgba: vec![0; 4], opaque: 0, delay_ms };
+        return Patch { left: 0, top: 0, width: 1, height: 1, drawn: Vec::new(), delay_ms };
     }
-    let mut opaque = 0;
     let pw = x1 - x0;
-    let mut rgba = vec![0u8; pw * (y1 - y0) * 4];
+    let mut drawn = Vec::new();
     let data = canvas.data();
     for (r, was) in dirty.iter().zip(before) {
         let (rx, ry, rw) = (r.x() as usize, r.y() as usize, r.width() as usize);
@@ -417,12 +414,12 @@ fn changed(canvas: &Pixmap, dirty: &[IntRect], before: &[Pixmap], delay_ms: u16)
             }
             for (x, (a, b)) in now[cy * cw + rx..][..rw].iter().zip(old).enumerate() {
                 if a != b {
-                    let (from, to) = ((cy * cw + rx + x) * 4, ((cy - y0) * pw + rx + x - x0) * 4);
-                    rgba[to..to + 4].copy_from_slice(&data[from..from + 4]);
-                    opaque += 1;
+                    let from = (cy * cw + rx + x) * 4;
+                    let to = (cy - y0) * pw + rx + x - x0;
+                    drawn.push((to as u32, [data[from], data[from + 1], data[from + 2], data[from + 3]]));
                 }
             }
         }
     }
-    Patch { left: x0 as u32, top: y0 as u32, width: pw as u32, height: (y1 - y0) as u32, rgba, opaque, delay_ms }
+    Patch { left: x0 as u32, top: y0 as u32, width: pw as u32, height: (y1 - y0) as u32, drawn, delay_ms }
 }

@@ -35,7 +35,12 @@ pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>,
         let mut pixels = Vec::new();
         for p in patches {
             pixels.clear();
-            pixels.extend(p.rgba.chunks_exact(4).map(|px| lookup.index([px[0], px[1], px[2], px[3]])));
+            pixels.resize(p.width as usize * p.height as usize, TRANSPARENT);
+            for &(at, px) in &p.drawn {
+                if let Some(slot) = pixels.get_mut(at as usize) {
+                    *slot = lookup.index(px);
+                }
+            }
             let frame = gif::Frame {
                 left: dim(p.left)?,
                 top: dim(p.top)?,
@@ -99,14 +104,13 @@ fn dim(n: u32) -> Result<u16, RenderError> {
 }
 
 /// 255 colours for every pixel the frames show, learnt from about
-/// [`LEARN_PIXELS`] of the opaque ones: every `step`th pixel of the frames
-/// where that pixel is opaque.
+/// [`LEARN_PIXELS`] of them.
 fn palette(patches: &[Patch]) -> NeuQuant {
-    let opaque: usize = patches.iter().map(|p| p.opaque).sum();
-    let step = opaque.div_ceil(LEARN_PIXELS).max(1);
-    let mut sample = Vec::with_capacity(LEARN_PIXELS * 4 * 2);
-    for p in patches {
-        sample.extend(p.rgba.chunks_exact(4).step_by(step).filter(|px| px[3] != 0).flatten());
+    let drawn: usize = patches.iter().map(|p| p.drawn.len()).sum();
+    let step = drawn.div_ceil(LEARN_PIXELS).max(1);
+    let mut sample = Vec::with_capacity(LEARN_PIXELS * 4 + 4);
+    for (_, px) in patches.iter().flat_map(|p| &p.drawn).step_by(step) {
+        sample.extend_from_slice(&[px[0], px[1], px[2], 255]);
     }
     if sample.is_empty() {
         sample.extend_from_slice(&[0, 0, 0, 255]);
