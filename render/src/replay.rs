@@ -243,11 +243,7 @@ impl Renderer {
         tiles: &mut Tiles,
         frame: Frame<'_>,
     ) -> Result<Patch, RenderError> {
-        let rects: Vec<IntRect> = frame.blits.iter().map(|(_, _, r)| *r).chain(frame.dirty.iter().copied()).collect();
-        let before: Vec<Pixmap> = rects
-            .iter()
-            .map(|r| canvas.clone_rect(*r).ok_or(RenderError::Size(r.width(), r.height())))
-            .collect::<Result<_, _>>()?;
+        let mut changes = Changes::new();
         let mut layers = None;
         for &(k, cell, r) in frame.blits {
             if tiles.get(k, cell).is_none() {
@@ -258,7 +254,7 @@ impl Renderer {
                 tiles.keep(k, cell, self.part(fixed, scene, l, r)?);
             }
             if let Some(tile) = tiles.get(k, cell) {
-                put(canvas, tile, r.x() as u32, r.y() as u32);
+                changes.put(canvas, tile, r.x() as usize, r.y() as usize);
             }
         }
         if !frame.dirty.is_empty() {
@@ -268,10 +264,10 @@ impl Renderer {
             };
             for r in frame.dirty {
                 let part = self.part(fixed, scene, l, *r)?;
-                put(canvas, &part, r.x() as u32, r.y() as u32);
+                changes.put(canvas, &part, r.x() as usize, r.y() as usize);
             }
         }
-        Ok(changed(canvas, &rects, &before, frame.delay_ms))
+        Ok(changes.patch(canvas.width() as usize, frame.delay_ms))
     }
 
     /// Draws `scene` within `rects` of `canvas`, over the static picture.
@@ -379,47 +375,54 @@ fn whole_picture(canvas: &Pixmap) -> Vec<(u32, [u8; 4])> {
     canvas.data().chunks_exact(4).enumerate().map(|(i, px)| (i as u32, [px[0], px[1], px[2], px[3]])).collect()
 }
 
-/// The pixels of `canvas` within the `dirty` rectangles that differ from
-/// `before` (each rectangle's pixels before the repaint), cut to the smallest
-/// rectangle holding them; the others transparent.
-fn changed(canvas: &Pixmap, dirty: &[IntRect], before: &[Pixmap], delay_ms: u16) -> Patch {
-    let cw = canvas.width() as usize;
-    let now = canvas.pixels();
-    let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
-    for (r, was) in dirty.iter().zip(before) {
-        let (rx, ry, rw) = (r.x() as usize, r.y() as usize, r.width() as usize);
-        for (y, old) in was.pixels().chunks_exact(rw).enumerate() {
-            let row = &now[(ry + y) * cw + rx..][..rw];
-            let first = row.iter().zip(old).position(|(a, b)| a != b);
-            let Some(first) = first else { continue };
-            let last = row.iter().zip(old).rposition(|(a, b)| a != b).unwrap_or(first);
-            x0 = x0.min(rx + first);
-            x1 = x1.max(rx + last + 1);
-            y0 = y0.min(ry + y);
-            y1 = y1.max(ry + y + 1);
-        }
+/// The pixels a frame changed, found as the redrawn parts are put on the
+/// canvas.
+struct Changes {
+    /// The smallest rectangle holding them: left, top, right, bottom.
+    bounds: Option<(usize, usize, usize, usize)>,
+    /// Each pixel's offset in the canvas and its new colour, in the order
+    /// drawn (a pixel drawn twice comes twice, the later colour last).
+    pixels: Vec<(usize, [u8; 4])>,
+}
+
+impl Changes {
+    fn new() -> Changes {
+        Changes { bounds: None, pixels: Vec::new() }
     }
-    if x0 == usize::MAX {
-        return Patch { left: 0, top: 0, width: 1, height: 1, drawn: Vec::new(), delay_ms };
-    }
-    let pw = x1 - x0;
-    let mut drawn = Vec::new();
-    let data = canvas.data();
-    for (r, was) in dirty.iter().zip(before) {
-        let (rx, ry, rw) = (r.x() as usize, r.y() as usize, r.width() as usize);
-        for (y, old) in was.pixels().chunks_exact(rw).enumerate() {
-            let cy = ry + y;
-            if cy < y0 || cy >= y1 {
-                continue;
-            }
-            for (x, (a, b)) in now[cy * cw + rx..][..rw].iter().zip(old).enumerate() {
+
+    /// Copies `part` into `canvas` at (`x`, `y`), noting every pixel that
+    /// changes.
+    fn put(&mut self, canvas: &mut Pixmap, part: &Pixmap, x: usize, y: usize) {
+        let cw = canvas.width() as usize;
+        let pw = part.width() as usize;
+        let data = canvas.pixels_mut();
+        for (row, src) in part.pixels().chunks_exact(pw).enumerate() {
+            let start = (y + row) * cw + x;
+            let Some(dst) = data.get_mut(start..start + pw) else { continue };
+            let Some(first) = dst.iter().zip(src).position(|(a, b)| a != b) else { continue };
+            let last = dst.iter().zip(src).rposition(|(a, b)| a != b).unwrap_or(first);
+            for (i, (a, b)) in dst.iter().zip(src).enumerate().take(last + 1).skip(first) {
                 if a != b {
-                    let from = (cy * cw + rx + x) * 4;
-                    let to = (cy - y0) * pw + rx + x - x0;
-                    drawn.push((to as u32, [data[from], data[from + 1], data[from + 2], data[from + 3]]));
+                    self.pixels.push((start + i, [b.red(), b.green(), b.blue(), b.alpha()]));
                 }
             }
+            dst.copy_from_slice(src);
+            let (l, r, t) = (x + first, x + last + 1, y + row);
+            self.bounds = Some(match self.bounds {
+                None => (l, t, r, t + 1),
+                Some((x0, y0, x1, y1)) => (x0.min(l), y0.min(t), x1.max(r), y1.max(t + 1)),
+            });
         }
     }
-    Patch { left: x0 as u32, top: y0 as u32, width: pw as u32, height: (y1 - y0) as u32, drawn, delay_ms }
+
+    /// The frame's patch on a canvas `cw` pixels wide.
+    fn patch(self, cw: usize, delay_ms: u16) -> Patch {
+        let Some((x0, y0, x1, y1)) = self.bounds else {
+            return Patch { left: 0, top: 0, width: 1, height: 1, drawn: Vec::new(), delay_ms };
+        };
+        let pw = x1 - x0;
+        let drawn =
+            self.pixels.into_iter().map(|(at, px)| ((((at / cw) - y0) * pw + at % cw - x0) as u32, px)).collect();
+        Patch { left: x0 as u32, top: y0 as u32, width: pw as u32, height: (y1 - y0) as u32, drawn, delay_ms }
+    }
 }
