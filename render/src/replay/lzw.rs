@@ -1,7 +1,7 @@
 //! GIF's LZW compression of 8-bit palette indices, written for the replay's
-//! frames: most of a frame is long runs of the transparent index, and the
-//! dictionary is a dense table (one lookup per pixel), cleared by undoing
-//! only the entries that were made.
+//! frames: most of a frame is long runs of the transparent index, matched in
+//! one step each, and the dictionary is a small open-addressing hash table
+//! (32 KB, so that it stays in the processor's nearest cache).
 
 /// Codes 0..=255 are the indices themselves.
 const MIN_CODE_SIZE: u8 = 8;
@@ -10,26 +10,42 @@ const END: u16 = 257;
 const FIRST_FREE: u16 = 258;
 /// GIF codes are at most 12 bits wide.
 const MAX_CODES: u16 = 4096;
-/// No child yet (code 0 is never a child: children are at least 258).
-const NONE: u16 = 0;
+/// Slots in the dictionary's table: twice the most entries it holds.
+const TABLE_BITS: u32 = 13;
 
 /// An LZW encoder whose dictionary is reused from frame to frame.
 pub(super) struct Lzw {
-    /// `children[code * 256 + index]`: the code of `code`'s string followed
-    /// by `index`, or [`NONE`].
-    children: Vec<u16>,
-    /// The slots of `children` filled since the last clear.
-    made: Vec<u32>,
+    /// Entries by hash of their key (a string's code and the index that
+    /// follows it, `code << 8 | index`, 20 bits): `key << 12 | child`, where
+    /// `child` is the code of the longer string; 0 is an empty slot
+    /// (children are at least 258).
+    table: Vec<u32>,
 }
 
 impl Lzw {
     pub(super) fn new() -> Lzw {
-        Lzw { children: vec![NONE; usize::from(MAX_CODES) * 256], made: Vec::with_capacity(usize::from(MAX_CODES)) }
+        Lzw { table: vec![0; 1 << TABLE_BITS] }
     }
 
     fn forget(&mut self) {
-        for slot in self.made.drain(..) {
-            self.children[slot as usize] = NONE;
+        self.table.fill(0);
+    }
+
+    /// The code of `code`'s string followed by `index`, or the empty slot
+    /// where it would go.
+    fn find(&self, code: u16, index: u8) -> Result<u16, usize> {
+        let key = u32::from(code) << 8 | u32::from(index);
+        let mask = (1 << TABLE_BITS) - 1;
+        let mut slot = (key.wrapping_mul(0x9E37_79B1) >> (32 - TABLE_BITS)) as usize;
+        loop {
+            let e = self.table[slot];
+            if e == 0 {
+                return Err(slot);
+            }
+            if e >> 12 == key {
+                return Ok((e & 0xFFF) as u16);
+            }
+            slot = (slot + 1) & mask;
         }
     }
 
@@ -66,21 +82,21 @@ impl Lzw {
                 i += ahead;
                 continue;
             }
-            let slot = usize::from(current) * 256 + usize::from(p);
-            let child = self.children[slot];
-            if child != NONE {
-                current = child;
-                run_len = 0;
-                i += 1;
-                continue;
-            }
+            let slot = match self.find(current, p) {
+                Ok(child) => {
+                    current = child;
+                    run_len = 0;
+                    i += 1;
+                    continue;
+                }
+                Err(slot) => slot,
+            };
             out.put(current, width);
             if next == 1 << width && width < 12 {
                 width += 1;
             }
             if next < MAX_CODES {
-                self.children[slot] = next;
-                self.made.push(slot as u32);
+                self.table[slot] = (u32::from(current) << 8 | u32::from(p)) << 12 | u32::from(next);
                 if run_len > 0 && p == run {
                     runs.push(next);
                 }
