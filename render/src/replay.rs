@@ -220,11 +220,15 @@ impl Renderer {
                     _ => dirty.extend(square_rect(&layout, *s)),
                 }
             }
+            let mut panel = None;
             if now_hands != hands {
-                dirty.extend(panel_rect(&layout));
+                match panel_rect(&layout) {
+                    Some(r) if tiled => panel = Some((now_hands.as_slice(), r)),
+                    r => dirty.extend(r),
+                }
             }
             let scene = Scene::new(&still.position, &still.options(opts), self.theme());
-            let frame = Frame { blits: &blits, dirty: &dirty, delay_ms: delay(i + 1) };
+            let frame = Frame { blits: &blits, panel, dirty: &dirty, delay_ms: delay(i + 1) };
             patches.push(self.repaint(&mut canvas, &fixed, &scene, &mut tiles, frame)?);
             cells = now;
             hands = now_hands;
@@ -255,6 +259,18 @@ impl Renderer {
             }
             if let Some(tile) = tiles.get(k, cell) {
                 changes.put(canvas, tile, r.x() as usize, r.y() as usize);
+            }
+        }
+        if let Some((hands, r)) = frame.panel {
+            if tiles.panel(hands).is_none() {
+                let l = match &layers {
+                    Some(l) => l,
+                    None => layers.insert(self.layers(scene)?),
+                };
+                tiles.keep_panel(hands, self.part(fixed, scene, l, r)?);
+            }
+            if let Some(drawn) = tiles.panel(hands) {
+                changes.put(canvas, drawn, r.x() as usize, r.y() as usize);
             }
         }
         if !frame.dirty.is_empty() {
@@ -329,6 +345,9 @@ struct Layers {
 struct Frame<'a> {
     /// Squares drawn from tiles: index, look, rectangle.
     blits: &'a [(usize, Cell, IntRect)],
+    /// The hands panel, drawn once for each content: the counts and its
+    /// rectangle.
+    panel: Option<(&'a [u8], IntRect)>,
     /// Rectangles drawn from the layers.
     dirty: &'a [IntRect],
     /// Milliseconds on screen.

@@ -7,7 +7,8 @@
 //! piece on a light square, the same piece highlighted, and so on. Only
 //! squares whose edges fall on whole pixels are tiles; marks that reach
 //! beyond their square (Clash's ring and shield count) are drawn the slow
-//! way instead, see `Renderer::replay_patches`.
+//! way instead, see `Renderer::replay_patches`. The hands panel beside the
+//! board is kept the same way, by the counts it shows.
 
 use std::collections::HashMap;
 
@@ -23,6 +24,8 @@ pub(super) struct Tiles {
     /// class of its static picture; `None` for a square that is no tile.
     squares: Vec<Option<(IntRect, usize)>>,
     drawn: HashMap<(usize, Cell), Pixmap>,
+    /// The hands panel, by the counts it shows.
+    panels: HashMap<Vec<u8>, Pixmap>,
 }
 
 impl Tiles {
@@ -48,7 +51,7 @@ impl Tiles {
                 Some((rect, class))
             })
             .collect();
-        Tiles { squares, drawn: HashMap::new() }
+        Tiles { squares, drawn: HashMap::new(), panels: HashMap::new() }
     }
 
     /// The rectangle of the square at `index`, if it is a tile.
@@ -67,5 +70,15 @@ impl Tiles {
         if let Some((_, class)) = self.squares.get(index).copied().flatten() {
             self.drawn.insert((class, cell), tile);
         }
+    }
+
+    /// The hands panel showing `hands`, if drawn before.
+    pub(super) fn panel(&self, hands: &[u8]) -> Option<&Pixmap> {
+        self.panels.get(hands)
+    }
+
+    /// Keeps the hands panel showing `hands`.
+    pub(super) fn keep_panel(&mut self, hands: &[u8], panel: Pixmap) {
+        self.panels.insert(hands.to_vec(), panel);
     }
 }
