@@ -31,11 +31,18 @@ pub struct GifBench {
     pub what: String,
     /// Plies in it.
     pub plies: usize,
-    /// Median time to make the GIF, caches warm.
+    /// Median wall-clock time to make the GIF, caches warm.
     pub median: Duration,
-    /// The slowest run.
+    /// The fastest run, wall clock.
+    pub best: Duration,
+    /// The slowest run, wall clock.
     pub worst: Duration,
-    /// Time of the first run, filling the renderer's caches.
+    /// CPU time of the thread making the GIF: the median run.
+    pub cpu_median: Duration,
+    /// CPU time of the fastest run (the figure a loaded machine distorts
+    /// least).
+    pub cpu_best: Duration,
+    /// Wall-clock time of the first run, filling the renderer's caches.
     pub cold: Duration,
     /// Size of the GIF in bytes.
     pub bytes: usize,
@@ -46,9 +53,12 @@ impl fmt::Display for GifBench {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         write!(
             f,
-            "{}: {} plies, median {:.1} ms, worst {:.1} ms (first {:.1} ms, caches cold), {} bytes ({:.0} KB)",
+            "{}: {} plies, CPU best {:.1} ms, median {:.1} ms; wall best {:.1} ms, median {:.1} ms, worst {:.1} ms (first {:.1} ms, caches cold), {} bytes ({:.0} KB)",
             self.what,
             self.plies,
+            ms(self.cpu_best),
+            ms(self.cpu_median),
+            ms(self.best),
             ms(self.median),
             ms(self.worst),
             ms(self.cold),
@@ -104,22 +114,39 @@ pub fn bench(runs: usize) -> Result<Vec<GifBench>, String> {
         // A renderer of its own, so the first run fills its caches.
         let renderer = Renderer::new(Default::default());
         let timed = || {
-            let t = Instant::now();
+            let (t, c) = (Instant::now(), thread_cpu_time());
             let gif = renderer.replay_gif(game.start(), game.moves(), &opts).map_err(|e| e.to_string());
-            (t.elapsed(), gif)
+            (t.elapsed(), thread_cpu_time().saturating_sub(c), gif)
         };
-        let (cold, gif) = timed();
+        let (cold, _, gif) = timed();
         let bytes = gif?.len();
-        let mut times: Vec<Duration> = (0..runs.max(1)).map(|_| timed().0).collect();
-        times.sort();
+        let (mut wall, mut cpu): (Vec<Duration>, Vec<Duration>) =
+            (0..runs.max(1)).map(|_| timed()).map(|(w, c, _)| (w, c)).unzip();
+        wall.sort();
+        cpu.sort();
         out.push(GifBench {
             what: v.name.to_string(),
             plies: game.moves().len(),
-            median: times[times.len() / 2],
-            worst: times[times.len() - 1],
+            median: wall[wall.len() / 2],
+            best: wall[0],
+            worst: wall[wall.len() - 1],
+            cpu_median: cpu[cpu.len() / 2],
+            cpu_best: cpu[0],
             cold,
             bytes,
         });
     }
     Ok(out)
+}
+
+/// CPU time the calling thread has spent so far (user and system), which a
+/// loaded machine does not inflate the way it inflates wall-clock time.
+fn thread_cpu_time() -> Duration {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid, writable timespec for the call.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    if !ok {
+        return Duration::ZERO;
+    }
+    Duration::new(u64::try_from(t.tv_sec).unwrap_or(0), u32::try_from(t.tv_nsec).unwrap_or(0))
 }

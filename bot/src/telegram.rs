@@ -1147,6 +1147,7 @@ impl Chats {
             let out = &plan[i];
             let markup = if i == last { lock(&self.keyboards).markup(&reply.buttons) } else { None };
             self.wait_for_slot(chat).await;
+            let began = std::time::Instant::now();
             let result = match (out, &reply.picture) {
                 // A replay: an animation, which Telegram plays in place.
                 (Out::Photo(caption), Some(picture)) if picture.is_animation() => retrying("sendAnimation", || {
@@ -1197,6 +1198,13 @@ impl Chats {
             };
             match result {
                 Ok(()) => {
+                    if began.elapsed() >= Pace::GAP {
+                        // Held back by Telegram (rate limited, or retried
+                        // after a network error), it went later than its
+                        // slot: it takes the slot of when it went, so that
+                        // the next message keeps the pace after it.
+                        self.wait_for_slot(chat).await;
+                    }
                     i += 1;
                     if i < plan.len() {
                         self.relay.progress(owed.seq, i as u32).await;

@@ -52,7 +52,10 @@ fn mated(core: &Core) -> Vec<Reply> {
 fn a_finished_game_posts_its_replay() {
     let dir = tempfile::tempdir().unwrap();
     let core = core(dir.path());
-    let replies = mated(&core);
+    // The mate's answer, then what follows a game's end (posted as notices
+    // to the game's channel).
+    let mut replies = mated(&core);
+    replies.extend(core.take_notices("test").into_iter().map(|(_, r)| r));
     let gifs: Vec<&Reply> = replies.iter().filter(|r| r.picture.as_ref().is_some_and(|p| p.is_animation())).collect();
     assert_eq!(gifs.len(), 1, "one replay after the mate: {replies:?}");
     let picture = gifs[0].picture.as_ref().unwrap();

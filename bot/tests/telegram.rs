@@ -21,8 +21,16 @@ use tokio::sync::Notify;
 
 const TOKEN: &str = "123456:fake-token";
 const GROUP: i64 = -100_777;
-const METHODS: &[&str] =
-    &["getMe", "getUpdates", "sendMessage", "sendPhoto", "setMyCommands", "deleteWebhook", "answerCallbackQuery"];
+const METHODS: &[&str] = &[
+    "getMe",
+    "getUpdates",
+    "sendMessage",
+    "sendPhoto",
+    "sendAnimation",
+    "setMyCommands",
+    "deleteWebhook",
+    "answerCallbackQuery",
+];
 const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 
 /// One request the fake received.
@@ -161,6 +169,11 @@ impl Fake {
             if let Some(c) = call.body["caption"].as_str() {
                 m["caption"] = json!(c);
             }
+        } else if call.method == "sendAnimation" {
+            let file = json!({"file_id": format!("a{id}"), "file_unique_id": format!("v{id}"),
+                "width": 160, "height": 160, "duration": 8, "file_name": "replay.gif", "mime_type": "image/gif"});
+            m["animation"] = file.clone();
+            m["document"] = file;
         } else {
             m["text"] = call.body["text"].clone();
         }
@@ -247,7 +260,7 @@ async fn api(
             "can_join_groups": true, "can_read_all_group_messages": true, "supports_inline_queries": false,
             "has_main_web_app": false}),
         "getUpdates" => fake.get_updates(&body).await,
-        "sendMessage" | "sendPhoto" => fake.sent_message(&call),
+        "sendMessage" | "sendPhoto" | "sendAnimation" => fake.sent_message(&call),
         "setMyCommands" | "deleteWebhook" | "answerCallbackQuery" => json!(true),
         _ => {
             return (
@@ -375,6 +388,10 @@ async fn a_whole_game_through_the_bot_api() {
     assert!(result.text().contains("1-0: @Alice wins (resignation)."), "{result:?}");
     let attempts = fake.calls()[m..].iter().filter(|c| c.method == "sendMessage").count();
     assert_eq!(attempts, 2, "the refused message is sent again");
+    // The game's replay follows, as an animation.
+    let replay = fake.wait_for(m, "the replay", |c| c.method == "sendAnimation").await;
+    let gif = replay.photo.as_deref().expect("an uploaded animation");
+    assert!(gif.starts_with(b"GIF89a"), "not a GIF: {:?}", &gif[..gif.len().min(8)]);
 
     // A private chat works like a group; a user without a username is
     // mentioned by name, linked to them.

@@ -15,6 +15,8 @@
 //! ones transparent.
 
 mod encode;
+mod lzw;
+mod tiles;
 
 use kibitz_rules::{Color, Game, Move, Piece, Position, Square};
 use resvg::tiny_skia::{IntRect, Pixmap, PixmapPaint, Transform};
@@ -22,6 +24,7 @@ use resvg::usvg;
 
 use crate::raster::{RenderError, Renderer};
 use crate::scene::{BoardOptions, Caption, DEFAULT_SIZE, Layout, Scene};
+use tiles::Tiles;
 
 /// How long the first position stays on screen, in milliseconds.
 pub const FIRST_DELAY_MS: u16 = 1600;
@@ -44,7 +47,7 @@ pub struct ReplayOptions {
 }
 
 /// What a square shows: everything a board picture draws inside it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Cell {
     piece: Option<Piece>,
     /// Highlighted as part of the last move.
@@ -127,14 +130,17 @@ impl Still {
     }
 }
 
-/// A frame's changed pixels: a rectangle of the picture, RGBA, with
-/// transparent pixels where the previous frame shows through.
+/// A frame's changed pixels: a rectangle of the picture, transparent where
+/// the previous frame shows through, and the pixels drawn in it.
 pub(crate) struct Patch {
     pub left: u32,
     pub top: u32,
     pub width: u32,
     pub height: u32,
-    pub rgba: Vec<u8>,
+    /// The pixels drawn: their offset in the rectangle (row by row) and
+    /// their colour, RGBA. Where two redrawn rectangles overlap a pixel may
+    /// come twice, with the same colour.
+    pub drawn: Vec<(u32, [u8; 4])>,
     /// Milliseconds on screen.
     pub delay_ms: u16,
 }
@@ -183,10 +189,11 @@ impl Renderer {
             _ => MOVE_DELAY_MS,
         };
         let mut patches =
-            vec![Patch { left: 0, top: 0, width: w, height: h, rgba: canvas.data().to_vec(), delay_ms: delay(0) }];
+            vec![Patch { left: 0, top: 0, width: w, height: h, drawn: whole_picture(&canvas), delay_ms: delay(0) }];
 
         let mut cells = first.cells();
         let mut hands = first.hands();
+        let mut tiles = Tiles::new(&layout, &fixed, cells.iter().map(|(s, _)| *s));
         let mut game = Game::from_position(start.clone());
         for (i, m) in moves.iter().enumerate() {
             let mut played = game.position().clone();
@@ -198,75 +205,153 @@ impl Renderer {
                 Still { position: played, last_move: Some((m.from(), m.to())), touched: game.last_touched().to_vec() };
             let now = still.cells();
             let now_hands = still.hands();
-            let mut dirty: Vec<IntRect> = now
-                .iter()
-                .zip(&cells)
-                .filter(|(a, b)| a.1 != b.1)
-                .filter_map(|((s, _), _)| square_rect(&layout, *s))
-                .collect();
+            // Clash's marks reach beyond their squares: while any is on the
+            // board (or was), squares are drawn the slow way.
+            let plain = |c: &Cell| !c.ring && c.shield.is_none();
+            let tiled = now.iter().chain(&cells).all(|(_, c)| plain(c));
+            let mut blits = Vec::new();
+            let mut dirty = Vec::new();
+            for (k, ((s, a), (_, b))) in now.iter().zip(&cells).enumerate() {
+                if a == b {
+                    continue;
+                }
+                match tiles.rect(k) {
+                    Some(r) if tiled => blits.push((k, *a, r)),
+                    _ => dirty.extend(square_rect(&layout, *s)),
+                }
+            }
+            let mut panel = None;
             if now_hands != hands {
-                dirty.extend(panel_rect(&layout));
+                match panel_rect(&layout) {
+                    Some(r) if tiled => panel = Some((now_hands.as_slice(), r)),
+                    r => dirty.extend(r),
+                }
             }
             let scene = Scene::new(&still.position, &still.options(opts), self.theme());
-            patches.push(self.repaint(&mut canvas, &fixed, &scene, &dirty, delay(i + 1))?);
+            let frame = Frame { blits: &blits, panel, dirty: &dirty, delay_ms: delay(i + 1) };
+            patches.push(self.repaint(&mut canvas, &fixed, &scene, &mut tiles, frame)?);
             cells = now;
             hands = now_hands;
         }
         Ok((w, h, patches))
     }
 
-    /// Redraws the `dirty` rectangles of `canvas` for `scene` and returns the
-    /// pixels that changed.
+    /// Redraws what changed in `canvas` for `scene` (tiles, drawn once and
+    /// kept, and rectangles drawn from the layers) and returns the pixels
+    /// that changed.
     fn repaint(
         &self,
         canvas: &mut Pixmap,
         fixed: &Pixmap,
         scene: &Scene,
-        dirty: &[IntRect],
-        delay_ms: u16,
+        tiles: &mut Tiles,
+        frame: Frame<'_>,
     ) -> Result<Patch, RenderError> {
-        let Some(bounds) = dirty.iter().copied().reduce(|a, b| union(&a, &b)) else {
-            return Ok(Patch { left: 0, top: 0, width: 1, height: 1, rgba: vec![0; 4], delay_ms });
-        };
-        let before = canvas.clone_rect(bounds).ok_or(RenderError::Size(bounds.width(), bounds.height()))?;
-        self.paint(canvas, fixed, scene, dirty)?;
-        Ok(changed(canvas, &before, bounds, delay_ms))
+        let mut changes = Changes::new();
+        let mut layers = None;
+        for &(k, cell, r) in frame.blits {
+            if tiles.get(k, cell).is_none() {
+                let l = match &layers {
+                    Some(l) => l,
+                    None => layers.insert(self.layers(scene)?),
+                };
+                tiles.keep(k, cell, self.part(fixed, scene, l, r)?);
+            }
+            if let Some(tile) = tiles.get(k, cell) {
+                changes.put(canvas, tile, r.x() as usize, r.y() as usize);
+            }
+        }
+        if let Some((hands, r)) = frame.panel {
+            if tiles.panel(hands).is_none() {
+                let l = match &layers {
+                    Some(l) => l,
+                    None => layers.insert(self.layers(scene)?),
+                };
+                tiles.keep_panel(hands, self.part(fixed, scene, l, r)?);
+            }
+            if let Some(drawn) = tiles.panel(hands) {
+                changes.put(canvas, drawn, r.x() as usize, r.y() as usize);
+            }
+        }
+        if !frame.dirty.is_empty() {
+            let l = match &layers {
+                Some(l) => l,
+                None => layers.insert(self.layers(scene)?),
+            };
+            for r in frame.dirty {
+                let part = self.part(fixed, scene, l, *r)?;
+                changes.put(canvas, &part, r.x() as usize, r.y() as usize);
+            }
+        }
+        Ok(changes.patch(canvas.width() as usize, frame.delay_ms))
     }
 
     /// Draws `scene` within `rects` of `canvas`, over the static picture.
     fn paint(&self, canvas: &mut Pixmap, fixed: &Pixmap, scene: &Scene, rects: &[IntRect]) -> Result<(), RenderError> {
-        let l = &scene.layout;
-        let under = (!scene.under.is_empty()).then(|| self.layer(l, &scene.under)).transpose()?;
-        let over = (!scene.over.is_empty()).then(|| self.layer(l, &scene.over)).transpose()?;
+        let layers = self.layers(scene)?;
         for r in rects {
-            let mut part = fixed.clone_rect(*r).ok_or(RenderError::Size(r.width(), r.height()))?;
-            let shift = Transform::from_translate(-r.x() as f32, -r.y() as f32);
-            if let Some(t) = &under {
-                render_within(t, shift, &mut part);
-            }
-            for p in &scene.pieces {
-                let px = p.size.round() as u32;
-                let (x, y) = (p.x.round() as i32, p.y.round() as i32);
-                let meets = x < r.right() && y < r.bottom() && x + px as i32 > r.x() && y + px as i32 > r.y();
-                if meets {
-                    let sprite = self.sprite(p.art, px)?;
-                    part.draw_pixmap(
-                        x - r.x(),
-                        y - r.y(),
-                        Pixmap::as_ref(&sprite),
-                        &PixmapPaint::default(),
-                        Transform::identity(),
-                        None,
-                    );
-                }
-            }
-            if let Some(t) = &over {
-                render_within(t, shift, &mut part);
-            }
+            let part = self.part(fixed, scene, &layers, *r)?;
             put(canvas, &part, r.x() as u32, r.y() as u32);
         }
         Ok(())
     }
+
+    /// The layers of `scene` under and over its pieces, parsed.
+    fn layers(&self, scene: &Scene) -> Result<Layers, RenderError> {
+        let l = &scene.layout;
+        let under = (!scene.under.is_empty()).then(|| self.layer(l, &scene.under)).transpose()?;
+        let over = (!scene.over.is_empty()).then(|| self.layer(l, &scene.over)).transpose()?;
+        Ok(Layers { under, over })
+    }
+
+    /// The rectangle `r` of `scene`: the static picture with the layers and
+    /// the pieces that meet it.
+    fn part(&self, fixed: &Pixmap, scene: &Scene, layers: &Layers, r: IntRect) -> Result<Pixmap, RenderError> {
+        let mut part = fixed.clone_rect(r).ok_or(RenderError::Size(r.width(), r.height()))?;
+        let shift = Transform::from_translate(-r.x() as f32, -r.y() as f32);
+        if let Some(t) = &layers.under {
+            render_within(t, shift, &mut part);
+        }
+        for p in &scene.pieces {
+            let px = p.size.round() as u32;
+            let (x, y) = (p.x.round() as i32, p.y.round() as i32);
+            let meets = x < r.right() && y < r.bottom() && x + px as i32 > r.x() && y + px as i32 > r.y();
+            if meets {
+                let sprite = self.sprite(p.art, px)?;
+                part.draw_pixmap(
+                    x - r.x(),
+                    y - r.y(),
+                    Pixmap::as_ref(&sprite),
+                    &PixmapPaint::default(),
+                    Transform::identity(),
+                    None,
+                );
+            }
+        }
+        if let Some(t) = &layers.over {
+            render_within(t, shift, &mut part);
+        }
+        Ok(part)
+    }
+}
+
+/// A scene's layers under and over the pieces.
+struct Layers {
+    under: Option<usvg::Tree>,
+    over: Option<usvg::Tree>,
+}
+
+/// What one move redraws.
+struct Frame<'a> {
+    /// Squares drawn from tiles: index, look, rectangle.
+    blits: &'a [(usize, Cell, IntRect)],
+    /// The hands panel, drawn once for each content: the counts and its
+    /// rectangle.
+    panel: Option<(&'a [u8], IntRect)>,
+    /// Rectangles drawn from the layers.
+    dirty: &'a [IntRect],
+    /// Milliseconds on screen.
+    delay_ms: u16,
 }
 
 fn render_within(tree: &usvg::Tree, shift: Transform, part: &mut Pixmap) {
@@ -293,11 +378,6 @@ fn panel_rect(l: &Layout) -> Option<IntRect> {
     IntRect::from_ltrb(x, l.caption as i32, l.width as i32, l.height as i32)
 }
 
-fn union(a: &IntRect, b: &IntRect) -> IntRect {
-    IntRect::from_ltrb(a.x().min(b.x()), a.y().min(b.y()), a.right().max(b.right()), a.bottom().max(b.bottom()))
-        .unwrap_or(*a)
-}
-
 /// Copies `part` into `canvas` at (`x`, `y`), replacing what was there.
 fn put(canvas: &mut Pixmap, part: &Pixmap, x: u32, y: u32) {
     let cw = canvas.width() as usize;
@@ -309,50 +389,59 @@ fn put(canvas: &mut Pixmap, part: &Pixmap, x: u32, y: u32) {
     }
 }
 
-/// The pixels of `canvas` within `bounds` that differ from `before`, cut to
-/// the smallest rectangle holding them; the others transparent.
-fn changed(canvas: &Pixmap, before: &Pixmap, bounds: IntRect, delay_ms: u16) -> Patch {
-    let cw = canvas.width() as usize;
-    let (bx, by, bw, bh) =
-        (bounds.x() as usize, bounds.y() as usize, bounds.width() as usize, bounds.height() as usize);
-    let now = |x: usize, y: usize| {
-        let i = ((by + y) * cw + bx + x) * 4;
-        &canvas.data()[i..i + 4]
-    };
-    let was = |x: usize, y: usize| {
-        let i = (y * bw + x) * 4;
-        &before.data()[i..i + 4]
-    };
-    let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
-    for y in 0..bh {
-        for x in 0..bw {
-            if now(x, y) != was(x, y) {
-                x0 = x0.min(x);
-                y0 = y0.min(y);
-                x1 = x1.max(x + 1);
-                y1 = y1.max(y + 1);
+/// Every pixel of `canvas`, as a patch's drawn pixels.
+fn whole_picture(canvas: &Pixmap) -> Vec<(u32, [u8; 4])> {
+    canvas.data().chunks_exact(4).enumerate().map(|(i, px)| (i as u32, [px[0], px[1], px[2], px[3]])).collect()
+}
+
+/// The pixels a frame changed, found as the redrawn parts are put on the
+/// canvas.
+struct Changes {
+    /// The smallest rectangle holding them: left, top, right, bottom.
+    bounds: Option<(usize, usize, usize, usize)>,
+    /// Each pixel's offset in the canvas and its new colour, in the order
+    /// drawn (a pixel drawn twice comes twice, the later colour last).
+    pixels: Vec<(usize, [u8; 4])>,
+}
+
+impl Changes {
+    fn new() -> Changes {
+        Changes { bounds: None, pixels: Vec::new() }
+    }
+
+    /// Copies `part` into `canvas` at (`x`, `y`), noting every pixel that
+    /// changes.
+    fn put(&mut self, canvas: &mut Pixmap, part: &Pixmap, x: usize, y: usize) {
+        let cw = canvas.width() as usize;
+        let pw = part.width() as usize;
+        let data = canvas.pixels_mut();
+        for (row, src) in part.pixels().chunks_exact(pw).enumerate() {
+            let start = (y + row) * cw + x;
+            let Some(dst) = data.get_mut(start..start + pw) else { continue };
+            let Some(first) = dst.iter().zip(src).position(|(a, b)| a != b) else { continue };
+            let last = dst.iter().zip(src).rposition(|(a, b)| a != b).unwrap_or(first);
+            for (i, (a, b)) in dst.iter().zip(src).enumerate().take(last + 1).skip(first) {
+                if a != b {
+                    self.pixels.push((start + i, [b.red(), b.green(), b.blue(), b.alpha()]));
+                }
             }
+            dst.copy_from_slice(src);
+            let (l, r, t) = (x + first, x + last + 1, y + row);
+            self.bounds = Some(match self.bounds {
+                None => (l, t, r, t + 1),
+                Some((x0, y0, x1, y1)) => (x0.min(l), y0.min(t), x1.max(r), y1.max(t + 1)),
+            });
         }
     }
-    if x0 == usize::MAX {
-        return Patch { left: 0, top: 0, width: 1, height: 1, rgba: vec![0; 4], delay_ms };
-    }
-    let mut rgba = Vec::with_capacity((x1 - x0) * (y1 - y0) * 4);
-    for y in y0..y1 {
-        for x in x0..x1 {
-            if now(x, y) == was(x, y) {
-                rgba.extend_from_slice(&[0, 0, 0, 0]);
-            } else {
-                rgba.extend_from_slice(now(x, y));
-            }
-        }
-    }
-    Patch {
-        left: (bx + x0) as u32,
-        top: (by + y0) as u32,
-        width: (x1 - x0) as u32,
-        height: (y1 - y0) as u32,
-        rgba,
-        delay_ms,
+
+    /// The frame's patch on a canvas `cw` pixels wide.
+    fn patch(self, cw: usize, delay_ms: u16) -> Patch {
+        let Some((x0, y0, x1, y1)) = self.bounds else {
+            return Patch { left: 0, top: 0, width: 1, height: 1, drawn: Vec::new(), delay_ms };
+        };
+        let pw = x1 - x0;
+        let drawn =
+            self.pixels.into_iter().map(|(at, px)| ((((at / cw) - y0) * pw + at % cw - x0) as u32, px)).collect();
+        Patch { left: x0 as u32, top: y0 as u32, width: pw as u32, height: (y1 - y0) as u32, drawn, delay_ms }
     }
 }

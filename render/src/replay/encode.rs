@@ -7,11 +7,10 @@
 //! or two of each channel; the soft edges of pieces and glows are where the
 //! quantisation shows, as it does in any GIF.
 
-use std::collections::HashMap;
-
 use color_quant::NeuQuant;
 
 use super::Patch;
+use super::lzw::Lzw;
 use crate::raster::RenderError;
 
 /// The palette index of unchanged pixels.
@@ -19,7 +18,7 @@ const TRANSPARENT: u8 = 255;
 
 /// How many pixels NeuQuant learns from at most: enough for the few colours
 /// of a board, few enough to learn in milliseconds.
-const LEARN_PIXELS: usize = 120_000;
+const LEARN_PIXELS: usize = 60_000;
 
 /// Encodes the frames (the first one whole) as a GIF that loops forever.
 pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>, RenderError> {
@@ -27,24 +26,21 @@ pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>,
     let quant = palette(patches);
     let mut colors = quant.color_map_rgb();
     colors.resize(256 * 3, 0);
-    let mut index: HashMap<[u8; 3], u8> = HashMap::new();
-
+    let mut lookup = Lookup::new(&quant);
+    let mut lzw = Lzw::new();
     let mut out = Vec::new();
     {
         let mut encoder = gif::Encoder::new(&mut out, w, h, &colors)?;
         encoder.set_repeat(gif::Repeat::Infinite)?;
+        let mut pixels = Vec::new();
         for p in patches {
-            let pixels: Vec<u8> = p
-                .rgba
-                .chunks_exact(4)
-                .map(|px| {
-                    if px[3] == 0 {
-                        return TRANSPARENT;
-                    }
-                    let rgb = [px[0], px[1], px[2]];
-                    *index.entry(rgb).or_insert_with(|| quant.index_of(&[px[0], px[1], px[2], 255]) as u8)
-                })
-                .collect();
+            pixels.clear();
+            pixels.resize(p.width as usize * p.height as usize, TRANSPARENT);
+            for &(at, px) in &p.drawn {
+                if let Some(slot) = pixels.get_mut(at as usize) {
+                    *slot = lookup.index(px);
+                }
+            }
             let frame = gif::Frame {
                 left: dim(p.left)?,
                 top: dim(p.top)?,
@@ -53,27 +49,68 @@ pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>,
                 delay: p.delay_ms / 10,
                 dispose: gif::DisposalMethod::Keep,
                 transparent: Some(TRANSPARENT),
-                buffer: pixels.into(),
+                buffer: lzw.encode(&pixels, TRANSPARENT).into(),
                 ..gif::Frame::default()
             };
-            encoder.write_frame(&frame)?;
+            encoder.write_lzw_pre_encoded_frame(&frame)?;
         }
     }
     Ok(out)
+}
+
+/// Palette indices of colours, remembered in a small table: a board has few
+/// distinct colours, so nearly every lookup is one probe.
+struct Lookup<'a> {
+    quant: &'a NeuQuant,
+    /// Slot by hash of the colour: the colour (with its alpha byte set, so
+    /// 0 means empty) and its index.
+    slots: Vec<(u32, u8)>,
+    /// The last colour looked up, for runs of one colour.
+    last: (u32, u8),
+}
+
+impl<'a> Lookup<'a> {
+    const BITS: u32 = 13;
+
+    fn new(quant: &'a NeuQuant) -> Lookup<'a> {
+        Lookup { quant, slots: vec![(0, 0); 1 << Self::BITS], last: (0, TRANSPARENT) }
+    }
+
+    /// The index of an RGBA pixel: [`TRANSPARENT`] if its alpha is 0.
+    fn index(&mut self, px: [u8; 4]) -> u8 {
+        if px[3] == 0 {
+            return TRANSPARENT;
+        }
+        let key = u32::from_le_bytes([px[0], px[1], px[2], 255]);
+        if self.last.0 == key {
+            return self.last.1;
+        }
+        let slot = (key.wrapping_mul(0x9E37_79B1) >> (32 - Self::BITS)) as usize;
+        let (k, i) = self.slots[slot];
+        let i = if k == key {
+            i
+        } else {
+            let i = self.quant.index_of(&[px[0], px[1], px[2], 255]) as u8;
+            self.slots[slot] = (key, i);
+            i
+        };
+        self.last = (key, i);
+        i
+    }
 }
 
 fn dim(n: u32) -> Result<u16, RenderError> {
     u16::try_from(n).map_err(|_| RenderError::Size(n, n))
 }
 
-/// 255 colours for every pixel the frames show.
+/// 255 colours for every pixel the frames show, learnt from about
+/// [`LEARN_PIXELS`] of them.
 fn palette(patches: &[Patch]) -> NeuQuant {
-    let opaque: usize = patches.iter().map(|p| p.rgba.chunks_exact(4).filter(|px| px[3] != 0).count()).sum();
-    let step = opaque.div_ceil(LEARN_PIXELS).max(1);
-    let mut sample = Vec::with_capacity(opaque / step * 4 + 4);
-    let opaque_pixels = patches.iter().flat_map(|p| p.rgba.chunks_exact(4)).filter(|px| px[3] != 0);
-    for px in opaque_pixels.step_by(step) {
-        sample.extend_from_slice(px);
+    let drawn: usize = patches.iter().map(|p| p.drawn.len()).sum();
+    let step = drawn.div_ceil(LEARN_PIXELS).max(1);
+    let mut sample = Vec::with_capacity(LEARN_PIXELS * 4 + 4);
+    for (_, px) in patches.iter().flat_map(|p| &p.drawn).step_by(step) {
+        sample.extend_from_slice(&[px[0], px[1], px[2], 255]);
     }
     if sample.is_empty() {
         sample.extend_from_slice(&[0, 0, 0, 255]);
