@@ -237,6 +237,22 @@ impl Relay {
     /// Stores what handling left; what is owed, to send (nothing for a
     /// message handled before). The reviews among the notices it stored are
     /// no longer owed (see [`Core::notices_kept`]).
+    /// Stores `notices` (replies outside any message, made at `at`) as
+    /// owed; returns them to send.
+    fn complete_notices(&self, notices: Vec<(ChannelKey, Reply)>, at: Timestamp) -> Result<Vec<Delivery>, NotStored> {
+        if notices.is_empty() {
+            return Ok(Vec::new());
+        }
+        let done = Completion {
+            platform: self.platform.to_string(),
+            message_id: None,
+            cursor: None,
+            owed: notices.into_iter().map(|(k, r)| (k.channel, encode(&r))).collect(),
+            at,
+        };
+        self.complete(&done)
+    }
+
     fn complete(&self, done: &Completion) -> Result<Vec<Delivery>, NotStored> {
         match self.core.store().complete(done) {
             Ok(entries) => {
@@ -260,17 +276,7 @@ impl Relay {
         let relay = self.clone();
         let run = move || {
             let notices = relay.core.take_notices(relay.platform);
-            if notices.is_empty() {
-                return Ok(Vec::new());
-            }
-            let done = Completion {
-                platform: relay.platform.to_string(),
-                message_id: None,
-                cursor: None,
-                owed: notices.into_iter().map(|(k, r)| (k.channel, encode(&r))).collect(),
-                at: Timestamp::now(),
-            };
-            relay.complete(&done)
+            relay.complete_notices(notices, Timestamp::now())
         };
         tokio::task::spawn_blocking(run)
             .await
@@ -308,17 +314,7 @@ impl Relay {
             let notices =
                 std::panic::catch_unwind(AssertUnwindSafe(|| relay.core.tick_where(now, relay.platform, &*serves)))
                     .map_err(|_| NotStored("the clock failed".into()))?;
-            if notices.is_empty() {
-                return Ok(Vec::new());
-            }
-            let done = Completion {
-                platform: relay.platform.to_string(),
-                message_id: None,
-                cursor: None,
-                owed: notices.into_iter().map(|(k, r)| (k.channel, encode(&r))).collect(),
-                at: now,
-            };
-            relay.complete(&done)
+            relay.complete_notices(notices, now)
         };
         tokio::task::spawn_blocking(run).await.unwrap_or_else(|e| Err(NotStored(format!("the clock task failed: {e}"))))
     }
