@@ -734,7 +734,7 @@ fn oracle_self_checks() {
 #[test]
 fn split_random_games() {
     assert_eq!(Position::new(split()).fen(), START_FEN, "start position (CS1)");
-    let stats = random_games(&[START_FEN], 400, 150, 50, 0x5_9117);
+    let stats = random_games(&[START_FEN], 1500, 150, 50, 0x5_9117);
     eprintln!("construction-split random games: {stats:?}");
     assert!(
         stats.promotions > 0 && stats.mates > 0 && stats.swaps > 0 && stats.half_captures > 0,
@@ -744,7 +744,7 @@ fn split_random_games() {
 
 #[test]
 fn split_random_games_from_midgames() {
-    let stats = random_games(&MIDGAMES, 250, 100, 8, 0xC5_2026);
+    let stats = random_games(&MIDGAMES, 600, 100, 8, 0xC5_2026);
     eprintln!("construction-split midgames: {stats:?}");
     assert!(stats.plies > 0 && stats.promotions > 0 && stats.half_captures > 0, "{stats:?}");
 }
