@@ -31,7 +31,8 @@ impl Backoff {
 /// Runs the correspondence clocks every `every` until shutdown, once
 /// `backlog` says that what came while the bot was away is handled (a move
 /// sent in time is not lost on time); each notice, stored in the outbox, goes
-/// to `deliver`. On a shared store it also keeps this process's heartbeat,
+/// to `deliver`. Notices left outside of any message (a finished review)
+/// are stored and delivered as soon as they wait ([`Core::notices_signal`](crate::core::Core::notices_signal)). On a shared store it also keeps this process's heartbeat,
 /// from the start, three times per lease, and takes over (and delivers)
 /// the replies owed by processes that stopped.
 pub async fn clock_loop(
@@ -60,10 +61,14 @@ pub async fn clock_loop_where(
     keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut clock = tokio::time::interval(every);
     let mut caught_up = *backlog.borrow();
+    // Notices left outside of any message (a finished review) go out at once.
+    let mut notices = relay.core().notices_signal();
+    notices.mark_changed();
     enum Due {
         CaughtUp(bool),
         Clock,
         Keepalive,
+        Notices,
         Stop,
     }
     loop {
@@ -72,6 +77,7 @@ pub async fn clock_loop_where(
             ok = async { backlog.wait_for(|done| *done).await.is_ok() }, if !caught_up => Due::CaughtUp(ok),
             _ = clock.tick(), if caught_up => Due::Clock,
             _ = keepalive.tick(), if lease.is_some() => Due::Keepalive,
+            Ok(()) = notices.changed() => Due::Notices,
             _ = shutdown.wait_for(|stop| *stop) => Due::Stop,
         };
         match due {
@@ -80,6 +86,10 @@ pub async fn clock_loop_where(
             Due::Clock => match relay.tick_where(kibitz_storage::Timestamp::now(), serves.clone()).await {
                 Ok(notices) => notices.into_iter().for_each(&deliver),
                 Err(e) => tracing::warn!("the clocks could not store their notices: {e}"),
+            },
+            Due::Notices => match relay.post_notices().await {
+                Ok(posted) => posted.into_iter().for_each(&deliver),
+                Err(e) => tracing::warn!("the notices could not be stored: {e}"),
             },
             Due::Keepalive => {
                 let orphans = relay.keepalive().await;

@@ -34,10 +34,14 @@ pub struct ChallengeSpec {
     pub hints: Option<bool>,
     /// Days per move (correspondence).
     pub days: Option<u32>,
+    /// A chat clock: minutes for the game and seconds added per move (`10+5`).
+    pub clock: Option<(u32, u32)>,
     /// The bot's level, when challenging the bot.
     pub level: Option<u8>,
     /// A player named without `@` (`/challenge bob`), still to be found.
     pub named: Option<String>,
+    /// Power Absorption's handicaps (PA7): `handicap white plain`.
+    pub handicap: Option<kibitz_rules::Handicaps>,
 }
 
 /// A command, read.
@@ -86,12 +90,16 @@ pub enum Command {
     Abort,
     /// My games.
     Games,
+    /// The last finished game here (or this one) again, colours swapped.
+    Rematch(Option<String>),
     /// Export as PGN.
     Pgn(Option<String>),
     /// Export as FEN.
     Fen(Option<String>),
     /// The game's replay, an animated GIF.
     Gif(Option<String>),
+    /// The review of a finished game (the sender's last one here without an id).
+    Review(Option<String>),
     /// A player's ratings and results.
     Stats(Option<String>),
     /// The best players.
@@ -176,7 +184,11 @@ pub const USAGE: &[(&str, &str)] = &[
     ("variants", "variants"),
     ("rules", "rules VARIANT"),
     ("piece", "piece [VARIANT] NAME"),
-    ("challenge", "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N] [level 1-8]"),
+    (
+        "challenge",
+        "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N | M+S] [level 1-8] [handicap COLOUR \
+         plain|nopawn|noqueen]",
+    ),
     ("accept", "accept [@user]"),
     ("decline", "decline [@user|draw|takeback]"),
     ("cancel", "cancel"),
@@ -189,9 +201,11 @@ pub const USAGE: &[(&str, &str)] = &[
     ("takeback", "takeback"),
     ("abort", "abort"),
     ("games", "games"),
+    ("rematch", "rematch [GAME]"),
     ("pgn", "pgn [GAME]"),
     ("fen", "fen [GAME]"),
     ("gif", "gif [GAME]"),
+    ("review", "review [GAME]"),
     ("stats", "stats [@user]"),
     ("leaderboard", "leaderboard [VARIANT]"),
     ("prices", "prices"),
@@ -304,9 +318,11 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         "takeback" => none("takeback", Command::Takeback),
         "abort" => none("abort", Command::Abort),
         "games" => none("games", Command::Games),
+        "rematch" => one("rematch").map(Command::Rematch),
         "pgn" => one("pgn").map(Command::Pgn),
         "fen" => one("fen").map(Command::Fen),
         "gif" => one("gif").map(Command::Gif),
+        "review" => one("review").map(Command::Review),
         "stats" => user("stats").map(Command::Stats),
         "leaderboard" => one("leaderboard").map(Command::Leaderboard),
         "army" => none("army", Command::Army),
@@ -374,6 +390,16 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
             _ => None,
         } {
             spec.colour = Some(c);
+        } else if lower == "handicap" {
+            // PA7: `handicap white plain`, `handicap black nopawn noqueen`,
+            // one clause for both sides (`handicap white plain black nopawn`).
+            let rest = args.get(i + 1..).unwrap_or_default();
+            let (h, read) = kibitz_rules::Handicaps::read_words(rest)
+                .map_err(|e| problem("challenge", format!("Handicap: {e}")))?;
+            if spec.handicap.replace(h).is_some() {
+                return Err(problem("challenge", "Name both handicaps in one go: handicap white plain black nopawn"));
+            }
+            i += read;
         } else if lower == "level" {
             let value = args.get(i + 1).and_then(|v| v.parse::<u8>().ok()).filter(|l| (1..=8).contains(l));
             i += 1;
@@ -391,6 +417,8 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
                 let days = value.and_then(|v| v.parse::<u32>().ok()).filter(|d| (1..=30).contains(d));
                 spec.days = Some(days.ok_or_else(|| problem("challenge", "Days take a number from 1 to 30"))?);
             }
+        } else if a.contains('+') {
+            spec.clock = Some(clock(a)?);
         } else if kibitz_rules::Variant::by_id(&lower).is_some() {
             if spec.variant.replace(lower).is_some() {
                 return Err(problem("challenge", "One game at a time"));
@@ -405,7 +433,40 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
         }
         i += 1;
     }
+    if spec.days.is_some() && spec.clock.is_some() {
+        return Err(problem(
+            "challenge",
+            "A game has days per move or a chat clock, not both: say days N or M+S (like 10+5)",
+        ));
+    }
     Ok(spec)
+}
+
+/// A chat clock, `M+S`: 1 to 180 minutes for the game, 0 to 180 seconds
+/// added per move.
+fn clock(word: &str) -> Result<(u32, u32), ParseError> {
+    let max = kibitz_storage::CLOCK_MAX;
+    let number = |t: &str| {
+        (!t.is_empty() && t.len() <= 6 && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse::<u32>().ok())
+            .flatten()
+    };
+    let Some((minutes, seconds)) = word.split_once('+').and_then(|(m, s)| Some((number(m)?, number(s)?))) else {
+        return Err(problem(
+            "challenge",
+            format!(
+                "'{}' is no clock: write minutes+seconds, like 10+5 (10 minutes, 5 seconds added a move)",
+                excerpt(word)
+            ),
+        ));
+    };
+    if !(1..=max).contains(&minutes) {
+        return Err(problem("challenge", format!("A clock gives 1 to {max} minutes for the game, not {minutes}")));
+    }
+    if seconds > max {
+        return Err(problem("challenge", format!("A clock adds 0 to {max} seconds a move, not {seconds}")));
+    }
+    Ok((minutes, seconds))
 }
 
 #[cfg(test)]
@@ -474,10 +535,30 @@ mod tests {
                 colour: Some(ColourWish::Black),
                 hints: Some(true),
                 days: Some(3),
+                clock: None,
                 level: None,
                 named: None,
+                handicap: None,
             })
         );
+        let Ok(Command::Challenge(c)) = parse("/challenge @bob chess 10+5", "k") else { panic!() };
+        assert_eq!((c.clock, c.variant.as_deref()), (Some((10, 5)), Some("chess")));
+        let Ok(Command::Challenge(c)) = parse("/challenge 180+0", "k") else { panic!() };
+        assert_eq!(c.clock, Some((180, 0)));
+        for (bad, says) in [
+            ("0+0", "1 to 180 minutes"),
+            ("200+5", "1 to 180 minutes"),
+            ("10+181", "0 to 180 seconds"),
+            ("10+", "is no clock"),
+            ("+5", "is no clock"),
+            ("1.5+2", "is no clock"),
+            ("10+5+1", "is no clock"),
+        ] {
+            let said = parse(&format!("/challenge @bob {bad}"), "k").unwrap_err().to_string();
+            assert!(said.contains(says), "{bad}: {said}");
+        }
+        let said = parse("/challenge @bob days 3 10+5", "k").unwrap_err().to_string();
+        assert!(said.contains("not both"), "{said}");
         assert_eq!(parse("/challenge", "k"), Ok(Command::Challenge(ChallengeSpec::default())));
         assert!(parse("/challenge days 0", "k").is_err());
         assert!(parse("/challenge hints maybe", "k").is_err());
@@ -487,9 +568,35 @@ mod tests {
         assert_eq!((c.named.as_deref(), c.variant.as_deref(), c.opponent), (Some("bob"), Some("chess"), None));
         let Ok(Command::Challenge(c)) = parse("/challenge Olympic", "k") else { panic!() };
         assert_eq!((c.named, c.variant.as_deref()), (None, Some("olympic")));
+        // PA7: handicaps per side, both in one clause; a colour after them
+        // is the colour wish.
+        let Ok(Command::Challenge(c)) = parse("/challenge @bob absorption handicap white plain black", "k") else {
+            panic!()
+        };
+        assert_eq!(c.handicap.map(|h| h.to_string()).as_deref(), Some("White plain"));
+        assert_eq!(c.colour, Some(ColourWish::Black));
+        let text = "/challenge @kibitz absorption handicap white plain black nopawn noqueen level 8";
+        let Ok(Command::Challenge(c)) = parse(text, "k") else { panic!() };
+        assert_eq!(c.handicap.map(|h| h.to_string()).as_deref(), Some("White plain, Black nopawn noqueen"));
+        assert_eq!((c.level, c.colour), (Some(8), None));
+        for (text, says) in [
+            ("/challenge absorption handicap white plan", "Handicap: 'plan' is not a handicap"),
+            ("/challenge absorption handicap", "Handicap: a handicap names a colour"),
+            ("/challenge absorption handicap plain", "Handicap: a handicap names a colour"),
+            ("/challenge absorption handicap white plain handicap black nopawn", "Name both handicaps in one go"),
+        ] {
+            let said = parse(text, "k").unwrap_err().to_string();
+            assert!(
+                said.starts_with(says) && said.contains("[handicap COLOUR plain|nopawn|noqueen]"),
+                "{text}: {said}"
+            );
+        }
         assert_eq!(parse("/help move", "k"), Ok(Command::HelpOn("move".into())));
         assert_eq!(parse("/help notation clash", "k"), Ok(Command::HelpOn("notation clash".into())));
         assert_eq!(parse("/prices", "k"), Ok(Command::Prices));
+        assert_eq!(parse("/rematch", "k"), Ok(Command::Rematch(None)));
+        assert_eq!(parse("/rematch vuaf", "k"), Ok(Command::Rematch(Some("vuaf".into()))));
+        assert!(matches!(parse("/rematch a b", "k"), Err(ParseError::Usage { command: "rematch", .. })));
     }
 
     #[test]
@@ -498,11 +605,11 @@ mod tests {
         for text in [format!("/challenge @{long}"), format!("/stats @{long}"), format!("/accept @{long}")] {
             let Err(e) = parse(&text, "k") else { panic!("{} was read", &text[..20]) };
             let said = e.to_string();
-            assert!(said.contains("is not a user") && said.len() < 200, "{said}");
+            assert!(said.contains("is not a user") && said.len() < 300, "{said}");
         }
         let longest = format!("@{}", "y".repeat(ID_LIMIT));
         assert_eq!(parse(&format!("/stats {longest}"), "k"), Ok(Command::Stats(Some(longest[1..].to_string()))));
         let said = parse(&format!("/challenge chess {long}"), "k").unwrap_err().to_string();
-        assert!(said.starts_with("I don't understand 'xxx") && said.len() < 200, "{said}");
+        assert!(said.starts_with("I don't understand 'xxx") && said.len() < 300, "{said}");
     }
 }

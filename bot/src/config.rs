@@ -158,6 +158,12 @@ pub struct BotConfig {
     pub hint_time_ms: u64,
     /// Width of the board's squares together in pictures, in pixels.
     pub board_size: u32,
+    /// Whether every game that ends gets a review by itself (`/review` works either way).
+    pub review_at_end: bool,
+    /// How long a review searches each position of a game, in milliseconds.
+    pub review_time_ms: u64,
+    /// How deep a review may search each position (plies); the time usually comes first.
+    pub review_depth: u32,
 }
 
 impl Default for BotConfig {
@@ -169,6 +175,9 @@ impl Default for BotConfig {
             default_variant: "chess".into(),
             hint_time_ms: 1000,
             board_size: kibitz_render::DEFAULT_SIZE,
+            review_at_end: true,
+            review_time_ms: 300,
+            review_depth: 64,
         }
     }
 }
@@ -284,6 +293,12 @@ impl Config {
         if !(80..=2048).contains(&self.bot.board_size) {
             return Err("[bot] board_size must be between 80 and 2048".into());
         }
+        if !(10..=60_000).contains(&self.bot.review_time_ms) {
+            return Err("[bot] review_time_ms must be between 10 and 60000".into());
+        }
+        if !(1..=64).contains(&self.bot.review_depth) {
+            return Err("[bot] review_depth must be between 1 and 64".into());
+        }
         let d = &self.discord;
         for (key, set) in [
             ("webhook_listen", d.webhook_listen.is_some()),
@@ -361,6 +376,9 @@ impl Config {
             hint_depth: 64,
             default_variant: self.bot.default_variant.clone(),
             board_size: self.bot.board_size,
+            review_at_end: self.bot.review_at_end,
+            review_time: Duration::from_millis(self.bot.review_time_ms.clamp(10, 60_000)),
+            review_depth: self.bot.review_depth.clamp(1, 64),
         }
     }
 

@@ -12,6 +12,7 @@
 
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use kibitz_storage::Timestamp;
 
@@ -19,13 +20,16 @@ use crate::core::{Action, Core, Incoming, LOCAL_BOT_ID, Reply, User};
 
 /// The console's state: who speaks, where, and where pictures go.
 pub struct Console {
-    core: Core,
+    core: Arc<Core>,
     out: PathBuf,
     speaker: Option<String>,
     channel: String,
     /// In the private chats with the bot (`/in @kibitz`) rather than `channel`.
     private: bool,
     pictures: usize,
+    /// The time messages are sent at, when set ([`Console::set_time`]);
+    /// otherwise the system clock's.
+    time: Option<Timestamp>,
 }
 
 /// The answer to a line that is not UTF-8 text.
@@ -39,7 +43,32 @@ impl Console {
     pub fn new(core: Core, out: &Path) -> Console {
         // The console's bot has a fixed id, which no speaker may take.
         core.set_bot_id(PLATFORM, LOCAL_BOT_ID);
-        Console { core, out: out.to_path_buf(), speaker: None, channel: "local".into(), private: false, pictures: 0 }
+        Console {
+            core: Arc::new(core),
+            out: out.to_path_buf(),
+            speaker: None,
+            channel: "local".into(),
+            private: false,
+            pictures: 0,
+            time: None,
+        }
+    }
+
+    /// Sets the console's clock: every message from now on is sent at
+    /// `at`, until the next call (scripted sessions and their chat clocks).
+    pub fn set_time(&mut self, at: Timestamp) {
+        self.time = Some(at);
+    }
+
+    /// Runs the clocks now, as before each line; returns what they said.
+    pub fn tick(&mut self) -> Vec<String> {
+        let at = self.time.unwrap_or_else(Timestamp::now);
+        let mut lines = Vec::new();
+        for (channel, notice) in self.core.tick(at, PLATFORM) {
+            let shown = self.show(&notice);
+            lines.extend(shown.into_iter().map(|l| format!("[#{}] {l}", channel.channel)));
+        }
+        lines
     }
 
     /// Reads lines until the input ends, answering each.
@@ -127,7 +156,7 @@ impl Console {
             sender: User { id: speaker.clone(), name: speaker },
             text: text.to_string(),
             message_id: None,
-            at: Timestamp::now(),
+            at: self.time.unwrap_or_else(Timestamp::now),
             private: self.private,
         };
         // The clocks of correspondence games run before each line is read.
@@ -138,10 +167,7 @@ impl Console {
         }
         let replies = self.core.handle(&msg);
         lines.extend(replies.iter().flat_map(|r| self.show(r)));
-        for (channel, notice) in self.core.take_notices(PLATFORM) {
-            let shown = self.show(&notice);
-            lines.extend(shown.into_iter().map(|l| format!("[#{}] {l}", channel.channel)));
-        }
+        lines.extend(self.notices());
         // The console has no messages to delete: it says what a chat would do.
         for (_, action) in self.core.take_actions(PLATFORM) {
             match action {
@@ -149,6 +175,31 @@ impl Console {
             }
         }
         lines
+    }
+
+    /// The notices waiting for the console's channels, shown (a finished
+    /// review comes this way).
+    fn notices(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for (channel, notice) in self.core.take_notices(PLATFORM) {
+            let shown = self.show(&notice);
+            lines.extend(shown.into_iter().map(|l| format!("[#{}] {l}", channel.channel)));
+        }
+        // Shown is as good as posted: the reviews among them are done.
+        self.core.notices_kept(PLATFORM);
+        lines
+    }
+
+    /// Runs every review owed now, here, and shows them: for transcripts,
+    /// which must not depend on when a background review ends.
+    pub fn reviews(&mut self) -> Vec<String> {
+        self.core.run_reviews(PLATFORM);
+        self.notices()
+    }
+
+    /// The core.
+    pub fn core(&self) -> &Arc<Core> {
+        &self.core
     }
 
     fn show(&mut self, reply: &Reply) -> Vec<String> {
@@ -206,5 +257,9 @@ pub fn run_stdio(core: Core, out: &Path) -> io::Result<()> {
     let stdin = io::stdin();
     let interactive = stdin.is_terminal();
     let mut console = Console::new(core, out);
-    console.run(stdin.lock(), io::stdout().lock(), interactive)
+    // Reviews run in the background; each shows after the line that follows its end.
+    let reviewer = crate::reviewer::Reviewer::start(console.core().clone(), &[PLATFORM]);
+    let done = console.run(stdin.lock(), io::stdout().lock(), interactive);
+    reviewer.stop();
+    done
 }

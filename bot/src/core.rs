@@ -29,6 +29,7 @@ mod after;
 mod bounds;
 mod challenges;
 mod clash;
+mod clock;
 mod elsewhere;
 mod guide;
 mod info;
@@ -44,6 +45,7 @@ mod sealed;
 mod shape;
 
 use info::{help, variants};
+pub use review::{REVIEW_LEASE, Reviewed};
 pub use sealed::private_route;
 
 pub use bounds::{CAPTION_LIMIT, CUT_NOTE, EXCERPT, REPLY_LIMIT, cut, excerpt, units};
@@ -150,6 +152,13 @@ pub struct CoreConfig {
     pub default_variant: String,
     /// Width of the board's squares together in pictures.
     pub board_size: u32,
+    /// Whether a game that ends is reviewed by itself (`/review` works either way).
+    pub review_at_end: bool,
+    /// How long a review searches each position.
+    pub review_time: Duration,
+    /// How deep a review may search each position (plies): a small depth
+    /// makes reviews the same on every machine (the console's transcripts).
+    pub review_depth: u32,
 }
 
 impl Default for CoreConfig {
@@ -160,6 +169,9 @@ impl Default for CoreConfig {
             hint_depth: 64,
             default_variant: "chess".into(),
             board_size: kibitz_render::DEFAULT_SIZE,
+            review_at_end: true,
+            review_time: Duration::from_millis(300),
+            review_depth: 64,
         }
     }
 }
@@ -252,6 +264,13 @@ pub struct Core {
     /// The page of `/moves` each asker saw last, by platform, channel and
     /// user, for `/moves more`.
     pages: Mutex<HashMap<(String, String, String), usize>>,
+    /// The review jobs whose replies wait with the notices (see `review`).
+    review_marks: Mutex<review::ReviewMarks>,
+    /// Wakes the reviewer when a review is queued.
+    review_wake: review::ReviewWake,
+    /// Counts the notices left outside of any message (a finished review),
+    /// so that an idle adapter posts them at once.
+    notices_waiting: tokio::sync::watch::Sender<u64>,
 }
 
 /// A stored game with its rules state rebuilt.
@@ -277,6 +296,9 @@ impl Core {
             resigns: Mutex::default(),
             actions: Mutex::default(),
             pages: Mutex::default(),
+            review_marks: Mutex::default(),
+            review_wake: review::ReviewWake::default(),
+            notices_waiting: tokio::sync::watch::Sender::new(0),
         }
     }
 
@@ -288,6 +310,7 @@ impl Core {
         let Ok(mut notices) = self.notices.lock() else { return Vec::new() };
         let (mine, others): (Vec<_>, Vec<_>) = notices.drain(..).partition(|(k, _)| k.platform == platform);
         *notices = others;
+        self.review_notices_taken(platform);
         bounded_notices(mine)
     }
 
@@ -418,9 +441,9 @@ impl Core {
         Some(vec![self.shown(&loaded, view, text)])
     }
 
-    /// Runs the correspondence clocks of `platform`'s games at time `now`: a
-    /// player who has used three quarters of their days is reminded once; one
-    /// who has used all of them loses on time. Returns the notices to post, by
+    /// Runs the clocks of `platform`'s games at time `now`: a player who has
+    /// used three quarters of their days is reminded once; one who has used
+    /// all of them loses on time; chat clocks likewise (see `core/clock.rs`). Returns the notices to post, by
     /// channel. Each adapter ticks its own platform, so no notice is lost.
     ///
     /// Only the games the store's clock index says are due are read
@@ -457,6 +480,9 @@ impl Core {
     ) {
         for (key, record) in games.into_iter().filter(|(k, _)| serves(&k.channel)) {
             let Ok(record) = record else { continue };
+            if record.clock.is_some() {
+                self.tick_chat_clock(now, &record, notices);
+            }
             if let Some(bot) = self.bot_color(&record) {
                 if self.waits_for_player(&record, bot) {
                     continue;
@@ -575,9 +601,11 @@ impl Core {
             Command::Takeback => self.takeback(msg),
             Command::Abort => self.abort(msg),
             Command::Games => self.games(msg),
+            Command::Rematch(id) => self.rematch(msg, id.as_deref()),
             Command::Pgn(id) => self.routed(msg, elsewhere::Routed::Pgn(id.as_deref())),
             Command::Fen(id) => self.routed(msg, elsewhere::Routed::Fen(id.as_deref())),
             Command::Gif(id) => self.routed(msg, elsewhere::Routed::Gif(id.as_deref())),
+            Command::Review(id) => self.review(msg, id.as_deref()),
             Command::Stats(who) => self.stats(msg, who.as_deref()),
             Command::Leaderboard(v) => self.leaderboard(msg, v.as_deref()),
             Command::Army => self.army(msg),
@@ -679,6 +707,9 @@ impl Core {
         };
         if let (Some(m), Some(c)) = (&loaded.clash, opts.caption.as_mut()) {
             c.note = self.standing_note(r, m, false);
+        }
+        if let (Some(line), Some(c)) = (self.clock_line(r, r.updated_at), opts.caption.as_mut()) {
+            c.note = line;
         }
         extra(&mut opts);
         let png = self.renderer.board_png(pos, &opts).ok()?;

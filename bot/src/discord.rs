@@ -85,7 +85,7 @@ use crate::relay::{Delivery, Relay};
 use crate::shards::Shards;
 
 /// The platform name in the store and in [`Incoming`].
-const PLATFORM: &str = "discord";
+pub const PLATFORM: &str = "discord";
 
 /// The store keeps each channel's guild beside the reading positions, as
 /// the position `guild/CHANNEL` whose value is the guild's id, or
@@ -117,8 +117,8 @@ const MAX_LABEL: usize = 80;
 const MAX_BUTTONS_PER_ROW: usize = 5;
 const MAX_ROWS: usize = 5;
 
-/// How often the correspondence clocks are checked.
-const CLOCK_EVERY: Duration = Duration::from_secs(60);
+/// How often the clocks are checked: chat clocks (`10+5`) need seconds.
+const CLOCK_EVERY: Duration = Duration::from_secs(5);
 /// How long shutdown waits for each of the channels' queues to empty.
 const DRAIN: Duration = Duration::from_secs(10);
 /// A channel's worker ends after this long without work.
@@ -1359,6 +1359,7 @@ const SLASH: &[Slash] = &[
             opt("side", Kind::Side, "Your side"),
             opt("hints", Kind::OnOff, "Allow hints"),
             opt("days", Kind::Days, "Days per move (correspondence)"),
+            opt("clock", Kind::Text, "A chat clock instead: minutes+seconds per move, such as 10+5"),
         ],
     },
     Slash {
@@ -1375,6 +1376,11 @@ const SLASH: &[Slash] = &[
         ],
     },
     Slash { name: "cancel", description: "Withdraw your challenge", options: &[] },
+    Slash {
+        name: "rematch",
+        description: "Your last game here again, colours swapped",
+        options: &[opt("game", Kind::Text, "Game id (an earlier game here)")],
+    },
     Slash {
         name: "move",
         description: "Play a move",
@@ -1418,6 +1424,11 @@ const SLASH: &[Slash] = &[
         name: "fen",
         description: "The position as FEN",
         options: &[opt("game", Kind::Text, "Game id (if several run here)")],
+    },
+    Slash {
+        name: "review",
+        description: "The review of a finished game",
+        options: &[opt("game", Kind::Text, "Game id (your last game here if left out)")],
     },
     Slash {
         name: "stats",

@@ -12,6 +12,7 @@ pub mod core;
 pub mod discord;
 pub mod relay;
 pub mod replay;
+pub mod reviewer;
 pub mod secrets;
 pub mod shards;
 pub mod telegram;

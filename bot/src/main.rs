@@ -7,11 +7,13 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
+mod cli_review;
+
 use kibitz_bot::config::{Config, StoreLocation};
 use kibitz_bot::core::{Core, CoreConfig};
 use kibitz_bot::{adapter, secrets};
 use kibitz_render::{BoardOptions, Caption, Renderer};
-use kibitz_rules::{Game, Position, Square, Variant, divide, perft, search};
+use kibitz_rules::{Color, Game, Handicaps, Position, Square, Variant, divide, perft, search};
 use kibitz_storage::{Store, StoreError, request_backup};
 
 /// Kibitz: chess variants with friends, by chat.
@@ -78,6 +80,9 @@ enum Command {
         /// Start from this position instead of the variant's start.
         #[arg(long)]
         fen: Option<String>,
+        /// PA7 handicaps, Power Absorption only: "white plain", "black nopawn noqueen", "white plain black nopawn".
+        #[arg(long)]
+        handicap: Option<String>,
         /// Print the count below each legal move first.
         #[arg(long)]
         divide: bool,
@@ -92,6 +97,9 @@ enum Command {
         /// Position (default: the start position).
         #[arg(long)]
         fen: Option<String>,
+        /// PA7 handicaps, Power Absorption only: "white plain", "black nopawn noqueen", "white plain black nopawn".
+        #[arg(long)]
+        handicap: Option<String>,
     },
     /// Play moves (SAN or canonical); print the resulting FEN and outcome.
     Play {
@@ -101,6 +109,9 @@ enum Command {
         /// Position to start from (default: the start position).
         #[arg(long)]
         fen: Option<String>,
+        /// PA7 handicaps, Power Absorption only: "white plain", "black nopawn noqueen", "white plain black nopawn".
+        #[arg(long)]
+        handicap: Option<String>,
         /// Moves in order.
         #[arg(allow_hyphen_values = true)]
         moves: Vec<String>,
@@ -175,9 +186,37 @@ enum Command {
         /// Position (default: the start position).
         #[arg(long)]
         fen: Option<String>,
+        /// PA7 handicaps, Power Absorption only: "white plain", "black nopawn noqueen", "white plain black nopawn".
+        #[arg(long)]
+        handicap: Option<String>,
         /// Thinking time in milliseconds.
         #[arg(long, default_value_t = 1000)]
         time: u64,
+    },
+    /// Review a game: every position searched, each player's inaccuracies,
+    /// mistakes and blunders with the better move, and the evaluation graph.
+    Review {
+        /// Variant id.
+        #[arg(long, default_value = "chess")]
+        variant: String,
+        /// Position the game started from (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Search time per position in milliseconds.
+        #[arg(long, default_value_t = 300)]
+        time: u64,
+        /// Deepest search per position (default: as deep as the time allows).
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Where to write the graph (PNG, or SVG if the name ends in `.svg`).
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// Where to write the game as PGN with the review's evaluations and symbols.
+        #[arg(long)]
+        pgn: Option<PathBuf>,
+        /// The moves (SAN or canonical).
+        #[arg(required = true)]
+        moves: Vec<String>,
     },
     /// Engine against engine: many games, alternating colours; reports the score and the Elo difference.
     Match {
@@ -208,7 +247,14 @@ impl Command {
     /// Whether the command prints a listing someone may cut short
     /// (`kibitz moves | head`): it then stops quietly when its reader goes.
     fn prints_a_listing(&self) -> bool {
-        matches!(self, Command::Perft { .. } | Command::Moves { .. } | Command::Play { .. } | Command::Analyse { .. })
+        matches!(
+            self,
+            Command::Perft { .. }
+                | Command::Moves { .. }
+                | Command::Play { .. }
+                | Command::Analyse { .. }
+                | Command::Review { .. }
+        )
     }
 }
 
@@ -242,6 +288,8 @@ enum BenchTarget {
     Storage,
     /// Search speed: nodes per second in each variant.
     Search,
+    /// Game review speed: a 60-ply chess game reviewed at the default 300 ms a position.
+    Review,
     /// The whole bot: concurrent games through the core, storage and pictures.
     Bot {
         /// Games played at once (shared among the processes).
@@ -317,11 +365,13 @@ fn main() -> ExitCode {
         Some(Command::Backup { db, file }) => backup(&db, &file),
         Some(Command::Restore { db, file }) => restore(&db, &file),
         Some(Command::Migrate { from, to }) => migrate(&from, &to),
-        Some(Command::Perft { variant, fen, divide: per_move, depth }) => {
-            run_perft(&variant, fen.as_deref(), per_move, depth)
+        Some(Command::Perft { variant, fen, handicap, divide: per_move, depth }) => {
+            run_perft(&variant, fen.as_deref(), handicap.as_deref(), per_move, depth)
         }
-        Some(Command::Moves { variant, fen }) => run_moves(&variant, fen.as_deref()),
-        Some(Command::Play { variant, fen, moves }) => run_play(&variant, fen.as_deref(), &moves),
+        Some(Command::Moves { variant, fen, handicap }) => run_moves(&variant, fen.as_deref(), handicap.as_deref()),
+        Some(Command::Play { variant, fen, handicap, moves }) => {
+            run_play(&variant, fen.as_deref(), handicap.as_deref(), &moves)
+        }
         Some(Command::Render { variant, fen, flip, last, size, output }) => {
             run_render(&variant, fen.as_deref(), flip, last.as_deref(), size, &output)
         }
@@ -342,10 +392,24 @@ fn main() -> ExitCode {
             let svg = kibitz_render::diagram_svg(Renderer::shared(), v, index as u8).ok_or("no diagram")?;
             write_picture(&svg, &output)
         }),
-        Some(Command::Analyse { variant, fen, time }) => run_analyse(&variant, fen.as_deref(), time),
+        Some(Command::Analyse { variant, fen, handicap, time }) => {
+            run_analyse(&variant, fen.as_deref(), handicap.as_deref(), time)
+        }
         Some(Command::Match { variant, first, second, games, time }) => {
             run_match(&variant, &first, &second, games, Duration::from_millis(time))
         }
+        Some(Command::Review { variant, fen, time, depth, output, pgn, moves }) => {
+            cli_review::run_review(&cli_review::ReviewArgs {
+                variant: &variant,
+                fen: fen.as_deref(),
+                time_ms: time,
+                depth,
+                output: output.as_deref(),
+                pgn: pgn.as_deref(),
+                moves: &moves,
+            })
+        }
+        Some(Command::Bench { what: BenchTarget::Review }) => cli_review::bench_review(),
         Some(Command::Bench { what: BenchTarget::Search }) => {
             bench_search();
             Ok(())
@@ -569,6 +633,17 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
         tracing::info!("the store is shared (PostgreSQL); this process's heartbeat lease is {} s", lease.as_secs_f32());
     }
     let core = Arc::new(Core::new(store.clone(), config.core()));
+    // Finished games are reviewed in the background, for the platforms served here.
+    let reviewer = {
+        let mut platforms = Vec::new();
+        if config.telegram.token.as_deref().is_some_and(|t| !t.is_empty()) {
+            platforms.push(kibitz_bot::telegram::PLATFORM);
+        }
+        if config.discord.token.as_deref().is_some_and(|t| !t.is_empty()) {
+            platforms.push(kibitz_bot::discord::PLATFORM);
+        }
+        kibitz_bot::reviewer::Reviewer::start(core.clone(), &platforms)
+    };
     let result = runtime.block_on(async {
         let (stop, shutdown) = adapter::shutdown_channel();
         let mut adapters = tokio::task::JoinSet::new();
@@ -604,6 +679,8 @@ fn run(path: &Path, accept_damage: bool) -> Result<(), String> {
         }
         if failed.is_empty() { Ok(()) } else { Err(failed.join("; ")) }
     });
+    // A review under way stops within a position's search and stays owed.
+    reviewer.stop();
     store.flush().map_err(|e| e.to_string())?;
     result
 }
@@ -655,8 +732,19 @@ fn position(id: &str, fen: Option<&str>) -> Result<Position, String> {
     }
 }
 
-fn run_perft(id: &str, fen: Option<&str>, per_move: bool, depth: u32) -> Result<(), String> {
+/// The position with `--handicap` (PA7) added to any the FEN gives.
+fn handicapped(id: &str, fen: Option<&str>, handicap: Option<&str>) -> Result<Position, String> {
     let pos = position(id, fen)?;
+    let Some(text) = handicap else { return Ok(pos) };
+    let mut h = Handicaps::parse(text).map_err(|e| format!("--handicap: {e}"))?;
+    for c in [Color::White, Color::Black] {
+        h.add(c, pos.handicaps().of(c));
+    }
+    pos.with_handicaps(h).map_err(|e| format!("--handicap: {e}"))
+}
+
+fn run_perft(id: &str, fen: Option<&str>, handicap: Option<&str>, per_move: bool, depth: u32) -> Result<(), String> {
+    let pos = handicapped(id, fen, handicap)?;
     if per_move {
         let mut rows: Vec<(String, u64)> =
             divide(&pos, depth).into_iter().map(|(m, n)| (pos.canonical(&m), n)).collect();
@@ -672,8 +760,8 @@ fn run_perft(id: &str, fen: Option<&str>, per_move: bool, depth: u32) -> Result<
     Ok(())
 }
 
-fn run_moves(id: &str, fen: Option<&str>) -> Result<(), String> {
-    let game = Game::from_position(position(id, fen)?);
+fn run_moves(id: &str, fen: Option<&str>, handicap: Option<&str>) -> Result<(), String> {
+    let game = Game::from_position(handicapped(id, fen, handicap)?);
     let mut moves: Vec<String> = game.legal_moves().iter().map(|m| game.position().canonical(m)).collect();
     moves.sort();
     for m in moves {
@@ -682,8 +770,8 @@ fn run_moves(id: &str, fen: Option<&str>) -> Result<(), String> {
     Ok(())
 }
 
-fn run_play(id: &str, fen: Option<&str>, moves: &[String]) -> Result<(), String> {
-    let mut game = Game::from_position(position(id, fen)?);
+fn run_play(id: &str, fen: Option<&str>, handicap: Option<&str>, moves: &[String]) -> Result<(), String> {
+    let mut game = Game::from_position(handicapped(id, fen, handicap)?);
     for (i, text) in moves.iter().enumerate() {
         game.play_text(text).map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
     }
@@ -713,6 +801,7 @@ fn bench_perft() {
     let olympic = variant("olympic").expect("olympic exists");
     let absorption = variant("absorption").expect("absorption exists");
     let construction = variant("construction").expect("construction exists");
+    let split = variant("construction-split").expect("construction-split exists");
     let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
     let rows = [
         ("chess start, depth 6", Position::new(chess), 6),
@@ -720,12 +809,13 @@ fn bench_perft() {
         ("olympic start, depth 7", Position::new(olympic), 7),
         ("absorption start, depth 6", Position::new(absorption), 6),
         ("construction start, depth 6", Position::new(construction), 6),
+        ("construction-split start, depth 6", Position::new(split), 6),
     ];
     let mut nps_of = std::collections::HashMap::new();
     for (name, pos, depth) in rows {
         let (nodes, time) = time_perft(&pos, depth, 3);
         let nps = nodes as f64 / time.as_secs_f64();
-        println!("{name:<28} {nodes:>11} nodes  {:>8.3} s  {:>7.1} M nodes/s", time.as_secs_f64(), nps / 1e6);
+        println!("{name:<34} {nodes:>11} nodes  {:>8.3} s  {:>7.1} M nodes/s", time.as_secs_f64(), nps / 1e6);
         if name.contains("start") {
             nps_of.insert(name.split(' ').next().unwrap_or(name), nps);
         }
@@ -735,6 +825,9 @@ fn bench_perft() {
     for v in ["absorption", "construction"] {
         println!("{v} / chess start, per node: {:.2} (target at least 0.50)", nps_of[v] / chess_nps);
     }
+    // CS: at least half of Construction's speed per node.
+    let split_share = nps_of["construction-split"] / nps_of["construction"];
+    println!("construction-split / construction start, per node: {split_share:.2} (target at least 0.50)");
     println!("(the side-by-side comparison with shakmaty: cargo bench -p kibitz-rules --bench perft)");
 }
 
@@ -823,8 +916,8 @@ fn bench_render() -> Result<(), String> {
     Ok(())
 }
 
-fn run_analyse(id: &str, fen: Option<&str>, ms: u64) -> Result<(), String> {
-    let pos = position(id, fen)?;
+fn run_analyse(id: &str, fen: Option<&str>, handicap: Option<&str>, ms: u64) -> Result<(), String> {
+    let pos = handicapped(id, fen, handicap)?;
     let mut engine = search::Engine::new(64);
     let limits = search::Limits { time: Duration::from_millis(ms.clamp(1, 600_000)), depth: 64 };
     let Some(found) = engine.search(&pos, limits) else {
@@ -973,6 +1066,7 @@ fn bench_search() {
         ("alapawn-balanced", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 1 - 0 1"),
         ("absorption", "r1b1k2r/pp(np)2ppp/2n5/3(QP)4/1(bn)6/2N5/PPP2PPP/R1B1K2R w KQkq - 0 10"),
         ("construction", "(rc)3k2r/pp(bp)2(qn)pp/8/8/8/8/PP(BP)2(QN)PP/(RC)3K2R[Bb] w - - 5 15"),
+        ("construction-split", "(uc)3k2r/gf(eg)2(qi)pp/8/8/8/8/PF(DG)2(QH)GF/(TC)3K2R[Ue] w - - 5 15"),
         ("clash", "rtbqkbtr/pppppppp/8/8/8/8/OOOOOOOO/MWNJSNEH w Dkq - 0 1"),
     ];
     for (id, fen) in positions {
@@ -983,7 +1077,7 @@ fn bench_search() {
         if let Some(f) = engine.search(&pos, limits) {
             let nps = f.nodes as f64 / f.elapsed.as_secs_f64().max(1e-9);
             println!(
-                "{id:<17} depth {:>2}  {:>9} nodes in {:>5} ms  {:>6.2} M nodes/s",
+                "{id:<18} depth {:>2}  {:>9} nodes in {:>5} ms  {:>6.2} M nodes/s",
                 f.depth,
                 f.nodes,
                 f.elapsed.as_millis(),

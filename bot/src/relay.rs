@@ -235,13 +235,46 @@ impl Relay {
     }
 
     /// Stores what handling left; what is owed, to send (nothing for a
-    /// message handled before).
+    /// message handled before). The reviews among the notices it stored are
+    /// no longer owed (see [`Core::notices_kept`]).
     fn complete(&self, done: &Completion) -> Result<Vec<Delivery>, NotStored> {
         match self.core.store().complete(done) {
-            Ok(entries) => Ok(entries.into_iter().filter_map(delivery).collect()),
-            Err(StoreError::AlreadyHandled(_)) => Ok(Vec::new()),
-            Err(e) => Err(NotStored(e.to_string())),
+            Ok(entries) => {
+                self.core.notices_kept(self.platform);
+                Ok(entries.into_iter().filter_map(delivery).collect())
+            }
+            Err(StoreError::AlreadyHandled(_)) => {
+                self.core.notices_lost(self.platform);
+                Ok(Vec::new())
+            }
+            Err(e) => {
+                self.core.notices_lost(self.platform);
+                Err(NotStored(e.to_string()))
+            }
         }
+    }
+
+    /// Stores the notices waiting outside of any message (a finished
+    /// review); returns them to send. See [`Core::notices_signal`].
+    pub async fn post_notices(self: &Arc<Self>) -> Result<Vec<Delivery>, NotStored> {
+        let relay = self.clone();
+        let run = move || {
+            let notices = relay.core.take_notices(relay.platform);
+            if notices.is_empty() {
+                return Ok(Vec::new());
+            }
+            let done = Completion {
+                platform: relay.platform.to_string(),
+                message_id: None,
+                cursor: None,
+                owed: notices.into_iter().map(|(k, r)| (k.channel, encode(&r))).collect(),
+                at: Timestamp::now(),
+            };
+            relay.complete(&done)
+        };
+        tokio::task::spawn_blocking(run)
+            .await
+            .unwrap_or_else(|e| Err(NotStored(format!("the notices task failed: {e}"))))
     }
 
     /// Stores `reply` as the answer to `msg`, which the core does not see (an

@@ -74,8 +74,8 @@ const WORKER_IDLE: Duration = Duration::from_secs(300);
 const IN_FLIGHT_PAUSE: Duration = Duration::from_millis(250);
 /// How long shutdown waits for the chats' queues to empty.
 const DRAIN_LIMIT: Duration = Duration::from_secs(30);
-/// How often the correspondence clocks are looked at.
-const CLOCK_EVERY: Duration = Duration::from_secs(60);
+/// How often the clocks are looked at: chat clocks (`10+5`) need seconds.
+const CLOCK_EVERY: Duration = Duration::from_secs(5);
 
 /// Runs the bot on Telegram until `shutdown` becomes true.
 ///
@@ -386,6 +386,7 @@ fn describe(name: &str, usage: &str) -> String {
         "accept" => "Accept a challenge",
         "decline" => "Decline a challenge, or a draw or takeback offer",
         "cancel" => "Withdraw your challenge",
+        "rematch" => "Your last game here again, colours swapped",
         "move" => "Play a move (or just type it)",
         "board" => "Show the board",
         "moves" => "The legal moves, or one piece's",
@@ -398,6 +399,7 @@ fn describe(name: &str, usage: &str) -> String {
         "pgn" => "The game as PGN",
         "fen" => "The position as FEN",
         "gif" => "The game's replay, animated",
+        "review" => "The review of a finished game",
         "stats" => "Ratings and results",
         "leaderboard" => "The best players",
         "prices" => "Clash: what each piece costs",

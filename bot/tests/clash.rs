@@ -403,7 +403,9 @@ fn running_out_of_time_between_rounds_loses_the_match() {
     send(&core, "alice", "c1", false, "/buy king", 20 * HOUR, None);
     assert!(core.tick(Timestamp(30 * HOUR), "test").is_empty());
     let end = core.tick(Timestamp(44 * HOUR + 1), "test");
-    assert_eq!(end.len(), 1, "{end:?}");
+    // The loss, then what follows a match's end: the Rematch button.
+    assert_eq!(end.len(), 2, "{end:?}");
+    assert!(end[1].1.buttons.iter().any(|b| b.label == "Rematch"), "{end:?}");
     let text = &end[0].1.text;
     assert!(
         text.contains("<@alice> ran out of time for the army phase and loses the match. 0-1: <@bob> wins (time)"),
@@ -428,7 +430,9 @@ fn running_out_of_time_loses_the_round_and_the_leader() {
     assert!(begun.contains("Round 1 begins"), "{begun}");
     assert!(core.tick(Timestamp(30 * HOUR), "test").is_empty());
     let end = core.tick(Timestamp(44 * HOUR + 1), "test");
-    assert_eq!(end.len(), 1, "{end:?}");
+    // The loss, then what follows a match's end: the Rematch button.
+    assert_eq!(end.len(), 2, "{end:?}");
+    assert!(end[1].1.buttons.iter().any(|b| b.label == "Rematch"), "{end:?}");
     let text = &end[0].1.text;
     assert!(text.contains("<@alice> ran out of time"), "{text}");
     assert!(text.contains("Round 1 to <@bob> (time). <@alice> loses the King."), "{text}");

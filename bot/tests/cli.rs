@@ -1,4 +1,4 @@
-//! The command-line forms that other tools depend on: `perft`, `moves`, `play`, `migrate`.
+//! The command-line forms that other tools depend on: `perft`, `moves`, `play`, `review`, `migrate`.
 
 use std::process::{Command, Output};
 
@@ -58,6 +58,39 @@ fn play_prints_fen_and_outcome() {
     assert_eq!(lines[1], "0-1 Black wins by checkmate");
     let out = stdout(&kibitz(&["play", "--variant", "olympic", "Sb2", "e4e3"]));
     assert_eq!(out.lines().collect::<Vec<_>>(), ["rbsgk/5/4p/PS3/KG1BR[] w - - 0 2", "* game in progress"]);
+}
+
+/// PA7: `--handicap` on perft, moves, play and analyse.
+#[test]
+fn handicap_flag_limits_absorption() {
+    // White plain: depth 3 from the start counts chess's published 8,902
+    // (the only captures by then are White's, which absorb nothing).
+    let out = stdout(&kibitz(&["perft", "--variant", "absorption", "--handicap", "white plain", "3"]));
+    assert_eq!(out.lines().last(), Some("8902"));
+    let out = stdout(&kibitz(&["perft", "--variant", "absorption", "3"]));
+    assert_eq!(out.lines().last(), Some("8922"));
+    // A plain bishop taking a knight has no declining move and stays a bishop.
+    let fen = "4k3/8/2n5/8/4B3/8/8/4K3 w - - 0 1";
+    let args = ["moves", "--variant", "absorption", "--fen", fen, "--handicap", "white plain"];
+    let out = stdout(&kibitz(&args));
+    assert!(out.lines().any(|l| l == "e4c6") && !out.lines().any(|l| l == "e4c6-"), "{out}");
+    let args = ["play", "--variant", "absorption", "--fen", fen, "--handicap", "white plain", "Bxc6+"];
+    let out = stdout(&kibitz(&args));
+    assert_eq!(out.lines().next(), Some("4k3/8/2B5/8/8/8/8/4K3 b - - 0 1 h:W=plain"));
+    let args = ["play", "--variant", "absorption", "--handicap", "black nopawn noqueen", "e4"];
+    let out = stdout(&kibitz(&args));
+    assert!(
+        out.starts_with("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 h:B=nopawn+noqueen\n"),
+        "{out}"
+    );
+    let out = stdout(&kibitz(&["analyse", "--variant", "absorption", "--handicap", "white plain", "--time", "50"]));
+    assert!(!out.is_empty());
+    // Unknown words and other games are refused with a reason.
+    let out = kibitz(&["moves", "--variant", "absorption", "--handicap", "white plan"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'plan' is not a handicap"));
+    let out = kibitz(&["moves", "--variant", "chess", "--handicap", "white plain"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Power Absorption"));
 }
 
 #[test]
@@ -339,6 +372,70 @@ fn a_listing_cut_short_ends_quietly() {
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+}
+
+/// `kibitz review` at a fixed depth (the verdicts then do not depend on the
+/// machine's speed): the summaries, the flagged move with the better one,
+/// the graph and the annotated PGN.
+#[test]
+fn review_flags_the_hung_queen_and_writes_graph_and_pgn() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("graph.png");
+    let pgn = dir.path().join("game.pgn");
+    let args = ["review", "--variant", "chess", "--depth", "6", "--time", "120000", "e4", "e5", "Nf3", "Qg5", "Nxg5"];
+    let mut args: Vec<&str> = args.to_vec();
+    let (g, p) = (graph.to_str().unwrap(), pgn.to_str().unwrap());
+    args.extend(["-o", g, "--pgn", p]);
+    let out = stdout(&kibitz(&args));
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("White: 0 inaccuracies, 0 mistakes, 0 blunders, accuracy "), "{out}");
+    assert!(lines[1].starts_with("Black: 0 inaccuracies, 0 mistakes, 1 blunder, accuracy "), "{out}");
+    let flagged: Vec<&&str> = lines.iter().filter(|l| l.contains('(')).collect();
+    assert_eq!(flagged.len(), 1, "{out}");
+    assert!(flagged[0].starts_with("2... Qg5?? (Blunder, "), "{out}");
+    assert!(flagged[0].contains(" best Nc6: Nc6 "), "{out}");
+    let png = std::fs::read(&graph).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 800);
+    let text = std::fs::read_to_string(&pgn).unwrap().replace('\n', " ");
+    assert!(text.contains("2... Qg5?? { [%eval "), "{text}");
+    assert!(text.contains("{ Blunder. Nc6 was best. } (2... Nc6"), "{text}");
+}
+
+#[test]
+fn review_of_another_variant_from_a_position() {
+    let out = stdout(&kibitz(&[
+        "review",
+        "--variant",
+        "olympic",
+        "--fen",
+        "1r1k1/5/5/5/K3R[] w - - 0 1",
+        "--depth",
+        "6",
+        "--time",
+        "120000",
+        "Ka2",
+        "Kc4",
+        "Re4+",
+        "Kd5",
+        "Re5+",
+        "Kxe5",
+    ]));
+    assert!(out.contains("White: 0 inaccuracies, 0 mistakes, 1 blunder"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("3. Re5+?? (Blunder, ")), "{out}");
+}
+
+#[test]
+fn review_refuses_bad_moves_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("graph.png");
+    let out = kibitz(&["review", "--depth", "2", "e4", "e5", "Ke3", "-o", graph.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("move 3 (Ke3)"), "{err}");
+    assert!(!graph.exists());
+    let out = kibitz(&["review", "--variant", "xiangqi", "e4"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown variant 'xiangqi'"));
 }
 
 /// The frames of a GIF file, composed whole.

@@ -99,8 +99,12 @@ fn correspondence_clock_reminds_once_then_ends_the_game() {
     let reminder = core.tick(Timestamp(40 * HOUR), "test");
     assert!(reminder[0].1.text.contains("<@bob>"), "{reminder:?}");
     let end = core.tick(Timestamp(44 * HOUR + 1), "test");
-    assert_eq!(end.len(), 1);
+    // The loss, then what follows every game's end: its replay and the
+    // Rematch button.
     assert!(end[0].1.text.contains("<@bob> ran out of time"), "{end:?}");
+    assert!(end[1..].iter().any(|(_, r)| r.picture.as_ref().is_some_and(|p| p.is_animation())), "{end:?}");
+    assert!(end[1..].iter().any(|(_, r)| r.buttons.iter().any(|b| b.label == "Rematch")), "{end:?}");
+    assert!(end[1..].iter().all(|(_, r)| !r.text.contains("ran out of time")), "one loss: {end:?}");
     assert!(end[0].1.text.contains("1-0"), "{end:?}");
     assert_eq!(moves_played(&core), 0, "the game is over and archived");
 }

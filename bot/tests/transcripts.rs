@@ -14,17 +14,27 @@
 //!
 //! `<` lines are the output expected from the input line above them, in
 //! order; `{*}` in them matches anything. `!restart` closes the database and
-//! opens it again, as a restart of the bot would. Game ids and colours drawn
+//! opens it again, as a restart of the bot would. `!reviews` runs the
+//! reviews owed (of the games that ended) to the end and shows them, so that
+//! a transcript does not depend on when a background review ends; reviews
+//! search to a fixed depth. Game ids and colours drawn
 //! by lot come from a seeded generator, so they are the same on every run.
 //!
+//! Messages are sent at fixed times, from Friday 2 January 2026 12:00:00
+//! UTC, each a millisecond after the one before, so that clocks and
+//! deadlines read the same on every run. `!at MM:SS` (or `!at H:MM:SS`)
+//! moves the console's clock to that long after 12:00:00 and runs the
+//! clocks; what they say is expected below it.
+//!
 //! `KIBITZ_BLESS=1` rewrites the expected lines from what the bot answers
-//! now; review the diff before committing it.
+//! now; review the diff before committing it. `KIBITZ_TRANSCRIPT=NAME`
+//! plays only the transcripts whose file names contain NAME.
 
 use std::path::{Path, PathBuf};
 
 use kibitz_bot::console::Console;
 use kibitz_bot::core::{Core, CoreConfig};
-use kibitz_storage::Store;
+use kibitz_storage::{Store, Timestamp};
 
 fn matches(pattern: &str, text: &str) -> bool {
     let parts: Vec<&str> = pattern.split("{*}").collect();
@@ -48,11 +58,34 @@ fn matches(pattern: &str, text: &str) -> bool {
     true
 }
 
-fn open(db: &Path, pictures: &Path) -> Console {
+/// Friday 2 January 2026, 12:00:00 UTC: when transcripts are played.
+const START: u64 = 1_767_355_200_000;
+
+fn open(db: &Path, pictures: &Path, at: Timestamp) -> Console {
     let store = Store::open(db).expect("store opens");
     // Hints searched to a fixed depth, so that they are the same on every machine.
-    let config = CoreConfig { hint_time: std::time::Duration::from_secs(60), hint_depth: 3, ..CoreConfig::default() };
-    Console::new(Core::new(store, config), pictures)
+    // Reviews too, so that they read the same everywhere.
+    let config = CoreConfig {
+        hint_time: std::time::Duration::from_secs(60),
+        hint_depth: 3,
+        review_time: std::time::Duration::from_secs(60),
+        review_depth: 4,
+        ..CoreConfig::default()
+    };
+    let mut console = Console::new(Core::new(store, config), pictures);
+    console.set_time(at);
+    console
+}
+
+/// `MM:SS` or `H:MM:SS` after [`START`].
+fn offset(text: &str) -> Option<Timestamp> {
+    let parts: Vec<u64> = text.trim().split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    let seconds = match parts.as_slice() {
+        [m, s] if *s < 60 => m * 60 + s,
+        [h, m, s] if *m < 60 && *s < 60 => h * 3600 + m * 60 + s,
+        _ => return None,
+    };
+    Some(Timestamp(START + seconds * 1000))
 }
 
 /// Plays one transcript; returns the text it should have (for blessing) and
@@ -62,7 +95,8 @@ fn play(path: &Path) -> (String, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let (db, pictures) = (dir.path().join("db"), dir.path().join("out"));
     fastrand::seed(2026);
-    let mut console = Some(open(&db, &pictures));
+    let mut now = Timestamp(START);
+    let mut console = Some(open(&db, &pictures, now));
     let mut blessed = String::new();
     let mut errors = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
@@ -77,13 +111,29 @@ fn play(path: &Path) -> (String, Vec<String>) {
         blessed.push('\n');
         if line.trim() == "!restart" {
             drop(console.take());
-            console = Some(open(&db, &pictures));
+            console = Some(open(&db, &pictures, now));
             continue;
         }
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let out = console.as_mut().unwrap().line(line);
+        let out = match line.trim().strip_prefix("!at ") {
+            _ if line.trim() == "!reviews" => console.as_mut().unwrap().reviews(),
+            Some(when) => {
+                now = offset(when).unwrap_or_else(|| panic!("{}: `{line}` is no time (MM:SS)", path.display()));
+                let console = console.as_mut().unwrap();
+                console.set_time(now);
+                console.tick()
+            }
+            None => {
+                let out = console.as_mut().unwrap().line(line);
+                // Each message a moment after the one before (the archive
+                // orders games that ended by when).
+                now = Timestamp(now.0 + 1);
+                console.as_mut().unwrap().set_time(now);
+                out
+            }
+        };
         let mut expected = Vec::new();
         while i < lines.len() && lines[i].starts_with('<') {
             expected.push(lines[i].strip_prefix("< ").unwrap_or(&lines[i][1..]).to_string());
@@ -124,6 +174,11 @@ fn transcripts() {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "txt"))
         .collect();
+    // `KIBITZ_TRANSCRIPT=NAME` plays the transcripts whose names contain NAME.
+    if let Some(only) = std::env::var_os("KIBITZ_TRANSCRIPT") {
+        let only = only.to_string_lossy().to_string();
+        files.retain(|f| f.file_name().is_some_and(|n| n.to_string_lossy().contains(&only)));
+    }
     files.sort();
     assert!(!files.is_empty(), "no transcripts in {}", dir.display());
     let bless = std::env::var_os("KIBITZ_BLESS").is_some();

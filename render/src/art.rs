@@ -42,7 +42,22 @@ static POWER_ICONS: &[(Powers, &str, &str)] = &[
     (Powers::KNIGHT, "power-knight", include_str!("../assets/powers/knight.svg")),
     (Powers::PAWN, "power-pawn", include_str!("../assets/powers/pawn.svg")),
     (Powers::CASTLE, "power-castling", include_str!("../assets/powers/castling.svg")),
+    // Construction with split powers (CS1): the halves, on half-filled discs.
+    (Powers::ROOK_MOVE, "power-rook-moving", include_str!("../assets/powers/rook.svg")),
+    (Powers::ROOK_TAKE, "power-rook-capturing", include_str!("../assets/powers/rook.svg")),
+    (Powers::BISHOP_MOVE, "power-bishop-moving", include_str!("../assets/powers/bishop.svg")),
+    (Powers::BISHOP_TAKE, "power-bishop-capturing", include_str!("../assets/powers/bishop.svg")),
+    (Powers::KNIGHT_MOVE, "power-knight-moving", include_str!("../assets/powers/knight.svg")),
+    (Powers::KNIGHT_TAKE, "power-knight-capturing", include_str!("../assets/powers/knight.svg")),
+    (Powers::PAWN_MOVE, "power-pawn-moving", include_str!("../assets/powers/pawn.svg")),
+    (Powers::PAWN_TAKE, "power-pawn-capturing", include_str!("../assets/powers/pawn.svg")),
 ];
+
+/// The fill of a half's badge (CS1): the left half of the disc for a moving
+/// half, the right half for a capturing half, so that a half never looks
+/// like the full power and the two halves never like each other.
+const MOVING_FILL: &str = "#6fa8dc";
+const CAPTURING_FILL: &str = "#e06666";
 
 /// The icons' ink (see `render/tools/make_pieces.py`).
 const ICON_INK: &str = "#1a1a1a";
@@ -50,15 +65,26 @@ const ICON_INK: &str = "#1a1a1a";
 /// Each icon on a disc, as a whole document: dark on a light disc (badges on
 /// pieces, White's reserve) and light on a dark disc (Black's reserve).
 static BADGES: LazyLock<Vec<[String; 2]>> = LazyLock::new(|| {
-    let disc = |icon: &str, disc: &str, ring: &str, ink: &str| {
+    let disc = |power: Powers, icon: &str, disc: &str, ring: &str, ink: &str| {
+        let ground = if !power.has_halves() {
+            format!(r##"<circle cx="8" cy="8" r="7.5" fill="{disc}" stroke="{ring}" stroke-width="0.9"/>"##)
+        } else {
+            // Sweep 0 draws the left half, sweep 1 the right.
+            let (sweep, fill) = if power.capturing().is_empty() { (0, MOVING_FILL) } else { (1, CAPTURING_FILL) };
+            format!(
+                r##"<circle cx="8" cy="8" r="7.5" fill="{disc}"/><path d="M8 0.5 A7.5 7.5 0 0 {sweep} 8 15.5 Z" fill="{fill}"/><circle cx="8" cy="8" r="7.5" fill="none" stroke="{ring}" stroke-width="0.9"/>"##
+            )
+        };
         format!(
-            r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="16" height="16"><circle cx="8" cy="8" r="7.5" fill="{disc}" stroke="{ring}" stroke-width="0.9"/><g transform="translate(2.2 2.2) scale(0.725)">{}</g></svg>"##,
+            r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="16" height="16">{ground}<g transform="translate(2.2 2.2) scale(0.725)">{}</g></svg>"##,
             inner(icon).replace(ICON_INK, ink)
         )
     };
     POWER_ICONS
         .iter()
-        .map(|(_, _, icon)| [disc(icon, "#f6f1e7", "#2b2b2b", ICON_INK), disc(icon, "#2b2b2b", "#f6f1e7", "#f6f1e7")])
+        .map(|&(power, _, icon)| {
+            [disc(power, icon, "#f6f1e7", "#2b2b2b", ICON_INK), disc(power, icon, "#2b2b2b", "#f6f1e7", "#f6f1e7")]
+        })
         .collect()
 });
 
@@ -151,8 +177,10 @@ pub fn for_piece(variant: &Variant, piece: Piece) -> (Art, Vec<Art>) {
         .iter()
         .enumerate()
         .filter(|(_, pt)| {
-            // Construction's Castling power is always a badge (C6).
-            let drawable = !pt.powers.is_empty() && pt.powers != Powers::CASTLE;
+            // Construction's Castling power is always a badge (C6), and so
+            // is a lone half (CS1).
+            let lone_half = pt.powers.count() == 1 && pt.powers.has_halves();
+            let drawable = !pt.powers.is_empty() && pt.powers != Powers::CASTLE && !lone_half;
             pt.royal == piece.royal && drawable && piece.powers.contains(pt.powers)
         })
         .max_by_key(|(i, pt)| (pt.powers.count(), std::cmp::Reverse(*i)))
@@ -163,7 +191,8 @@ pub fn for_piece(variant: &Variant, piece: Piece) -> (Art, Vec<Art>) {
     };
     // A King holding both the Rook and Bishop powers is a King-Queen: one
     // Queen badge rather than two.
-    let rest = piece.powers.without(shown);
+    // Both halves of a kind left over are the full power's badge (CS2).
+    let rest = piece.powers.without(shown).joined();
     let queen = rest.contains(Powers::QUEEN);
     let singles = if queen { rest.without(Powers::QUEEN) } else { rest };
     let badges = queen.then_some(Powers::QUEEN).into_iter().chain(singles.singles()).filter_map(Art::badge).collect();
@@ -229,6 +258,30 @@ mod tests {
             names("construction", qnp, false),
             ("queen".into(), vec!["power-knight".into(), "power-pawn".into()])
         );
+    }
+
+    #[test]
+    fn halves_are_badges_of_their_own() {
+        let v = "construction-split";
+        // CS1: a lone half is a stone with the half's badge; a half beside
+        // full powers is a badge on their piece; both halves are the piece.
+        assert_eq!(names(v, Powers::ROOK_MOVE, false), ("stone".into(), vec!["power-rook-moving".into()]));
+        let te = Powers::ROOK_MOVE.with(Powers::BISHOP_TAKE);
+        assert_eq!(
+            names(v, te, false),
+            ("stone".into(), vec!["power-rook-moving".into(), "power-bishop-capturing".into()])
+        );
+        assert_eq!(names(v, Powers::ROOK.split(), false), ("rook".into(), vec![]));
+        let qi = Powers::QUEEN.split().with(Powers::KNIGHT_TAKE);
+        assert_eq!(names(v, qi, false), ("queen".into(), vec!["power-knight-capturing".into()]));
+        let qn = Powers::QUEEN.with(Powers::KNIGHT).split();
+        assert_eq!(names(v, qn, false), ("queen".into(), vec!["power-knight".into()]));
+        // The three badges of one kind are three different pictures.
+        let docs: Vec<&str> = [Powers::ROOK, Powers::ROOK_MOVE, Powers::ROOK_TAKE]
+            .into_iter()
+            .map(|p| Art::badge(p).unwrap().document())
+            .collect();
+        assert!(docs[0] != docs[1] && docs[1] != docs[2] && docs[0] != docs[2]);
     }
 
     #[test]

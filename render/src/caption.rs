@@ -168,6 +168,18 @@ fn share(a: &str, b: &str, budget: f32, size: f32) -> (String, String) {
     }
 }
 
+/// The caption with the position's handicaps (PA7) on the note line, before
+/// any note the caller gave: `Handicap: White plain`.
+pub(crate) fn with_handicaps(caption: &Caption, pos: &kibitz_rules::Position) -> Caption {
+    let handicaps = pos.handicaps();
+    let mut out = caption.clone();
+    if !handicaps.is_none() {
+        let line = format!("Handicap: {handicaps}");
+        out.note = if caption.note.is_empty() { line } else { format!("{line} · {}", caption.note) };
+    }
+    out
+}
+
 /// Lays the caption out for a picture `width` pixels wide whose squares are
 /// `square` pixels, with `margin` pixels of frame on either side.
 pub(crate) fn lay_out(caption: &Caption, width: f32, square: f32, margin: f32) -> CaptionLayout {
@@ -268,6 +280,19 @@ mod tests {
         let broken = wrap(long, 120.0, 20.0, 9);
         assert!(broken.len() > 1 && broken.iter().all(|l| measure(l, 20.0) <= 120.0));
         assert_eq!(broken.concat(), long);
+    }
+
+    #[test]
+    fn pa7_handicap_on_the_note_line() {
+        let v = kibitz_rules::Variant::by_id("absorption").unwrap();
+        let fen = format!("{} h:W=plain,B=nopawn", v.start_fen);
+        let pos = kibitz_rules::Position::from_fen(v, &fen).unwrap();
+        let c = Caption { white: "alice".into(), black: "bob".into(), status: "White to move".into(), note: "".into() };
+        assert_eq!(with_handicaps(&c, &pos).note, "Handicap: White plain, Black nopawn");
+        let timed = Caption { note: "3 days per move".into(), ..c.clone() };
+        assert_eq!(with_handicaps(&timed, &pos).note, "Handicap: White plain, Black nopawn · 3 days per move");
+        // Without a handicap the caption is as given.
+        assert_eq!(with_handicaps(&c, &kibitz_rules::Position::new(v)), c);
     }
 
     #[test]

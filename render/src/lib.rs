@@ -1,4 +1,5 @@
-//! Board pictures: the position as SVG, rasterised to PNG with resvg.
+//! Board pictures: the position as SVG, rasterised to PNG with resvg; and
+//! the evaluation graph of a reviewed game ([`eval_graph_png`]).
 //!
 //! ```
 //! use kibitz_render::{BoardOptions, Renderer};
@@ -16,6 +17,7 @@
 
 mod art;
 mod caption;
+mod graph;
 mod raster;
 mod replay;
 mod scene;
@@ -23,6 +25,7 @@ mod sheets;
 mod theme;
 
 pub use art::Art;
+pub use graph::{GRAPH_HEIGHT, GRAPH_WIDTH, eval_graph_png, eval_graph_svg};
 pub use raster::{RenderError, Renderer};
 pub use replay::{FIRST_DELAY_MS, LAST_DELAY_MS, MOVE_DELAY_MS, ReplayOptions};
 pub use scene::{BoardOptions, Caption, DEFAULT_SIZE};

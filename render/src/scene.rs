@@ -183,11 +183,12 @@ pub(crate) struct Scene {
 impl Scene {
     pub fn new(pos: &Position, opts: &BoardOptions, theme: &Theme) -> Scene {
         let variant = pos.variant();
+        let captioned = opts.caption.as_ref().map(|c| caption::with_handicaps(c, pos));
         let (layout, caption) = Layout::new(
             variant,
             opts.size.unwrap_or(DEFAULT_SIZE),
             opts.flip,
-            opts.caption.as_ref(),
+            captioned.as_ref(),
             opts.notes.is_some(),
         );
         let sq = layout.square;

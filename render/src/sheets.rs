@@ -94,6 +94,23 @@ type Compound = (&'static str, &'static str, Powers, bool);
 
 /// What the legend of a power variant adds: compounds and lines of text.
 fn power_extras(variant: &Variant) -> (&'static [Compound], &'static [&'static str]) {
+    if variant.split_powers {
+        const TE: Powers = Powers::ROOK_MOVE.with(Powers::BISHOP_TAKE);
+        const RG: Powers = Powers::ROOK.split().with(Powers::PAWN_TAKE);
+        return (
+            &[("(TE)", "Moves R, takes B", TE, false), ("(RG)", "Rook, takes as P", RG, false)],
+            &[
+                "Each power comes in two halves: a moving half (left of its disc filled, blue)",
+                "moves onto empty squares only; a capturing half (right filled, red) only captures,",
+                "and only capturing halves check and pin. Both halves are the full power.",
+                "A turn: move a piece; drop a static piece on your first two ranks (S@d2); give one",
+                "half from your reserve to one of your pieces but the King (T>e2, G>e2).",
+                "Letters: Rook T moving, U capturing; Bishop D, E; Knight H, I; Pawn F, G.",
+                "A move onto the last rank with a Pawn half removes its Pawn halves and adds a",
+                "static piece or any one half, chosen with the move (e7e8u), to the reserve.",
+            ],
+        );
+    }
     if variant.absorption {
         const BN: Powers = Powers::BISHOP.with(Powers::KNIGHT);
         const KQ: Powers = Powers::KING.with(Powers::QUEEN);
@@ -150,8 +167,14 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
             // is the Rook and Bishop powers together.
             if variant.grants && !pt.royal && pt.powers.count() == 1 {
                 entry.power = art::Art::badge(pt.powers);
-                entry.name = format!("{} power", pt.name);
-            } else if variant.grants && pt.powers == Powers::QUEEN {
+                entry.name = match pt.name.split_once(' ') {
+                    // CS1: "Rook: moves", "Rook: captures" fit a cell.
+                    Some((kind, half)) if pt.powers.has_halves() => {
+                        format!("{kind}: {}", if half.starts_with("moving") { "moves" } else { "captures" })
+                    }
+                    _ => format!("{} power", pt.name),
+                };
+            } else if variant.grants && pt.powers.joined() == Powers::QUEEN {
                 entry.name = "Rook+Bishop".to_string();
             }
             entry
@@ -205,13 +228,15 @@ pub fn legend_svg(renderer: &Renderer, variant: &'static Variant) -> String {
     let notes_h = if notes.is_empty() { 0.0 } else { notes.len() as f32 * LINE + 12.0 };
     let (w, h) = (columns as f32 * CELL + 24.0, title_h + rows as f32 * CELL + 12.0 + notes_h);
     let mut s = header(w, h, theme.frame);
+    let title = format!("{}: {}", variant.name, if variant.grants { "pieces and powers" } else { "pieces" });
+    // A long name (Construction with split powers) in a smaller type.
+    let title_size = if title.len() as f32 * 15.0 > w { 19 } else { 24 };
     let _ = write!(
         s,
-        r#"<text x="{}" y="34" font-size="24" text-anchor="middle" fill="{}">{}: {}</text>"#,
+        r#"<text x="{}" y="34" font-size="{title_size}" text-anchor="middle" fill="{}">{}</text>"#,
         w / 2.0,
         theme.caption_text,
-        escape(variant.name),
-        if variant.grants { "pieces and powers" } else { "pieces" }
+        escape(&title),
     );
     for (i, e) in entries.iter().enumerate() {
         let (col, row) = ((i % columns) as f32, (i / columns) as f32);
@@ -349,11 +374,11 @@ fn diagram_extras(variant: &'static Variant, pt: &kibitz_rules::PieceType, centr
     if !(variant.absorption || variant.grants) {
         return x;
     }
-    if pt.powers == Powers::PAWN && variant.double_step {
+    if pt.powers.moving().contains(Powers::PAWN) && pt.powers.count() <= 2 && variant.double_step {
         // `Variant::movement` shows the double step only from its rank: a
-        // second pawn stands there.
+        // second pawn (or moving Pawn half, CS3) stands there.
         if let Some(home) = Square::from_coords(variant.width - 2, variant.double_step_rank) {
-            x.pieces.push((Piece::new(Color::White, Powers::PAWN), home));
+            x.pieces.push((Piece::new(Color::White, pt.powers), home));
         }
     }
     if variant.absorption {
@@ -364,7 +389,17 @@ fn diagram_extras(variant: &'static Variant, pt: &kibitz_rules::PieceType, centr
         }
         return x;
     }
-    match pt.powers {
+    if pt.powers.has_halves() && pt.powers.count() == 1 {
+        if pt.powers.capturing().is_empty() {
+            x.notes.push("A moving half: onto empty squares only. It never");
+            x.notes.push("captures, and gives no check (CS1, CS4).");
+        } else {
+            x.notes.push("A capturing half: captures only, never onto an empty");
+            x.notes.push("square. It checks and pins (CS1, CS4).");
+        }
+        return x;
+    }
+    match pt.powers.joined() {
         _ if pt.royal => x.notes.push("The King is never given powers."),
         Powers::NONE => {
             x.notes.push("A static piece never moves or captures.");
@@ -384,7 +419,9 @@ fn diagram_extras(variant: &'static Variant, pt: &kibitz_rules::PieceType, centr
             x.notes.push("Two steps only from the first rank; no en passant.");
             x.notes.push("Any piece given the Pawn power moves so as well.");
         }
+        Powers::QUEEN if variant.split_powers => x.notes.push("All four Rook and Bishop halves held together."),
         Powers::QUEEN => x.notes.push("The Rook and Bishop powers held together."),
+        _ if variant.split_powers => x.notes.push("Both halves of the power held together."),
         _ => x.notes.push("Any piece given this power moves so as well."),
     }
     x
@@ -408,7 +445,7 @@ pub fn diagram_svg(renderer: &Renderer, variant: &'static Variant, piece: u8) ->
         }
     }
     let title = match pt.powers {
-        p if variant.grants && !pt.royal && p.count() == 1 => format!("{} power", pt.name),
+        p if variant.grants && !pt.royal && p.count() == 1 && !p.has_halves() => format!("{} power", pt.name),
         _ => pt.name.to_string(),
     };
     let piece = Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };

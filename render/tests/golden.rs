@@ -9,7 +9,9 @@
 
 use std::path::PathBuf;
 
-use kibitz_render::{BoardOptions, Caption, Renderer, diagram_svg, legend_svg, powers_diagram_svg};
+mod common;
+
+use kibitz_render::{BoardOptions, Caption, Renderer, diagram_svg, eval_graph_png, legend_svg, powers_diagram_svg};
 use kibitz_rules::{Position, Square, Variant};
 
 fn sq(s: &str) -> Square {
@@ -44,6 +46,15 @@ fn check(name: &str, png: &[u8]) {
             actual.display()
         );
     }
+}
+
+/// The evaluation graph of a fixed review: White's share light, Black's
+/// dark, the mate at the end marked at the top edge, and each player's
+/// flagged moves labelled.
+#[test]
+fn eval_graph() {
+    let png = eval_graph_png(&common::review(), "alice vs bob \u{2022} 1-0 White wins by checkmate").unwrap();
+    check("eval-graph", &png);
 }
 
 #[test]
@@ -108,7 +119,7 @@ fn alapawn_start() {
 
 #[test]
 fn legends() {
-    for id in ["chess", "olympic", "absorption", "construction", "clash"] {
+    for id in ["chess", "olympic", "absorption", "construction", "construction-split", "clash"] {
         let svg = legend_svg(Renderer::shared(), Variant::by_id(id).unwrap());
         check(&format!("legend-{id}"), &Renderer::shared().svg_png(&svg).unwrap());
     }
@@ -120,8 +131,12 @@ fn movement_diagrams() {
     // second pawn on the first rank for the double step) and Castling power
     // (the swap with the King); Power Absorption's King (sliding, in words).
     let powers = [("construction", 1), ("construction", 5), ("construction", 6), ("absorption", 0)];
+    // Construction with split powers: a moving Rook half, a capturing Knight
+    // half, a moving Pawn half (with its double step) and the full Pawn.
+    let split =
+        [("construction-split", 2), ("construction-split", 7), ("construction-split", 8), ("construction-split", 14)];
     let others = [("chess", 4u8), ("olympic", 3), ("alapawn", 5), ("clash", 6), ("clash", 17), ("clash", 13)];
-    for (id, piece) in others.into_iter().chain(powers) {
+    for (id, piece) in others.into_iter().chain(powers).chain(split) {
         let v = Variant::by_id(id).unwrap();
         let svg = diagram_svg(Renderer::shared(), v, piece).unwrap();
         let name = v.pieces[piece as usize].name.to_ascii_lowercase().replace(' ', "-");
@@ -209,6 +224,25 @@ fn construction_reserves() {
         "construction-armies-black",
         &board("construction", "(rc)3k2r/pp(bp)2(qn)pp/8/8/8/8/PP(BP)2(QN)PP/(RC)3K2R[S3R2BP4Cs15b] b - - 5 15", opts),
     );
+}
+
+#[test]
+fn construction_split_reserves_and_halves() {
+    // CS1: the reserve's sixteen kinds of half beside statics and Castling.
+    check(
+        "construction-split-start",
+        &board(
+            "construction-split",
+            "4k3/8/8/8/8/8/8/4K3[S15T3U3D3E3H2I2F8G8C2s15t3u3d3e3h2i2f8g8c2] w - - 0 1",
+            BoardOptions::default(),
+        ),
+    );
+    // Lone halves (stones with half badges), halves beside full powers, a
+    // Queen of four halves with a capturing Knight half, from Black's side.
+    let mid = "r3k1(tc)1/1(hg)2f3/2s1(dg)3/8/3(QI)4/2(BF)5/G(RF)3S2/(UC)3K2C[S8T2EHF5s9tu2ig5c] w - - 12 20";
+    check("construction-split-midgame", &board("construction-split", mid, BoardOptions::default()));
+    let opts = BoardOptions { flip: true, ..BoardOptions::default() };
+    check("construction-split-midgame-black", &board("construction-split", mid, opts));
 }
 
 #[test]

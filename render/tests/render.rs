@@ -1,6 +1,8 @@
 //! Properties of the pictures that do not need a reviewer.
 
-use kibitz_render::{BoardOptions, Caption, Renderer};
+mod common;
+
+use kibitz_render::{BoardOptions, Caption, GRAPH_HEIGHT, GRAPH_WIDTH, Renderer, eval_graph_png, eval_graph_svg};
 use kibitz_rules::{Game, Position, Variant};
 
 fn png_size(png: &[u8]) -> (u32, u32) {
@@ -81,4 +83,67 @@ fn names_cannot_break_the_picture() {
     let svg = Renderer::shared().board_svg(&pos, &opts);
     assert!(!svg.contains("<script>"));
     png_size(&Renderer::shared().board_png(&pos, &opts).unwrap());
+}
+
+/// The PNG decoded: its size and the colour at (x, y).
+fn decode(png: &[u8]) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    (info.width, info.height, buf)
+}
+
+#[test]
+fn eval_graph_draws_whites_share_and_the_marks() {
+    let review = common::review();
+    let png = eval_graph_png(&review, "alice vs bob").unwrap();
+    let (w, h, rgb) = decode(&png);
+    assert_eq!((w, h), (GRAPH_WIDTH, GRAPH_HEIGHT));
+    let at = |x: u32, y: u32| {
+        let i = ((y * w + x) * 3) as usize;
+        (rgb[i], rgb[i + 1], rgb[i + 2])
+    };
+    // Near the start the game is even: light (White's share) just below the
+    // midline, dark just above the curve's top; at the end White mates, so
+    // the light reaches the top of the chart.
+    let light = |(r, g, b): (u8, u8, u8)| r > 200 && g > 180 && b > 150;
+    let mid = (68 + (h - 34)) / 2;
+    assert!(light(at(30, mid + 20)), "{:?}", at(30, mid + 20));
+    assert!(!light(at(30, 75)), "{:?}", at(30, 75));
+    assert!(light(at(w - 20, 75)), "{:?}", at(w - 20, 75));
+
+    let svg = eval_graph_svg(&review, "alice <&> bob");
+    assert!(svg.contains("alice &lt;&amp;&gt; bob"));
+    // The flagged moves of each player are labelled, the others are not.
+    for label in ["6... Nxe4??", "10... Rf8??", "8. Bd2?", "9. Qh5?!", "5... Na5?!"] {
+        assert!(svg.contains(&format!(">{label}</text>")), "{label}");
+    }
+    assert!(!svg.contains(">3... Nc6"));
+    assert_eq!(review.black.blunders, 2);
+    assert_eq!(review.white.mistakes, 1);
+    // Forced mates and the won end sit on the edge, marked.
+    assert_eq!(svg.matches("l4.5 4.5 l-4.5 4.5").count(), 3);
+}
+
+#[test]
+fn eval_graph_of_a_game_without_moves() {
+    let review = kibitz_rules::review::GameReview::from_plies(Vec::new());
+    let png = eval_graph_png(&review, "").unwrap();
+    assert_eq!(png_size(&png), (GRAPH_WIDTH, GRAPH_HEIGHT));
+    assert!(eval_graph_svg(&review, "").contains(">no moves<"));
+}
+
+/// PA7: a handicap game's caption names the handicap.
+#[test]
+fn caption_shows_the_handicap() {
+    let v = Variant::by_id("absorption").unwrap();
+    let pos = Position::from_fen(v, &format!("{} h:W=plain", v.start_fen)).unwrap();
+    let caption = Caption { white: "alice".into(), black: "bob".into(), ..Caption::default() };
+    let opts = BoardOptions { caption: Some(caption), ..BoardOptions::default() };
+    let svg = Renderer::shared().board_svg(&pos, &opts);
+    assert!(svg.contains(">Handicap: White plain<"), "no handicap line in the caption");
+    let plain = Renderer::shared().board_svg(&Position::new(v), &opts);
+    assert!(!plain.contains("Handicap"));
 }

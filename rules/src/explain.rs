@@ -113,6 +113,13 @@ pub enum Why {
         /// The quiet move written in SAN.
         quiet: String,
     },
+    /// PA3, PA7: the capture absorbs nothing, so it has no declining form.
+    NothingToDecline {
+        /// The capture in SAN.
+        capture: String,
+        /// The mover's handicap that makes it so (`White plays plain`), if any.
+        handicap: Option<String>,
+    },
     /// A6: White's first pawn turn must be a single step of one pawn.
     FirstTurnSingleStep,
     /// O3: a Silver move that may promote or not: the player must say which.
@@ -237,6 +244,13 @@ impl fmt::Display for Why {
             }
             Why::NothingToCapture { to, quiet } => {
                 write!(f, "there is nothing to capture on {to} (a step there without capturing is written {quiet})")
+            }
+            Why::NothingToDecline { capture, handicap } => {
+                f.write_str("there is nothing to decline")?;
+                if let Some(h) = handicap {
+                    write!(f, " ({h} and absorbs nothing here)")?;
+                }
+                write!(f, ": the capture is written {capture}")
             }
             Why::FirstTurnSingleStep => {
                 f.write_str("White's first turn must be a single one-square step of one pawn (A6)")
@@ -604,7 +618,7 @@ impl Position {
     fn answers_to(&self, p: Piece, letter: Option<&str>) -> bool {
         let code = self.piece_code(p).to_ascii_uppercase();
         match letter {
-            None => p.powers == Powers::PAWN && !p.promoted,
+            None => p.powers.joined() == Powers::PAWN && !p.promoted,
             Some(l) if p.promoted => l == "G" || l == code || format!("+{code}") == l,
             Some(l) => l == code || (l.len() == 1 && self.power_letters(p).iter().any(|c| l.starts_with(*c))),
         }
@@ -761,7 +775,8 @@ impl Position {
         if p.powers.contains(pt.powers) {
             return self.named(to).map(|n| Why::AlreadyHolds(n, name));
         }
-        if pt.powers == Powers::PAWN && self.last_rank(self.turn).has(to) {
+        // C4, CS3: neither the Pawn power nor a Pawn half.
+        if pt.powers.intersects(Powers::PAWN_ANY) && self.last_rank(self.turn).has(to) {
             return Some(Why::PawnPowerLastRank);
         }
         None

@@ -8,12 +8,15 @@
 //! (there is no castling) is `1` while White's first pawn turn is still to
 //! come (A6), `-` after it. The en passant square is written after a double
 //! step whenever an enemy pawn stands beside the pawn (as Fairy-Stockfish
-//! does), even where the capture is illegal.
+//! does), even where the capture is illegal. Power Absorption's handicaps
+//! (PA7) follow as a last field, `h:W=plain,B=nopawn+noqueen` (POWERS.md),
+//! written only when there is one.
 
 use std::fmt::Write;
 
 use thiserror::Error;
 
+use crate::handicap::Handicaps;
 use crate::piece::{Piece, Power, Powers};
 use crate::position::Position;
 use crate::types::{Bitboard, Color, Square};
@@ -53,7 +56,13 @@ impl Position {
     /// Reads a FEN of `variant`. Never panics, whatever the text.
     pub fn from_fen(variant: &'static Variant, fen: &str) -> Result<Position, FenError> {
         let impossible = |reason: &str| FenError::Impossible { variant: variant.name, reason: reason.to_string() };
-        let mut fields = fen.split_ascii_whitespace();
+        let mut all: Vec<&str> = fen.split_ascii_whitespace().collect();
+        // PA7: a last field `h:...` holds the handicaps (POWERS.md).
+        let handicap = match all.last() {
+            Some(f) if f.starts_with("h:") => all.pop(),
+            _ => None,
+        };
+        let mut fields = all.into_iter();
         let placement = fields.next().ok_or_else(|| syntax("it is empty"))?;
         let mut pos = Position::empty(variant);
 
@@ -285,6 +294,18 @@ impl Position {
                 pos.shield[c.index()] = 0;
             }
         }
+        if let Some(field) = handicap {
+            if !variant.absorption {
+                return Err(impossible("handicaps belong to Power Absorption"));
+            }
+            let text = &field[2..];
+            pos.handicap = Handicaps::from_fen_field(text).ok_or_else(|| {
+                syntax(format!(
+                    "bad handicap field '{}': write it as h:W=plain or h:W=nopawn+noqueen,B=plain",
+                    field.chars().take(40).collect::<String>()
+                ))
+            })?;
+        }
         pos.validate().map_err(|r| impossible(&r))?;
         pos.hash = pos.compute_hash();
         Ok(pos)
@@ -423,6 +444,9 @@ impl Position {
             None => s.push_str(" -"),
         }
         let _ = write!(s, " {} {}", self.halfmoves, self.fullmoves);
+        if let Some(field) = self.handicap.fen_field() {
+            let _ = write!(s, " {field}");
+        }
         s
     }
 
@@ -449,9 +473,11 @@ impl Position {
     }
 }
 
-/// The power letters of a set in the order `K Q R B N P C`, Rook and Bishop
-/// together written `Q`.
+/// The power letters of a set in the order `K Q R B N P T U D E H I F G C`,
+/// Rook and Bishop together written `Q` and both halves of a power (CS2) as
+/// the full power's letter.
 pub(crate) fn group_letters(powers: Powers) -> String {
+    let powers = powers.joined();
     let mut s = String::new();
     for (power, letter) in [
         (Powers::KING, 'K'),
@@ -460,6 +486,14 @@ pub(crate) fn group_letters(powers: Powers) -> String {
         (Powers::BISHOP, 'B'),
         (Powers::KNIGHT, 'N'),
         (Powers::PAWN, 'P'),
+        (Powers::ROOK_MOVE, 'T'),
+        (Powers::ROOK_TAKE, 'U'),
+        (Powers::BISHOP_MOVE, 'D'),
+        (Powers::BISHOP_TAKE, 'E'),
+        (Powers::KNIGHT_MOVE, 'H'),
+        (Powers::KNIGHT_TAKE, 'I'),
+        (Powers::PAWN_MOVE, 'F'),
+        (Powers::PAWN_TAKE, 'G'),
         (Powers::CASTLE, 'C'),
     ] {
         let taken = s.contains('Q') && (power == Powers::ROOK || power == Powers::BISHOP);
@@ -490,9 +524,21 @@ fn parse_group(variant: &'static Variant, group: &str) -> Result<Piece, FenError
             'N' => Powers::KNIGHT,
             'P' => Powers::PAWN,
             'C' if variant.grants => Powers::CASTLE,
+            'T' if variant.split_powers => Powers::ROOK_MOVE,
+            'U' if variant.split_powers => Powers::ROOK_TAKE,
+            'D' if variant.split_powers => Powers::BISHOP_MOVE,
+            'E' if variant.split_powers => Powers::BISHOP_TAKE,
+            'H' if variant.split_powers => Powers::KNIGHT_MOVE,
+            'I' if variant.split_powers => Powers::KNIGHT_TAKE,
+            'F' if variant.split_powers => Powers::PAWN_MOVE,
+            'G' if variant.split_powers => Powers::PAWN_TAKE,
             _ => return Err(syntax(format!("unknown power '{c}' in '({group})'"))),
         };
         powers = powers.with(p);
+    }
+    if variant.split_powers {
+        // CS2: a full power is held as its two halves.
+        powers = powers.split();
     }
     let royal = powers.contains(Powers::KING);
     if royal && variant.grants && powers != Powers::KING {

@@ -272,8 +272,14 @@ impl Game {
         let taken = before.taken_by(&self.position);
         let absorbed = match m {
             Move::Normal { from, to, .. } | Move::EnPassant { from, to, .. } if self.position.variant().absorption => {
+                // PA7: what the mover's side may absorb of its victim.
+                let handicap = before.handicaps().of(mover);
                 before.piece_at(from).zip(self.position.piece_at(to)).filter(|(was, now)| {
-                    now.powers != was.powers && taken.iter().any(|(_, v)| now.powers.contains(v.powers))
+                    now.powers != was.powers
+                        && taken.iter().any(|(_, v)| {
+                            let gained = handicap.absorbable(v.powers);
+                            !gained.is_empty() && now.powers.contains(gained)
+                        })
                 })
             }
             _ => None,

@@ -26,6 +26,7 @@ mod clash;
 mod explain;
 mod fen;
 mod game;
+mod handicap;
 mod movegen;
 mod moves;
 mod notation;
@@ -33,7 +34,9 @@ mod perft;
 mod pgn;
 mod piece;
 mod position;
+pub mod review;
 pub mod search;
+mod split;
 mod types;
 mod variant;
 mod zobrist;
@@ -41,6 +44,7 @@ mod zobrist;
 pub use explain::{CastleWhy, Named, Why};
 pub use fen::FenError;
 pub use game::{EndReason, Game, Outcome, Played};
+pub use handicap::{Handicap, HandicapError, Handicaps};
 pub use moves::{MAX_CHAIN, MAX_MOVES, MAX_TOUCHED, Move, MoveList, Promote, Touched};
 pub use notation::MoveError;
 pub use perft::{divide, perft};
@@ -48,6 +52,6 @@ pub use piece::{Piece, Powers};
 pub use position::Position;
 pub use types::{Bitboard, Color, Square};
 pub use variant::{
-    ABSORPTION, ALAPAWN, ALAPAWN_BALANCED, CHESS, CLASH, CONSTRUCTION, Goal, OLYMPIC, PieceType, Promotion, Repetition,
-    VARIANTS, Variant,
+    ABSORPTION, ALAPAWN, ALAPAWN_BALANCED, CHESS, CLASH, CONSTRUCTION, CONSTRUCTION_SPLIT, Goal, OLYMPIC, PieceType,
+    Promotion, Repetition, VARIANTS, Variant,
 };

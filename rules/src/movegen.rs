@@ -138,6 +138,15 @@ impl Position {
                 continue;
             };
             let powers = self.moves_of(piece);
+            if powers.has_halves() {
+                // CS1: moving and capturing halves.
+                let mut line = r.target;
+                if r.pinned.has(from) {
+                    line &= t.line(r.king.unwrap_or(from), from);
+                }
+                self.split_moves(from, powers, line, list);
+                continue;
+            }
             if powers.contains(Powers::PAWN) {
                 // A compound holding the Pawn power (PA4, C4).
                 let mut line = r.target;
@@ -183,7 +192,7 @@ impl Position {
 
     /// Squares a pawn on `from` may step to without capturing.
     #[inline]
-    fn pawn_steps(&self, from: Square, us: Color, empty: Bitboard) -> Bitboard {
+    pub(crate) fn pawn_steps(&self, from: Square, us: Color, empty: Bitboard) -> Bitboard {
         let t = tables();
         let ahead = from.bb().forward(us) & self.mask;
         let mut steps = ahead & empty;
@@ -259,8 +268,9 @@ impl Position {
         list.push(Move::EnPassant { from, to, keep: false });
         if self.variant.absorption {
             let victim = self.piece_at(Square::new(from.rank() * 8 + to.file()));
+            // PA7: with a handicap there may be nothing to decline.
             if let (Some(p), Some(v)) = (self.piece_at(from), victim)
-                && !p.powers.contains(v.powers)
+                && self.result_powers(p, Some(v), false, Promote::No) != p.powers
             {
                 list.push(Move::EnPassant { from, to, keep: true });
             }
@@ -510,8 +520,9 @@ impl Position {
         let zone = (0..self.variant.drop_ranks.min(h))
             .map(|i| Bitboard::rank(if us == Color::White { i } else { h - 1 - i }))
             .fold(Bitboard::EMPTY, |a, b| a | b);
-        for (slot, pt) in self.variant.pieces.iter().enumerate() {
-            if pt.powers.is_empty() && !pt.royal && hand[slot] > 0 {
+        // Slots past the hand's are named pieces that no reserve holds.
+        for (slot, (pt, &count)) in self.variant.pieces.iter().zip(hand.iter()).enumerate() {
+            if pt.powers.is_empty() && !pt.royal && count > 0 {
                 for to in zone & !self.occupied() & self.mask & r.target {
                     list.push(Move::Drop { piece: slot as u8, to });
                 }
@@ -525,13 +536,13 @@ impl Position {
             let Some(p) = self.piece_at(to) else {
                 continue;
             };
-            for (slot, pt) in self.variant.pieces.iter().enumerate() {
+            for (slot, (pt, &count)) in self.variant.pieces.iter().zip(hand.iter()).enumerate() {
                 let single = pt.powers.count() == 1;
-                if hand[slot] == 0 || !single || pt.royal || p.powers.contains(pt.powers) {
+                if count == 0 || !single || pt.royal || p.powers.contains(pt.powers) {
                     continue;
                 }
-                // C4: no Pawn power for a piece on its last rank.
-                if pt.powers == Powers::PAWN && last.has(to) {
+                // C4, CS3: no Pawn power or half for a piece on its last rank.
+                if pt.powers.intersects(Powers::PAWN_ANY) && last.has(to) {
                     continue;
                 }
                 list.push(Move::Grant { piece: slot as u8, to });
@@ -731,6 +742,16 @@ impl crate::variant::Variant {
         }
         let p = crate::piece::Piece { color: Color::White, powers: pt.powers, royal: pt.royal, promoted: false };
         pos.put(from, p);
+        if pt.powers.has_halves() {
+            // CS1: the moving halves' squares, and the capturing halves'.
+            let (moving, capturing) = (pt.powers.moving(), pt.powers.capturing());
+            let empty = pos.mask & !from.bb();
+            let mut moves = pos.attacks(from, moving.without(Powers::PAWN), Color::White, from.bb());
+            if moving.contains(Powers::PAWN) {
+                moves |= pos.pawn_steps(from, Color::White, empty);
+            }
+            return Some((moves, pos.attacks(from, capturing, Color::White, from.bb())));
+        }
         let attacks = pos.attacks(from, pt.powers, Color::White, from.bb());
         if pt.powers == Powers::RABBIT {
             // CA2: it slides onto empty squares and captures only by jumping,

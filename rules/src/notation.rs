@@ -39,7 +39,7 @@ use crate::explain::{Named, Why, or_list};
 use crate::moves::{Move, MoveList, Promote, castle_squares};
 use crate::piece::{Piece, Powers};
 use crate::position::Position;
-use crate::types::Square;
+use crate::types::{Color, Square};
 
 /// Why a move text was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -186,7 +186,7 @@ impl Position {
             }
             Move::EnPassant { from, to, keep } => {
                 match self.piece_at(from) {
-                    Some(p) if p.powers != Powers::PAWN => {
+                    Some(p) if p.powers.joined() != Powers::PAWN => {
                         let _ = write!(s, "{}x{to}", self.piece_code(p).to_ascii_uppercase());
                     }
                     _ => {
@@ -227,7 +227,7 @@ impl Position {
                     return self.canonical(m);
                 };
                 let capture = self.piece_at(to).is_some();
-                if piece.powers == Powers::PAWN && !piece.promoted {
+                if piece.powers.joined() == Powers::PAWN && !piece.promoted {
                     if capture || from.file() != to.file() {
                         s.push(file_char(from));
                     }
@@ -341,6 +341,9 @@ impl Position {
         }
         let all = legal;
         let legal: MoveList = all.iter().copied().filter(|m| is_keep(m) == keep).collect();
+        if keep && let Some(why) = self.nothing_to_decline(&trimmed, &all, &legal) {
+            return Err(MoveError::Refused { text: text.trim().to_string(), why });
+        }
         if legal.is_empty() {
             return Err(MoveError::Illegal { text: text.trim().to_string(), closest: Vec::new() });
         }
@@ -394,6 +397,33 @@ impl Position {
         }
     }
 
+    /// PA3, PA7: a capture written as declining where there is no declining
+    /// move, because absorbing would change nothing (a pawn taking a pawn,
+    /// or a side whose handicap takes nothing from this victim).
+    fn nothing_to_decline(&self, text: &str, all: &MoveList, declining: &MoveList) -> Option<Why> {
+        if text.is_empty() || !self.matching(text, declining).is_empty() {
+            return None;
+        }
+        let absorbing: MoveList = all.iter().copied().filter(|m| !is_keep(m)).collect();
+        let found = self.matching(text, &absorbing);
+        let [m] = found.as_slice() else { return None };
+        let capture = match *m {
+            Move::Normal { to, .. } => self.piece_at(to).is_some(),
+            Move::EnPassant { .. } => true,
+            _ => false,
+        };
+        if !capture {
+            return None;
+        }
+        let us = self.turn();
+        let handicap = self.handicaps().of(us);
+        let handicap = (!handicap.is_none()).then(|| {
+            let side = if us == Color::White { "White" } else { "Black" };
+            format!("{side} plays {handicap}")
+        });
+        Some(Why::NothingToDecline { capture: self.unique_san(m, all), handicap })
+    }
+
     /// The legal moves that `text` (without a declining mark) may mean, read
     /// from the most exact reading to the loosest; the first reading that
     /// matches anything decides.
@@ -431,7 +461,7 @@ impl Position {
         let mut options = vec![san.clone()];
         if let Move::Normal { from, to, .. } = *m
             && let Some(p) = self.piece_at(from)
-            && (p.powers != Powers::PAWN || p.promoted)
+            && (p.powers.joined() != Powers::PAWN || p.promoted)
         {
             let code = if p.promoted {
                 format!("+{}", self.piece_code(p).to_ascii_uppercase())
@@ -510,7 +540,8 @@ impl Position {
                 out.push(format!("{}>{to}", pt.letter));
                 for word in ["give", "grant", "add"] {
                     out.push(format!("{word},{},{to}", pt.letter));
-                    out.push(format!("{word},{},{to}", pt.name));
+                    // `give rook moving half e2` (CS2): the words as typed.
+                    out.push(format!("{word},{},{to}", pt.name.replace(' ', ",")));
                     out.push(format!("{word}{}{to}", pt.letter));
                 }
             }
@@ -571,7 +602,7 @@ impl Position {
                     }
                 };
                 let mut stems = Vec::new();
-                if piece.powers == Powers::PAWN && !piece.promoted {
+                if piece.powers.joined() == Powers::PAWN && !piece.promoted {
                     let f = file_char(from);
                     if from.file() == to.file() {
                         stems.push(format!("{to}"));

@@ -37,10 +37,30 @@ pub(crate) enum Power {
     Rogue = 17,
     Phoenix = 18,
     Shield = 19,
+    // Construction with split powers (CS1): the moving halves of Rook,
+    // Bishop, Knight and Pawn, then their capturing halves, in the order of
+    // the full powers 1-4 (so a half maps to its full power by one shift).
+    RookMove = 20,
+    BishopMove = 21,
+    KnightMove = 22,
+    PawnMove = 23,
+    RookTake = 24,
+    BishopTake = 25,
+    KnightTake = 26,
+    PawnTake = 27,
 }
 
 /// Number of distinct powers.
-pub(crate) const NUM_POWERS: usize = 20;
+pub(crate) const NUM_POWERS: usize = 28;
+/// Powers before the halves (the Zobrist keys of these come first).
+pub(crate) const NUM_WHOLE_POWERS: usize = 20;
+/// The bits of Clash's powers (`Position::exotic_attacks`).
+pub(crate) const EXOTIC_BITS: u32 = ((1 << NUM_WHOLE_POWERS) - 1) & !((1 << Power::Omni as u32) - 1);
+/// First bit of the moving halves, and of the capturing halves.
+const MOVE_SHIFT: u32 = Power::RookMove as u32 - Power::Rook as u32;
+const TAKE_SHIFT: u32 = Power::RookTake as u32 - Power::Rook as u32;
+/// The four full powers that split (Rook, Bishop, Knight, Pawn), as bits.
+const SPLITTABLE: u32 = 0b11110;
 
 impl Powers {
     /// No power at all: a piece that cannot move (Construction's static piece).
@@ -88,6 +108,26 @@ impl Powers {
     pub const SHIELD: Powers = Powers(1 << Power::Shield as u32);
     /// Rook plus bishop.
     pub const QUEEN: Powers = Powers(Self::ROOK.0 | Self::BISHOP.0);
+    /// CS1: the Rook's moving half (slides onto empty squares only).
+    pub const ROOK_MOVE: Powers = Powers(1 << Power::RookMove as u32);
+    /// CS1: the Bishop's moving half.
+    pub const BISHOP_MOVE: Powers = Powers(1 << Power::BishopMove as u32);
+    /// CS1: the Knight's moving half.
+    pub const KNIGHT_MOVE: Powers = Powers(1 << Power::KnightMove as u32);
+    /// CS3: the Pawn's moving half (steps forward, twice from the first rank).
+    pub const PAWN_MOVE: Powers = Powers(1 << Power::PawnMove as u32);
+    /// CS1: the Rook's capturing half (captures along lines only).
+    pub const ROOK_TAKE: Powers = Powers(1 << Power::RookTake as u32);
+    /// CS1: the Bishop's capturing half.
+    pub const BISHOP_TAKE: Powers = Powers(1 << Power::BishopTake as u32);
+    /// CS1: the Knight's capturing half.
+    pub const KNIGHT_TAKE: Powers = Powers(1 << Power::KnightTake as u32);
+    /// CS3: the Pawn's capturing half (one step diagonally forward).
+    pub const PAWN_TAKE: Powers = Powers(1 << Power::PawnTake as u32);
+    /// Every half, moving and capturing.
+    pub const HALVES: Powers = Powers(SPLITTABLE << MOVE_SHIFT | SPLITTABLE << TAKE_SHIFT);
+    /// The Pawn power and both its halves: what promotion removes (C5, CS5).
+    pub const PAWN_ANY: Powers = Powers(Self::PAWN.0 | Self::PAWN_MOVE.0 | Self::PAWN_TAKE.0);
 
     /// The union of two sets.
     #[inline]
@@ -125,6 +165,54 @@ impl Powers {
         Powers(self.0 & !other.0)
     }
 
+    /// True if the set holds a half power (CS1).
+    #[inline]
+    pub const fn has_halves(self) -> bool {
+        self.0 & Self::HALVES.0 != 0
+    }
+
+    /// How the set moves onto empty squares, halves read as their full
+    /// powers: the full powers it holds and its moving halves (CS1).
+    #[inline]
+    pub const fn moving(self) -> Powers {
+        Powers((self.0 & !Self::HALVES.0) | (self.0 >> MOVE_SHIFT & SPLITTABLE))
+    }
+
+    /// How the set captures and attacks, halves read as their full powers:
+    /// the full powers it holds and its capturing halves (CS1, CS4).
+    #[inline]
+    pub const fn capturing(self) -> Powers {
+        Powers((self.0 & !Self::HALVES.0) | (self.0 >> TAKE_SHIFT & SPLITTABLE))
+    }
+
+    /// The full power whose half `self` is (`self` itself if it is no half).
+    pub const fn whole(self) -> Powers {
+        Powers(self.moving().0 | self.capturing().0)
+    }
+
+    /// The moving half of each full power in `self` (CS1).
+    pub const fn move_halves(self) -> Powers {
+        Powers((self.0 & SPLITTABLE) << MOVE_SHIFT)
+    }
+
+    /// The capturing half of each full power in `self` (CS1).
+    pub const fn take_halves(self) -> Powers {
+        Powers((self.0 & SPLITTABLE) << TAKE_SHIFT)
+    }
+
+    /// Both halves of each full power in `self`, other powers unchanged:
+    /// how `construction-split` holds a full power (CS2).
+    pub const fn split(self) -> Powers {
+        Powers((self.0 & !SPLITTABLE) | self.move_halves().0 | self.take_halves().0)
+    }
+
+    /// The set with each pair of halves of one kind written as the full
+    /// power (CS2): the inverse of [`Powers::split`].
+    pub const fn joined(self) -> Powers {
+        let both = (self.0 >> MOVE_SHIFT) & (self.0 >> TAKE_SHIFT) & SPLITTABLE;
+        Powers((self.0 & !(both << MOVE_SHIFT) & !(both << TAKE_SHIFT)) | both)
+    }
+
     /// Number of powers in the set.
     #[inline]
     pub const fn count(self) -> u32 {
@@ -137,17 +225,51 @@ impl Powers {
     }
 
     /// The single powers of the set, as indices.
+    #[inline]
     pub(crate) fn each(self) -> impl Iterator<Item = usize> {
-        let bits = self.0;
-        (0..NUM_POWERS).filter(move |i| bits >> i & 1 != 0)
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Some(i)
+        })
     }
 }
 
 impl fmt::Debug for Powers {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const NAMES: [&str; NUM_POWERS] = [
-            "King", "Rook", "Bishop", "Knight", "Pawn", "Silver", "Gold", "Castle", "Omni", "Wazir", "Ferz", "Alfil",
-            "Hawk", "Kite", "Machine", "Jester", "Rabbit", "Rogue", "Phoenix", "Shield",
+            "King",
+            "Rook",
+            "Bishop",
+            "Knight",
+            "Pawn",
+            "Silver",
+            "Gold",
+            "Castle",
+            "Omni",
+            "Wazir",
+            "Ferz",
+            "Alfil",
+            "Hawk",
+            "Kite",
+            "Machine",
+            "Jester",
+            "Rabbit",
+            "Rogue",
+            "Phoenix",
+            "Shield",
+            "RookMove",
+            "BishopMove",
+            "KnightMove",
+            "PawnMove",
+            "RookTake",
+            "BishopTake",
+            "KnightTake",
+            "PawnTake",
         ];
         let names: Vec<_> = self.each().map(|i| NAMES[i]).collect();
         write!(f, "{{{}}}", names.join("+"))

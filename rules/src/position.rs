@@ -2,8 +2,9 @@
 //! which moves are legal.
 
 use crate::attacks::tables;
+use crate::handicap::Handicaps;
 use crate::moves::{Move, Promote, castle_squares};
-use crate::piece::{NUM_POWERS, Piece, Power, Powers};
+use crate::piece::{EXOTIC_BITS, NUM_POWERS, Piece, Power, Powers};
 use crate::types::{Bitboard, Color, Square};
 use crate::variant::{Goal, Promotion, Variant};
 use crate::zobrist::{HAND_SLOTS, keys};
@@ -18,7 +19,9 @@ pub struct Position {
     pub(crate) board: [Option<Piece>; 64],
     pub(crate) by_color: [Bitboard; 2],
     /// Squares of the pieces that move with each power (promoted pieces are
-    /// counted with the powers they move as).
+    /// counted with the powers they move as). A piece holding a capturing
+    /// half (CS1) is also filed under the full power, so that the full
+    /// powers' boards are the squares that attack that way (CS4).
     pub(crate) by_power: [Bitboard; NUM_POWERS],
     pub(crate) royal: Bitboard,
     /// The squares of the board.
@@ -40,6 +43,8 @@ pub struct Position {
     /// CA8: each side's shield: 0 none or used, 1-3 up (owner's turns still
     /// to begin before it drops), 4 still to be used.
     pub(crate) shield: [u8; 2],
+    /// PA7: what each side's captures may not absorb.
+    pub(crate) handicap: Handicaps,
     pub(crate) hash: u64,
 }
 
@@ -66,6 +71,7 @@ impl Position {
             first_pawn_turn: false,
             guard: Bitboard::EMPTY,
             shield: [0; 2],
+            handicap: Handicaps::NONE,
             hash: 0,
         }
     }
@@ -92,6 +98,26 @@ impl Position {
     /// `color` holds in hand.
     pub fn hand(&self, color: Color, piece: u8) -> u8 {
         self.hands[color.index()].get(piece as usize).copied().unwrap_or(0)
+    }
+
+    /// PA7: what each side's captures may not absorb (none outside Power
+    /// Absorption).
+    pub fn handicaps(&self) -> Handicaps {
+        self.handicap
+    }
+
+    /// The same position with these handicaps (PA7); refused outside Power
+    /// Absorption, where no capture absorbs.
+    pub fn with_handicaps(mut self, handicaps: Handicaps) -> Result<Position, crate::FenError> {
+        if !self.variant.absorption && !handicaps.is_none() {
+            return Err(crate::FenError::Impossible {
+                variant: self.variant.name,
+                reason: "handicaps belong to Power Absorption".into(),
+            });
+        }
+        self.handicap = handicaps;
+        self.hash = self.compute_hash();
+        Ok(self)
     }
 
     /// Half-moves since the last capture or pawn move.
@@ -144,8 +170,9 @@ impl Position {
         }
     }
 
-    /// The powers a piece ends a move with: PA3's absorption (unless `keep`)
-    /// and then the promotion, which replaces the Pawn power (PA5, C5).
+    /// The powers a piece ends a move with: PA3's absorption (unless `keep`),
+    /// limited by its side's handicap (PA7), and then the promotion, which
+    /// replaces the Pawn power (PA5, C5).
     #[inline]
     pub(crate) fn result_powers(&self, piece: Piece, victim: Option<Piece>, keep: bool, promote: Promote) -> Powers {
         let mut powers = piece.powers;
@@ -153,7 +180,7 @@ impl Position {
             && !keep
             && let Some(v) = victim
         {
-            powers = powers.with(v.powers);
+            powers = powers.with(self.handicap.of(piece.color).absorbable(v.powers));
         }
         match (promote, self.variant.promotion) {
             (Promote::To(i), Promotion::Choice(_)) if self.variant.absorption => {
@@ -161,7 +188,8 @@ impl Position {
             }
             // The peasant becomes the chosen piece (chess, CA1).
             (Promote::To(i), Promotion::Choice(_)) => self.variant.pieces[i as usize].powers,
-            (Promote::To(_), Promotion::Reserve(_)) => powers.without(Powers::PAWN),
+            // C5, CS5: every Pawn half goes too.
+            (Promote::To(_), Promotion::Reserve(_)) => powers.without(Powers::PAWN_ANY),
             _ => powers,
         }
     }
@@ -203,12 +231,19 @@ impl Position {
         others.fold(self.power(Power::Pawn), |acc, (_, &b)| acc & !b)
     }
 
+    /// The power boards a piece of `powers` is filed under: its powers, and
+    /// for each capturing half the full power too (CS4).
+    #[inline]
+    fn filed_under(powers: Powers) -> Powers {
+        if powers.has_halves() { powers.with(powers.capturing()) } else { powers }
+    }
+
     pub(crate) fn put(&mut self, sq: Square, piece: Piece) {
         debug_assert!(self.board[sq.index()].is_none());
         let bb = sq.bb();
         self.board[sq.index()] = Some(piece);
         self.by_color[piece.color.index()] |= bb;
-        for i in self.moves_of(piece).each() {
+        for i in Self::filed_under(self.moves_of(piece)).each() {
             self.by_power[i] |= bb;
         }
         if piece.royal {
@@ -221,7 +256,7 @@ impl Position {
         let piece = self.board[sq.index()].take()?;
         let keep = !sq.bb();
         self.by_color[piece.color.index()] &= keep;
-        for i in self.moves_of(piece).each() {
+        for i in Self::filed_under(self.moves_of(piece)).each() {
             self.by_power[i] &= keep;
         }
         self.royal &= keep;
@@ -274,8 +309,12 @@ impl Position {
         if has(Power::Gold) {
             a |= t.gold(color, sq);
         }
-        if bits >> Power::Omni as u32 != 0 {
+        if bits & EXOTIC_BITS != 0 {
             a |= self.exotic_attacks(sq, powers, color, occ);
+        }
+        if powers.has_halves() {
+            // CS4: a piece attacks with its capturing halves only.
+            a |= self.attacks(sq, powers.capturing().without(powers), color, occ);
         }
         a & self.mask
     }
@@ -353,7 +392,16 @@ impl Position {
                 let unpromoted_last = promote == Promote::No && self.last_rank(us).has(to);
                 // CA1: an Omnipawn is a peasant like the Pawn.
                 let peasant = movers == Powers::OMNI;
+                // CS3: a step of the moving half, a capture of the capturing half.
+                let half_pawn = movers.has_halves()
+                    && !unpromoted_last
+                    && if victim.is_some() {
+                        movers.contains(Powers::PAWN_TAKE) && tables().pawn(us, from).has(to)
+                    } else {
+                        movers.contains(Powers::PAWN_MOVE) && self.is_pawn_step(from, to, us, false)
+                    };
                 if peasant
+                    || half_pawn
                     || (movers.contains(Powers::PAWN)
                         && (movers == Powers::PAWN
                             || (self.is_pawn_step(from, to, us, victim.is_some()) && !unpromoted_last)))
@@ -590,6 +638,10 @@ impl Position {
         for c in Color::ALL {
             if self.shield[c.index()] != 0 {
                 h ^= k.shield[c.index()][self.shield[c.index()].min(4) as usize];
+            }
+            let handicap = self.handicap.of(c).bits();
+            if handicap != 0 {
+                h ^= k.handicap[c.index()][handicap & 7];
             }
         }
         h

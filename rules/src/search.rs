@@ -8,6 +8,8 @@
 //! few thousand nodes, so a time limit is kept to within a millisecond or
 //! two. Whatever it finds is one of the position's legal moves.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::moves::{Move, MoveList, Promote};
@@ -92,6 +94,7 @@ pub struct Engine {
     killers: [[Option<Move>; 2]; MAX_PLY],
     history: Vec<i32>,
     path: Vec<u64>,
+    cancel: Arc<AtomicBool>,
 }
 
 impl Engine {
@@ -106,7 +109,14 @@ impl Engine {
             killers: [[None; 2]; MAX_PLY],
             history: vec![0; 64 * 64],
             path: Vec::with_capacity(MAX_PLY),
+            cancel: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// A flag that, once set, ends the running search and every later one
+    /// within a few thousand nodes, as if their time were up.
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        self.cancel.clone()
     }
 
     /// Searches `pos` within `limits`. `None` if there is no legal move.
@@ -169,7 +179,7 @@ impl Engine {
     }
 
     fn out_of_time(&mut self) -> bool {
-        if self.nodes & 2047 == 0 && Instant::now() >= self.deadline {
+        if self.nodes & 2047 == 0 && (Instant::now() >= self.deadline || self.cancel.load(Ordering::Relaxed)) {
             self.stopped = true;
         }
         self.stopped
@@ -418,8 +428,11 @@ fn is_noisy(pos: &Position, m: &Move) -> bool {
 }
 
 /// Centipawn value of a set of powers: a compound is the sum of its parts
-/// and a little more (it combines them in one piece).
+/// and a little more (it combines them in one piece). A half (CS1) is worth
+/// half its full power when it captures and 45% when it only moves (it
+/// neither takes nor guards nor checks); both halves are the full power.
 fn value(pos: &Position, powers: Powers) -> i32 {
+    let powers = powers.joined();
     let v = pos.variant();
     let race = v.goal == Goal::PawnRace;
     let small = v.width <= 5;
@@ -435,9 +448,12 @@ fn value(pos: &Position, powers: Powers) -> i32 {
         // auctioned Amazon at the 14 gold its author suggests.
         return kind.cost_quarters().map_or(1400, |q| q as i32 * 25);
     }
+    let full = |p: Powers| value(pos, p.whole());
     let sum: i32 = powers
         .singles()
         .map(|p| match p {
+            p if p.has_halves() && p.capturing().is_empty() => full(p) * 9 / 20,
+            p if p.has_halves() => full(p) / 2,
             p if p == Powers::PAWN => {
                 if race {
                     250
@@ -503,15 +519,15 @@ pub fn evaluate(pos: &Position) -> i32 {
             continue;
         }
         score[side] += value(pos, moves);
-        if moves == Powers::PAWN {
+        if moves.joined() == Powers::PAWN {
             score[side] += if race { advance * advance * 14 } else { advance * 6 };
             continue;
         }
         if moves.is_empty() {
             continue;
         }
-        if moves.contains(Powers::PAWN) {
-            // A compound still heading for promotion (PA5, C5).
+        if moves.intersects(Powers::PAWN_ANY) {
+            // A compound still heading for promotion (PA5, C5, CS5).
             score[side] += advance * 4;
         }
         // Pieces like the centre, and room to move.

@@ -5,13 +5,17 @@
 
 use std::sync::LazyLock;
 
-use crate::piece::{NUM_POWERS, Piece};
+use crate::piece::{NUM_POWERS, NUM_WHOLE_POWERS, Piece};
 use crate::types::{Color, Square};
 
 /// Hand counts above this share one key; no variant gets near it.
 pub(crate) const MAX_HAND: usize = 32;
-/// Hand slots: piece-type indices of the variant.
-pub(crate) const HAND_SLOTS: usize = 8;
+/// Hand slots: piece-type indices of the variant (`construction-split`'s
+/// reserve uses eleven).
+pub(crate) const HAND_SLOTS: usize = 11;
+/// The hand slots of the first variants: their keys come first, so that
+/// adding slots left every earlier key as it was.
+const FIRST_HAND_SLOTS: usize = 8;
 
 pub(crate) struct Keys {
     power: [[[u64; 64]; NUM_POWERS]; 2],
@@ -28,6 +32,8 @@ pub(crate) struct Keys {
     pub(crate) guard: [u64; 64],
     /// CA8: the shield state of each side (0 none, 1-3 up, 4 still to use).
     pub(crate) shield: [[u64; 5]; 2],
+    /// PA7: each side's handicap, by its bits.
+    pub(crate) handicap: [[u64; 8]; 2],
 }
 
 static KEYS: LazyLock<Box<Keys>> = LazyLock::new(|| {
@@ -41,19 +47,45 @@ static KEYS: LazyLock<Box<Keys>> = LazyLock::new(|| {
         z ^ (z >> 31)
     };
     let mut sq64 = || std::array::from_fn(|_| next());
-    let power = std::array::from_fn(|_| std::array::from_fn(|_| sq64()));
+    // The keys of the powers and slots added later are drawn after all the
+    // others, so every earlier key (and every hash) stays what it was.
+    let mut power: [[[u64; 64]; NUM_POWERS]; 2] = [[[0; 64]; NUM_POWERS]; 2];
+    for side in power.iter_mut() {
+        for p in side.iter_mut().take(NUM_WHOLE_POWERS) {
+            *p = sq64();
+        }
+    }
     let royal = std::array::from_fn(|_| sq64());
     let promoted = std::array::from_fn(|_| sq64());
     let bare = std::array::from_fn(|_| sq64());
     let castling = sq64();
     let ep = sq64();
     let mut next2 = || sq64()[0];
-    let hand = std::array::from_fn(|_| std::array::from_fn(|_| std::array::from_fn(|_| next2())));
+    let mut hand = [[[0; MAX_HAND + 1]; HAND_SLOTS]; 2];
+    for side in hand.iter_mut() {
+        for slot in side.iter_mut().take(FIRST_HAND_SLOTS) {
+            *slot = std::array::from_fn(|_| next2());
+        }
+    }
     let black = next2();
     let first_pawn_turn = next2();
     let guard = std::array::from_fn(|_| next2());
     let shield = std::array::from_fn(|_| std::array::from_fn(|_| next2()));
-    Box::new(Keys { power, royal, promoted, bare, hand, castling, ep, black, first_pawn_turn, guard, shield })
+    for side in power.iter_mut() {
+        for p in side.iter_mut().skip(NUM_WHOLE_POWERS) {
+            *p = sq64();
+        }
+    }
+    // An empty added slot has the key 0, so that a position holding none of
+    // the added kinds hashes as it did before they were added (the bot's
+    // choices are seeded by the hash).
+    for side in hand.iter_mut() {
+        for slot in side.iter_mut().skip(FIRST_HAND_SLOTS) {
+            *slot = std::array::from_fn(|count| if count == 0 { 0 } else { sq64()[0] });
+        }
+    }
+    let handicap = std::array::from_fn(|_| std::array::from_fn(|_| sq64()[0]));
+    Box::new(Keys { power, royal, promoted, bare, hand, castling, ep, black, first_pawn_turn, guard, shield, handicap })
 });
 
 #[inline]

@@ -220,13 +220,87 @@ struct Oracle {
     fullmove: u32,
     /// Captures absorb (PA3). Off, the oracle plays standard chess.
     absorb: bool,
+    /// PA7: White's and Black's handicaps.
+    handicap: [OHandicap; 2],
+}
+
+/// PA7, read word by word: "`nopawn`: never the Pawn power; `noqueen`:
+/// nothing from a captured piece that holds both Rook and Bishop powers;
+/// `plain`: nothing at all ... `nopawn` and `noqueen` combine; `plain` covers
+/// both."
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+struct OHandicap {
+    nopawn: bool,
+    noqueen: bool,
+    plain: bool,
+}
+
+impl OHandicap {
+    /// What a capture by a side with this handicap takes from `victim`.
+    fn absorbs(self, victim: u8) -> u8 {
+        if self.plain {
+            return 0;
+        }
+        if self.noqueen && victim & QUEEN == QUEEN {
+            return 0;
+        }
+        if self.nopawn { victim & !PAWN } else { victim }
+    }
+
+    /// POWERS.md's words for one side, joined by `+`: `plain` alone, else
+    /// `nopawn`, `noqueen` or `nopawn+noqueen`.
+    fn fen_words(self) -> Option<String> {
+        if self.plain {
+            return Some("plain".into());
+        }
+        match (self.nopawn, self.noqueen) {
+            (false, false) => None,
+            (true, false) => Some("nopawn".into()),
+            (false, true) => Some("noqueen".into()),
+            (true, true) => Some("nopawn+noqueen".into()),
+        }
+    }
+
+    fn from_fen_words(words: &str) -> Result<OHandicap, String> {
+        let mut h = OHandicap::default();
+        for w in words.split('+') {
+            match w {
+                "nopawn" => h.nopawn = true,
+                "noqueen" => h.noqueen = true,
+                "plain" => h.plain = true,
+                _ => return Err(format!("bad handicap {w:?}")),
+            }
+        }
+        if h.plain {
+            h = OHandicap { plain: true, ..OHandicap::default() };
+        }
+        Ok(h)
+    }
+}
+
+/// POWERS.md: the handicap field, `h:W=plain,B=nopawn+noqueen`.
+fn parse_handicap_field(field: &str) -> Result<[OHandicap; 2], String> {
+    let body = field.strip_prefix("h:").ok_or_else(|| format!("bad handicap field {field:?}"))?;
+    let mut sides = [OHandicap::default(); 2];
+    for side in body.split(',') {
+        match side.split_once('=') {
+            Some(("W", words)) => sides[0] = OHandicap::from_fen_words(words)?,
+            Some(("B", words)) => sides[1] = OHandicap::from_fen_words(words)?,
+            _ => return Err(format!("bad handicap field {field:?}")),
+        }
+    }
+    Ok(sides)
 }
 
 impl Oracle {
     fn from_fen(fen: &str, absorb: bool) -> Result<Oracle, String> {
         let fields: Vec<&str> = fen.split_whitespace().collect();
-        let &[placement, side, castling, ep, halfmove, fullmove] = fields.as_slice() else {
-            return Err(format!("expected 6 fields in {fen:?}"));
+        let (&[placement, side, castling, ep, halfmove, fullmove], handicap) = match fields.as_slice() {
+            [six @ .., last] if six.len() == 6 => (<&[&str; 6]>::try_from(six).unwrap(), parse_handicap_field(last)?),
+            six => (
+                <&[&str; 6]>::try_from(six).map_err(|_| format!("expected 6 or 7 fields in {fen:?}"))?,
+                [OHandicap::default(); 2],
+            ),
         };
         let mut board = [None; 64];
         let ranks: Vec<&str> = placement.split('/').collect();
@@ -275,6 +349,7 @@ impl Oracle {
             halfmove: halfmove.parse().map_err(|_| format!("bad halfmove {halfmove:?}"))?,
             fullmove: fullmove.parse().map_err(|_| format!("bad fullmove {fullmove:?}"))?,
             absorb,
+            handicap,
         })
     }
 
@@ -290,6 +365,11 @@ impl Oracle {
             None => s += " -",
         }
         s += &format!(" {} {}", self.halfmove, self.fullmove);
+        let sides: Vec<String> =
+            ["W", "B"].iter().zip(self.handicap).filter_map(|(c, h)| Some(format!("{c}={}", h.fen_words()?))).collect();
+        if !sides.is_empty() {
+            s += &format!(" h:{}", sides.join(","));
+        }
         s
     }
 
@@ -644,14 +724,17 @@ impl Oracle {
             }
             out.push(OMove { result, token, ..base.clone() });
         };
+        // PA7: the mover's side's handicap limits what it takes.
+        let handicap = self.handicap[usize::from(!self.white_to_move)];
         let absorbing = finish(match victim {
-            Some(v) if self.absorb => mover | v,
+            Some(v) if self.absorb => mover | handicap.absorbs(v),
             _ => mover,
         });
         for &a in &absorbing {
             push(out, a, false);
         }
-        if !self.absorb || victim.is_none() {
+        // PA7: "A declining move exists only where absorbing was possible."
+        if !self.absorb || victim.is_none_or(|v| handicap.absorbs(v) == 0) {
             return;
         }
         // PA3 / POWERS.md: declining is a move of its own only where it leaves
@@ -1016,6 +1099,120 @@ fn oracle_perft_small() {
 fn oracle_confirms_perft_table() {
     let mut checked = 0;
     for case in common::perft_table("absorption").iter().filter(|c| c.nodes <= 300_000) {
+        let oracle = Oracle::from_fen(&case.fen, true).unwrap_or_else(|e| panic!("{}: {e}", case.fen));
+        assert_eq!(oracle.perft(case.depth), case.nodes, "{} depth {}", case.fen, case.depth);
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} entries checked");
+}
+
+// ---------------------------------------------------------- PA7 handicaps
+
+/// PA7's handicaps as the FEN field writes them, per side and for both.
+const HANDICAPS: [&str; 11] = [
+    "h:W=plain",
+    "h:W=nopawn",
+    "h:W=noqueen",
+    "h:W=nopawn+noqueen",
+    "h:B=plain",
+    "h:B=nopawn",
+    "h:B=noqueen",
+    "h:B=nopawn+noqueen",
+    "h:W=plain,B=nopawn",
+    "h:W=nopawn+noqueen,B=noqueen",
+    "h:W=plain,B=plain",
+];
+
+/// Random games from the start under each handicap in `fields`, both
+/// generators compared at every ply; afterwards, a side whose handicap is
+/// `plain` must have kept ordinary chess pieces all game long, which the
+/// comparison of FENs alone would not show if both were wrong alike.
+fn handicap_games(fields: &[&str], games: usize, seed: u64) {
+    let absorption = variant("absorption");
+    let mut rng = fastrand::Rng::with_seed(seed);
+    for field in fields {
+        let fen = format!("{START_FEN} {field}");
+        let mut coverage = Coverage::default();
+        for game in 0..games {
+            let label = format!("{field} game {game}");
+            random_game(load(absorption, &fen, true), &mut rng, 0.6, 200, &label, &mut coverage);
+        }
+        assert!(coverage.moves > 0);
+        eprintln!("PA7 {field}: {games} games, {coverage}");
+    }
+}
+
+#[test]
+fn pa7_white_handicaps_random_games() {
+    handicap_games(&HANDICAPS[..4], 1000, 0x0050_A7A1);
+}
+
+#[test]
+fn pa7_black_handicaps_random_games() {
+    handicap_games(&HANDICAPS[4..8], 1000, 0x0050_A7B1);
+}
+
+#[test]
+fn pa7_both_sides_random_games() {
+    handicap_games(&HANDICAPS[8..], 1000, 0x0050_A7C1);
+}
+
+/// PA7 from the hand-made compound positions: every handicap, trees to depth
+/// 2 and random games, so captures of queen-knights, knight-pawns and
+/// promotions with captures meet each handicap.
+#[test]
+fn pa7_handicaps_from_compound_positions() {
+    let absorption = variant("absorption");
+    let mut rng = fastrand::Rng::with_seed(0x0050_A7D1);
+    let mut coverage = Coverage::default();
+    for field in HANDICAPS {
+        for (i, fen) in COMPOUND_FENS.iter().enumerate() {
+            let fen = format!("{fen} {field}");
+            let (pos, oracle) = load(absorption, &fen, true);
+            compare_tree(&pos, &oracle, 2, &mut Vec::new(), &format!("{field} position {i}"), &mut coverage);
+            for game in 0..40 {
+                let label = format!("{field} position {i}, game {game}");
+                random_game(load(absorption, &fen, true), &mut rng, 0.5, 60, &label, &mut coverage);
+            }
+        }
+    }
+    eprintln!("pa7_handicaps_from_compound_positions: {coverage}");
+}
+
+/// A side playing `plain` (PA7) keeps ordinary chess pieces and never has a
+/// declining move, in random games of the oracle alone.
+#[test]
+fn pa7_plain_side_keeps_chess_pieces() {
+    let mut rng = fastrand::Rng::with_seed(0x0050_A7E1);
+    let chess_sets = [KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN];
+    let mut captures = 0;
+    for _ in 0..300 {
+        let mut o = Oracle::from_fen(&format!("{START_FEN} h:W=plain"), true).unwrap();
+        for _ in 0..150 {
+            let moves = o.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            if o.white_to_move {
+                assert!(moves.iter().all(|m| !m.token.ends_with('-')), "a plain side declines in {}", o.fen());
+            }
+            let m = pick(&mut rng, &moves, 0.7).clone();
+            captures += usize::from(m.capture && o.white_to_move);
+            o.play(&m);
+            for p in o.board.iter().flatten().filter(|p| p.white) {
+                assert!(chess_sets.contains(&p.powers), "White plain holds {} in {}", p.text(), o.fen());
+            }
+        }
+    }
+    assert!(captures > 1000, "only {captures} captures by the plain side");
+}
+
+/// Perft tables for PA7 in `tests/data/absorption-handicap.perft` (counted by
+/// the engine): every entry up to 300,000 nodes recounted by this generator.
+#[test]
+fn oracle_confirms_handicap_perft_table() {
+    let mut checked = 0;
+    for case in common::perft_table("absorption-handicap").iter().filter(|c| c.nodes <= 300_000) {
         let oracle = Oracle::from_fen(&case.fen, true).unwrap_or_else(|e| panic!("{}: {e}", case.fen));
         assert_eq!(oracle.perft(case.depth), case.nodes, "{} depth {}", case.fen, case.depth);
         checked += 1;

@@ -34,9 +34,20 @@ fn absorption() {
     run("absorption", "absorption");
 }
 
+/// PA7: handicapped sides (the FEN's `h:` field).
+#[test]
+fn absorption_handicap() {
+    run("absorption-handicap", "absorption");
+}
+
 #[test]
 fn construction() {
     run("construction", "construction");
+}
+
+#[test]
+fn construction_split() {
+    run("construction-split", "construction-split");
 }
 
 #[test]

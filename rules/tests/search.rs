@@ -140,6 +140,16 @@ fn construction_mates() {
 }
 
 #[test]
+fn construction_split_mates() {
+    // CS1: the capturing Rook half takes onto the back rank and mates; the
+    // same half without a piece to take on a8 has no mate in one.
+    check_mate("construction-split", "s6k/8/6K1/8/8/8/8/U7[] w - - 0 1", 1);
+    // The moving half cannot give check (CS4): the capturing half comes
+    // first, U>a1 Kg8 Ra8#.
+    check_mate("construction-split", "7k/8/6K1/8/8/8/8/T7[U] w - - 0 1", 2);
+}
+
+#[test]
 fn clash_mates() {
     // A Chancellor (rook + knight, CA3) on the back rank.
     check_mate("clash", "6k1/5ppp/8/8/8/8/8/C5K1 w - - 0 1", 1);

@@ -39,7 +39,7 @@ use crate::store::UserRecord;
 use crate::{Challenge, ChannelKey, ChannelSettings, GameId, GameKey, GameRecord, Rating, Result, StoreError};
 
 /// The tables that hold records: a target with a row in any of them is not empty.
-const TABLES: [&str; 13] = [
+const TABLES: [&str; 15] = [
     "games",
     "game_players",
     "archive",
@@ -53,6 +53,8 @@ const TABLES: [&str; 13] = [
     "users",
     "usernames",
     "legacy_usernames",
+    "review_jobs",
+    "reviews",
 ];
 
 /// What [`migrate`] copied, by kind of record, and what it left out.
@@ -84,13 +86,17 @@ pub struct CopyReport {
     pub usernames: usize,
     /// Usernames whose old records were moved to an id.
     pub legacy_usernames: usize,
+    /// Reviews owed (none is taken by any process after the copy).
+    pub review_jobs: usize,
+    /// Finished reviews kept.
+    pub reviews: usize,
     /// What could not be read and was left out, each with why.
     pub skipped: Vec<StoreError>,
 }
 
 impl CopyReport {
     /// Every count, with its name as [`CopyReport`]'s `Display` shows it.
-    pub fn counts(&self) -> [(&'static str, usize); 13] {
+    pub fn counts(&self) -> [(&'static str, usize); 15] {
         [
             ("active games", self.games),
             ("active game players", self.game_players),
@@ -105,6 +111,8 @@ impl CopyReport {
             ("users", self.users),
             ("usernames", self.usernames),
             ("legacy usernames", self.legacy_usernames),
+            ("reviews owed", self.review_jobs),
+            ("reviews", self.reviews),
         ]
     }
 }
@@ -218,6 +226,10 @@ struct Rows {
     usernames: Vec<[String; 3]>,
     /// platform, username, id
     legacy_usernames: Vec<[String; 3]>,
+    /// platform, channel, id, round, record, queued_at
+    review_jobs: Vec<(String, String, String, i32, String, i64)>,
+    /// platform, channel, id, round, review
+    reviews: Vec<(String, String, String, i32, String)>,
     skipped: Vec<StoreError>,
 }
 
@@ -463,6 +475,7 @@ fn read(source: &SledStore) -> Result<Rows> {
             }
         }
     }
+    crate::embedded::read_reviews(t, &mut rows.review_jobs, &mut rows.reviews, &mut rows.skipped)?;
     Ok(rows)
 }
 
@@ -566,6 +579,18 @@ fn write(t: &mut Tx<'_>, rows: &Rows) -> Result<CopyReport> {
         legacy_usernames: insert(
             "INSERT INTO legacy_usernames (platform, username, id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
             &mut rows.legacy_usernames.iter().map(|r| r.iter().map(|v| v as _).collect()),
+        )?,
+        review_jobs: insert(
+            "INSERT INTO review_jobs (platform, channel, id, round, record, queued_at)
+         VALUES ($1, $2, $3, $4, $5::text::jsonb, $6) ON CONFLICT DO NOTHING",
+            &mut rows
+                .review_jobs
+                .iter()
+                .map(|(p, c, i, r, rec, at)| vec![p as _, c as _, i as _, r as _, rec as _, at as _]),
+        )?,
+        reviews: insert(
+            "INSERT INTO reviews (platform, channel, id, round, review) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+            &mut rows.reviews.iter().map(|(p, c, i, r, text)| vec![p as _, c as _, i as _, r as _, text as _]),
         )?,
         skipped: Vec::new(),
     })

@@ -14,17 +14,19 @@ use crate::keys::{self, join, prefix};
 use crate::rating::rate;
 use crate::store::{GameEnd, GameListing, UserRecord};
 use crate::{
-    Challenge, ChannelKey, ChannelSettings, ClashMatch, ColourChoice, GameId, GameKey, GameRecord, GameResult, NewGame,
-    Outcome, Rating, RatingChange, Result, StoreError, Timestamp,
+    Challenge, ChannelKey, ChannelSettings, ClashMatch, ClockState, ColourChoice, GameId, GameKey, GameRecord,
+    GameResult, NewGame, Outcome, Rating, RatingChange, Result, StoreError, Timestamp,
 };
 
 mod directory;
 mod outbox;
 mod pace;
+mod reviews;
 
 pub(crate) use directory::{describe_user, folded, rename_in};
 pub(crate) use outbox::decode_entry;
 pub(crate) use pace::take_slot;
+pub(crate) use reviews::read_reviews;
 
 /// The game store: one sled database holding every platform's channels.
 ///
@@ -60,6 +62,9 @@ pub(crate) struct Shared {
     pub(crate) claimed: Mutex<std::collections::HashSet<(String, u64)>>,
     /// The send slots of each chat (see `pace`): one process has the store.
     pub(crate) send_slots: Mutex<pace::Slots>,
+    /// The reviews owed that this process has taken, each until its lease
+    /// ends (see `reviews`): one process has the store.
+    pub(crate) review_claims: Mutex<std::collections::HashMap<Vec<u8>, u64>>,
     /// The reserve file was given up to recover from a full disk; it is made
     /// again after the next change that is on disk.
     reserve_missing: AtomicBool,
@@ -207,6 +212,7 @@ impl SledStore {
                 fail_next_sync: AtomicBool::new(false),
                 claimed: Mutex::default(),
                 send_slots: Mutex::default(),
+                review_claims: Mutex::default(),
                 reserve_missing: AtomicBool::new(!ensure_reserve(path)),
             }),
             durable: true,
@@ -718,7 +724,7 @@ impl SledStore {
             }
             let was_due = due_of(&game);
             change(&mut game).or_abort()?;
-            let changes = if game.settings.rated && game.white != game.black {
+            let changes = if game.settings.counts_for_rating() && game.white != game.black {
                 rate_in(&journal, ratings, &key.channel.platform, &game.variant, &game.white, &game.black, end.outcome)?
             } else {
                 None
@@ -1147,6 +1153,7 @@ pub(crate) fn fresh_game(key: GameKey, new: &NewGame) -> GameRecord {
         applied_messages: Vec::new(),
         hints: Vec::new(),
         reminded_at: None,
+        clock: new.settings.clock.map(|c| ClockState::start(c, new.at)),
     }
 }
 
@@ -1189,7 +1196,10 @@ fn rate_in(
 ///   store does not know whose turn it is, so such a game stays due until
 ///   it ends; the caller sees quickly that it waits for the player.
 ///
-/// The earlier of the two for a game that is both. Never later than the
+/// - a game with a chat clock: when the player to move is to be reminded
+///   (once, under a tenth of the base time), else when their flag falls.
+///
+/// The earliest of these for a game that is several. Never later than the
 /// clock would act: earlier only costs the caller a look.
 pub(crate) fn due_of(game: &GameRecord) -> Option<Timestamp> {
     let by_days = game.settings.days_per_move.map(|days| {
@@ -1204,10 +1214,8 @@ pub(crate) fn due_of(game: &GameRecord) -> Option<Timestamp> {
         Timestamp(since.0.saturating_add(wait))
     });
     let by_bot = game.settings.bot_level.map(|_| Timestamp(game.updated_at.0.saturating_add(60_000)));
-    match (by_days, by_bot) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
+    let by_clock = game.settings.clock.zip(game.clock.as_ref()).map(|(c, state)| state.due(c));
+    [by_days, by_bot, by_clock].into_iter().flatten().min()
 }
 
 /// The `due` index key: the due time (8 bytes, big-endian ms), then the game's key.

@@ -65,6 +65,8 @@
 //! | `users` | `platform\0user id` | [`UserRecord`]: display name, username, last seen |
 //! | `usernames` | `platform\0lower-cased username` | the id of the user who holds it now |
 //! | `legacy_usernames` | `platform\0lower-cased username` | the id its old records moved to |
+//! | `review_jobs` | `platform\0channel\0id\0` round (4 bytes BE; 0: the whole game) | a review owed ([`ReviewJob`]) |
+//! | `reviews` | the same | a finished review, as the bot wrote it |
 //! | `due` | due time (8 bytes BE, ms) `platform\0channel\0id` | empty |
 //! | `meta` | `seq`; `layout` | the change counter (8 bytes BE); the layout version (4 bytes BE) |
 //!
@@ -133,6 +135,7 @@
 
 mod backup;
 mod bench;
+mod clock;
 mod codec;
 mod copy;
 mod db;
@@ -142,18 +145,21 @@ mod keys;
 mod pg;
 mod rating;
 mod record;
+mod review;
 mod store;
 #[doc(hidden)]
 pub mod testing;
 
 pub use backup::{BACKUP_ANSWER, BACKUP_REQUEST, BackupSummary, request_backup};
 pub use bench::{BenchReport, bench};
+pub use clock::{CLOCK_MAX, FLAG_GRACE_MS};
 pub use copy::{CopyReport, hide_password, migrate, migrate_into_schema, url_without_password};
 pub use error::{Result, StoreError};
 pub use keys::{ChannelKey, GAME_ID_ALPHABET, GAME_ID_LEN, GameId, GameKey};
 pub use rating::Rating;
 pub use record::{
-    Challenge, ChannelSettings, ClashMatch, ClashRound, Colour, ColourChoice, GameRecord, GameResult, GameSettings,
-    MoveRecord, NewGame, Offer, OfferKind, Outcome, RatingChange, SealedBid, Timestamp,
+    Challenge, ChannelSettings, ChatClock, ClashMatch, ClashRound, ClockState, Colour, ColourChoice, GameRecord,
+    GameResult, GameSettings, MoveRecord, NewGame, Offer, OfferKind, Outcome, RatingChange, SealedBid, Timestamp,
 };
+pub use review::ReviewJob;
 pub use store::{BackendKind, ChannelMove, Completion, GameEnd, GameListing, Migration, Owed, Store, UserRecord};

@@ -43,6 +43,7 @@ use crate::{
 mod client;
 mod directory;
 mod outbox;
+mod reviews;
 
 use client::Manager;
 pub(crate) use client::{Db, Tx};
@@ -410,7 +411,7 @@ impl PgStore {
                 return Err(StoreError::Conflict { key: key.clone(), expected: expected_version, actual: game.version });
             }
             change(&mut game)?;
-            let changes = if game.settings.rated && game.white != game.black {
+            let changes = if game.settings.counts_for_rating() && game.white != game.black {
                 rate_in(t, platform, &game.variant, &game.white, &game.black, end.outcome)?
             } else {
                 None

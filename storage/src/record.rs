@@ -5,6 +5,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::clock::{ChatClock, ClockState};
 use crate::codec::{Envelope, Record};
 use crate::{ChannelKey, GameId, GameKey, Rating};
 
@@ -55,11 +56,33 @@ pub struct GameSettings {
     pub days_per_move: Option<u32>,
     /// The bot's playing level (1-8) when one of the players is the bot.
     pub bot_level: Option<u8>,
+    /// A chat clock (`10+5`) instead of days per move; `None` for none.
+    /// Records written before chat clocks existed read with `None`.
+    pub clock: Option<ChatClock>,
+    /// Power Absorption's handicaps (PA7) in words, as the PGN tag writes
+    /// them (`White plain, Black nopawn noqueen`); `None` for none. The
+    /// game's start position holds them too. A handicap game is never rated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handicap: Option<String>,
+}
+
+impl GameSettings {
+    /// Whether the result changes ratings: a rated game without handicap.
+    pub fn counts_for_rating(&self) -> bool {
+        self.rated && self.handicap.is_none()
+    }
 }
 
 impl Default for GameSettings {
     fn default() -> Self {
-        GameSettings { rated: true, hints_allowed: false, days_per_move: None, bot_level: None }
+        GameSettings {
+            rated: true,
+            hints_allowed: false,
+            days_per_move: None,
+            bot_level: None,
+            clock: None,
+            handicap: None,
+        }
     }
 }
 
@@ -254,6 +277,11 @@ pub struct GameRecord {
     /// games); cleared by the next move.
     #[serde(default)]
     pub reminded_at: Option<Timestamp>,
+    /// The chat clock as it stands, for a game with one (see
+    /// [`GameSettings::clock`]); `None` for other games and in records
+    /// written before chat clocks existed.
+    #[serde(default)]
+    pub clock: Option<ClockState>,
 }
 
 impl GameRecord {
@@ -351,6 +379,7 @@ impl GameV1 {
             applied_messages: Vec::new(),
             hints: Vec::new(),
             reminded_at: None,
+            clock: None,
         }
     }
 }

@@ -24,8 +24,8 @@ use crate::codec::Record;
 use crate::embedded::SledStore;
 use crate::pg::PgStore;
 use crate::{
-    BackupSummary, Challenge, ChannelKey, ChannelSettings, GameKey, GameRecord, MoveRecord, NewGame, Offer, OfferKind,
-    Outcome, Rating, RatingChange, Result, SealedBid, StoreError, Timestamp,
+    BackupSummary, Challenge, ChannelKey, ChannelSettings, ClockState, GameKey, GameRecord, MoveRecord, NewGame, Offer,
+    OfferKind, Outcome, Rating, RatingChange, Result, ReviewJob, SealedBid, StoreError, Timestamp,
 };
 
 /// Games found by a listing: each with its key, and the game or the error that
@@ -343,8 +343,24 @@ impl Store {
     /// [`StoreError::Conflict`]. A retried delivery of the same message gets
     /// [`StoreError::AlreadyApplied`]. When this returns `Ok` the move is on disk.
     pub fn apply_move(&self, key: &GameKey, expected_version: u64, mv: MoveRecord, fen: &str) -> Result<GameRecord> {
+        self.apply_timed_move(key, expected_version, mv, fen, None)
+    }
+
+    /// [`Store::apply_move`], setting the game's chat clock to `clock` in the
+    /// same step (the caller charged the mover).
+    pub fn apply_timed_move(
+        &self,
+        key: &GameKey,
+        expected_version: u64,
+        mv: MoveRecord,
+        fen: &str,
+        clock: Option<ClockState>,
+    ) -> Result<GameRecord> {
         let message_id = mv.message_id.clone();
         self.update_game(key, expected_version, message_id.as_deref(), |game| {
+            if clock.is_some() {
+                game.clock.clone_from(&clock);
+            }
             game.updated_at = mv.at;
             game.moves.push(mv.clone());
             fen.clone_into(&mut game.fen);
@@ -368,6 +384,12 @@ impl Store {
             let available = game.moves.len();
             if plies > available {
                 return Err(StoreError::TakebackTooLong { key: key.clone(), requested: plies, available });
+            }
+            // The chat clock gives back nothing: the player to move again
+            // (who played the first move taken back) has what is left.
+            let to_move = game.moves.get(available - plies).and_then(|m| game.colour_of(&m.by));
+            if let (Some(state), Some(to_move)) = (game.clock.as_mut(), to_move) {
+                *state = state.after_takeback(to_move, at);
             }
             game.moves.truncate(available - plies);
             fen.clone_into(&mut game.fen);
@@ -553,4 +575,25 @@ delegate! {
     /// slot, with at most `per_minute` slots (0: no limit) in any minute.
     /// Every process sending for the bot keeps the one pace.
     fn reserve_send_slot(&self, platform: &str, chat: &str, now: Timestamp, gap_ms: u64, per_minute: usize) -> Result<Timestamp>;
+
+    /// Queues the review of a finished game or of a Clash round (see
+    /// [`ReviewJob`]); `false`, changing nothing, if it is queued already.
+    fn queue_review(&self, job: &ReviewJob) -> Result<bool>;
+    /// Every review `platform` owes, taken or not; a damaged job is reported alone.
+    fn reviews_owed(&self, platform: &str) -> Result<Vec<Result<ReviewJob>>>;
+    /// Takes, for `lease` from `now`, at most `limit` of the reviews
+    /// `platform` owes that no process has (or whose lease has ended),
+    /// oldest first: another process (or this one) does not get them until
+    /// the lease ends, so a job whose process died is taken again then.
+    fn claim_reviews(&self, now: Timestamp, platform: &str, lease: std::time::Duration, limit: usize) -> Result<Vec<ReviewJob>>;
+    /// Gives back a review this process took and did not finish (it is
+    /// stopping): any process may take it again at once.
+    fn release_review(&self, game: &GameKey, round: Option<u32>) -> Result<()>;
+    /// Drops a review owed: it was done (or cannot be).
+    fn drop_review(&self, game: &GameKey, round: Option<u32>) -> Result<()>;
+    /// Keeps the finished review of game `game` (of its round `round`), as
+    /// the bot wrote it, replacing one kept before.
+    fn set_review(&self, game: &GameKey, round: Option<u32>, review: &str) -> Result<()>;
+    /// The finished review of game `game` (of its round `round`), if kept.
+    fn review_of(&self, game: &GameKey, round: Option<u32>) -> Result<Option<String>>;
 }

@@ -5,7 +5,9 @@
 mod common;
 
 use common::{START, mv};
-use kibitz_storage::{ChannelKey, GameEnd, GameSettings, NewGame, Outcome, Timestamp};
+use kibitz_storage::{
+    ChannelKey, ChatClock, Colour, FLAG_GRACE_MS, GameEnd, GameSettings, NewGame, Outcome, Timestamp,
+};
 
 fn new_game(white: &str, black: &str, settings: GameSettings) -> NewGame {
     NewGame {
@@ -99,6 +101,45 @@ on_both_backends! {
         let at_loss = store.claim_due_games(Timestamp(1_000 + DAY), "telegram").unwrap();
         assert!(at_loss.iter().any(|(k, _)| *k == g.key), "{at_loss:?}");
         assert_eq!(at_loss.len(), if backing.is_postgres() { 1 } else { 5 });
+    }
+
+    /// A chat clock game is due when the player to move is to be reminded
+    /// (a tenth of the base time left), then when their flag falls; a move
+    /// with the clock charged moves both on.
+    fn a_chat_clock_game_is_due_at_the_reminder_then_at_the_flag(backing) {
+        let store = backing.open();
+        let channel = ChannelKey::new("discord", "blitz");
+        let clock = ChatClock { minutes: 10, increment: 5 };
+        let settings = GameSettings { clock: Some(clock), ..GameSettings::default() };
+        let g = store.create_game(&channel, &new_game("a", "b", settings)).unwrap();
+        let state = g.clock.clone().unwrap();
+        assert_eq!((state.white_ms, state.black_ms, state.running, state.since), (600_000, 600_000, Colour::White, Timestamp(1_000)));
+        let due = |now: u64| store.due_games(Timestamp(now)).unwrap().iter().any(|(k, _)| *k == g.key);
+        // 540 s in, White has a tenth of 10 minutes left.
+        assert!(!due(540_999));
+        assert!(due(541_000));
+        // White moves 20 s in: 585 s left; Black is reminded at 540 s of theirs.
+        let next = state.after_move(clock, Timestamp(21_000), true);
+        assert_eq!(next.white_ms, 585_000);
+        let moved = store.apply_timed_move(&g.key, g.version, mv("e2e4", "a", "x"), "fen", Some(next)).unwrap();
+        assert_eq!(moved.clock.as_ref().map(|c| (c.running, c.since)), Some((Colour::Black, Timestamp(21_000))));
+        assert!(!due(560_999));
+        assert!(due(561_000));
+        // Reminded: due at the flag.
+        let reminded = store
+            .update_game(&g.key, moved.version, None, |g| {
+                g.clock.as_mut().unwrap().reminded.push(Colour::Black);
+                Ok(())
+            })
+            .unwrap();
+        assert!(!due(620_999 + FLAG_GRACE_MS));
+        assert!(due(621_000 + FLAG_GRACE_MS));
+        // A takeback gives back nothing: White to move again, with 585 s, from now.
+        let back = store.take_back(&g.key, reminded.version, 1, START, Timestamp(31_000), None).unwrap();
+        let state = back.clock.unwrap();
+        assert_eq!((state.white_ms, state.black_ms, state.running), (585_000, 590_000, Colour::White));
+        assert!(due(31_000 + 585_000 - 60_000));
+        assert_eq!(store.verify().unwrap().len(), 0);
     }
 
     fn active_games_are_every_platforms_in_key_order(backing) {

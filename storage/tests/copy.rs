@@ -439,6 +439,8 @@ fn every_record_is_copied_and_play_goes_on() {
             ("users", 4),
             ("usernames", 3),
             ("legacy usernames", 2),
+            ("reviews owed", 0),
+            ("reviews", 0),
         ]
     );
     let shown = report.to_string();

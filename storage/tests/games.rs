@@ -14,7 +14,7 @@ fn challenge(challenger: &str, challenged: Option<&str>, colour: ColourChoice) -
         challenged: challenged.map(Into::into),
         variant: "chess".into(),
         colour,
-        settings: GameSettings { rated: true, hints_allowed: true, days_per_move: Some(3), bot_level: None },
+        settings: GameSettings { rated: true, hints_allowed: true, days_per_move: Some(3), ..GameSettings::default() },
         clash: false,
         at: Timestamp(500),
     }
@@ -249,6 +249,29 @@ on_both_backends! {
         assert!(done3.result.unwrap().white_rating.is_none());
         assert_eq!(store.rating("discord", "ann", "chess").unwrap().games, 2);
         assert!(store.verify().unwrap().is_empty());
+    }
+
+    /// PA7: the handicap rides in the record (settings and start FEN), and a
+    /// handicap game is not rated even if marked so.
+    fn a_handicap_game_keeps_its_handicap_and_is_not_rated(backing) {
+        let store = backing.open();
+        let channel = ChannelKey::new("discord", "h");
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 h:W=plain";
+        let mut c = challenge("ann", Some("bob"), ColourChoice::White);
+        c.variant = "absorption".into();
+        c.settings.handicap = Some("White plain".into());
+        store.create_challenge(&channel, &c).unwrap();
+        assert_eq!(store.challenge(&channel, "ann").unwrap().unwrap().settings.handicap.as_deref(), Some("White plain"));
+        let g = store.accept_challenge(&channel, "ann", "bob", start, Timestamp(600)).unwrap();
+        assert_eq!(g.settings.handicap.as_deref(), Some("White plain"));
+        assert_eq!((g.start_fen.as_str(), g.fen.as_str()), (start, start));
+        let read = store.game(&g.key).unwrap();
+        assert_eq!(read, g);
+        let end = GameEnd { outcome: Outcome::WhiteWins, reason: "resignation".into(), at: Timestamp(700), message_id: None };
+        let done = store.finish_game(&g.key, g.version, &end).unwrap();
+        assert!(done.result.unwrap().white_rating.is_none());
+        assert_eq!(store.rating("discord", "ann", "absorption").unwrap(), Rating::default());
+        assert_eq!(store.archived_game(&g.key).unwrap().settings.handicap.as_deref(), Some("White plain"));
     }
 
     fn results_played_elsewhere_are_rated_too(backing) {

@@ -67,6 +67,8 @@ fn a_version_1_game_loads_and_is_upgraded_on_its_next_change() {
     assert_eq!((g.white.as_str(), g.black.as_str(), g.variant.as_str()), ("ann", "bob", "chess"));
     assert!(g.settings.hints_allowed);
     assert_eq!(g.settings.days_per_move, None);
+    // PA7: records from before handicaps have none.
+    assert_eq!(g.settings.handicap, None);
     assert_eq!(g.started_at.0, 1_700_000_000_000);
     let moves: Vec<_> = g.moves.iter().map(|m| (m.text.as_str(), m.by.as_str(), m.message_id.is_none())).collect();
     assert_eq!(moves, [("e2e4", "ann", true), ("e7e5", "bob", true)]);
@@ -278,4 +280,52 @@ fn each_damaged_record_errs_alone(store: &Store, channel: &ChannelKey, games: [&
     .collect();
     expected.sort();
     assert_eq!(named, expected);
+}
+
+/// A version 2 game as written before chat clocks: no `clock` in its
+/// settings nor beside them.
+const GAME_V2_BEFORE_CLOCKS: &str = r#"{"v":2,"record":{"key":{"channel":{"platform":"discord","channel":"old"},"id":"abcd"},
+    "version":2,"variant":"chess","white":"ann","black":"bob",
+    "settings":{"rated":true,"hints_allowed":false,"days_per_move":3,"bot_level":null},
+    "start_fen":"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "fen":"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+    "moves":[{"text":"e2e4","by":"ann","at":1700000000000,"message_id":"m0"}],
+    "started_at":1699999000000,"updated_at":1700000000000}}"#;
+
+fn check_game_before_clocks(store: &Store) {
+    let key = ChannelKey::new("discord", "old").game(GameId::parse("abcd").unwrap());
+    let g = store.game(&key).unwrap();
+    assert_eq!((g.settings.days_per_move, g.settings.clock, g.clock.clone()), (Some(3), None, None));
+    assert_eq!(g.moves.len(), 1);
+    // It plays on, still without a chat clock.
+    let g = store.apply_move(&key, 2, mv("e7e5", "bob", "m1"), "after e5").unwrap();
+    assert_eq!((g.version, g.clock), (3, None));
+}
+
+#[test]
+fn a_game_written_before_chat_clocks_loads_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    write_raw(
+        dir.path(),
+        &[
+            ("games", b"discord\0old\0abcd", GAME_V2_BEFORE_CLOCKS.as_bytes()),
+            ("games_by_player", b"discord\0ann\0old", b"abcd"),
+            ("games_by_player", b"discord\0bob\0old", b"abcd"),
+        ],
+    );
+    check_game_before_clocks(&Store::open(dir.path()).unwrap());
+}
+
+#[test]
+fn a_game_written_before_chat_clocks_in_postgresql_loads_without_one() {
+    let Some(schema) = TestSchema::new("noclock") else { return };
+    drop(schema.store().unwrap());
+    schema
+        .execute(&format!(
+            "INSERT INTO games (platform, channel, id, version, record) VALUES ('discord', 'old', 'abcd', 2, '{GAME_V2_BEFORE_CLOCKS}');
+             INSERT INTO game_players (platform, player, channel, id) VALUES
+                 ('discord', 'ann', 'old', 'abcd'), ('discord', 'bob', 'old', 'abcd');"
+        ))
+        .unwrap();
+    check_game_before_clocks(&schema.store().unwrap());
 }

@@ -1,6 +1,7 @@
 //! Challenges: open, accept, decline, cancel.
 
 use super::*;
+use kibitz_rules::Handicaps;
 
 impl Core {
     pub(super) fn challenge(&self, msg: &Incoming, mut spec: ChallengeSpec) -> Answer {
@@ -28,18 +29,37 @@ impl Core {
             .or(settings_here.default_variant.clone())
             .unwrap_or(self.config.default_variant.clone());
         let v = self.variant(&id)?;
+        let handicap = spec.handicap.filter(|h| !h.is_none());
+        if handicap.is_some() && !v.absorption {
+            return refuse(format!(
+                "Handicaps are for Power Absorption Chess, where captures absorb powers; {} has none. Try \
+                 /challenge @friend absorption handicap white plain.",
+                v.name
+            ));
+        }
         let colour = match spec.colour.unwrap_or(ColourWish::Random) {
             ColourWish::White => ColourChoice::White,
             ColourWish::Black => ColourChoice::Black,
             ColourWish::Random => ColourChoice::Random,
         };
+        let clock = clock::chat_clock(spec.clock);
+        // PA7: handicap games are not rated.
         let settings = GameSettings {
-            rated: settings_here.rated,
+            rated: settings_here.rated && handicap.is_none(),
             hints_allowed: spec.hints.unwrap_or(settings_here.hints_allowed),
-            days_per_move: spec.days.or(settings_here.days_per_move),
+            // A chat clock replaces the channel's days per move.
+            days_per_move: if clock.is_some() { None } else { spec.days.or(settings_here.days_per_move) },
             bot_level: None,
+            clock,
+            handicap: handicap.map(|h| h.to_string()),
         };
         let clash = v.id == kibitz_rules::CLASH.id;
+        if clash && clock.is_some() {
+            return refuse(
+                "Clash of the Armies matches have no chat clock (their army phases and auctions take no moves); \
+                 play one with days N, or without a clock.",
+            );
+        }
         if spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {
             let settings = GameSettings {
                 rated: false,
@@ -48,11 +68,31 @@ impl Core {
                 ..settings
             };
             let bot = spec.opponent.clone().unwrap_or_else(|| self.bot_id(&msg.platform));
+            let colour = match handicap {
+                Some(h) => bot_gives_odds(h, colour)?,
+                None => colour,
+            };
             return self.play_the_bot(msg, v, colour, settings, bot);
         }
+        self.open_challenge(msg, spec.opponent.clone(), v, colour, settings)
+    }
+
+    /// Records the challenge of `msg`'s sender to `opponent` (anyone, if
+    /// `None`) and says so, with its Accept and Decline buttons.
+    pub(super) fn open_challenge(
+        &self,
+        msg: &Incoming,
+        opponent: Option<String>,
+        v: &'static Variant,
+        colour: ColourChoice,
+        settings: GameSettings,
+    ) -> Answer {
+        let channel = Self::channel(msg);
+        let me = &msg.sender.id;
+        let clash = v.id == kibitz_rules::CLASH.id;
         let challenge = Challenge {
             challenger: me.clone(),
-            challenged: spec.opponent.clone(),
+            challenged: opponent.clone(),
             variant: v.id.to_string(),
             colour,
             settings: settings.clone(),
@@ -70,16 +110,10 @@ impl Core {
             ColourChoice::Black => "playing Black",
             ColourChoice::Random => "colours by lot",
         };
-        let mut extras = Vec::new();
-        if settings.hints_allowed {
-            extras.push("hints on".to_string());
-        }
-        if let Some(d) = settings.days_per_move {
-            extras.push(format!("{} per move", count(d as usize, "day")));
-        }
-        let extras = if extras.is_empty() { String::new() } else { format!(", {}", extras.join(", ")) };
+        let extras = settings_words(&settings);
+        let extras = if extras.is_empty() { String::new() } else { format!(", {extras}") };
         let what = if clash { format!("a match of {}", v.name) } else { v.name.to_string() };
-        let (text, accept) = match &spec.opponent {
+        let (text, accept) = match &opponent {
             Some(o) => (
                 format!(
                     "{} challenges {} to {what} ({side}{extras}). {}: /accept or /decline.",
@@ -100,7 +134,7 @@ impl Core {
         };
         let text = text + replaced.as_deref().unwrap_or("");
         let mut buttons = vec![Button { label: "Accept".into(), command: accept }];
-        if spec.opponent.is_some() {
+        if opponent.is_some() {
             buttons.push(Button { label: "Decline".into(), command: format!("/decline @{me}") });
         }
         Ok(vec![Reply { text, picture: None, buttons }])
@@ -151,20 +185,25 @@ impl Core {
             return refuse("You are already playing here. Finish that game first.");
         }
         let v = self.variant(&challenge.variant)?;
-        let record =
-            self.store.accept_challenge(&channel, &challenge.challenger, &msg.sender.id, v.start_fen, msg.at)?;
+        let start = start_fen(v, challenge.settings.handicap.as_deref())?;
+        let record = self.store.accept_challenge(&channel, &challenge.challenger, &msg.sender.id, &start, msg.at)?;
         let loaded = self.load(record)?;
         if loaded.clash.is_some() {
             return Ok(vec![Reply::text(clash::match_begins(&loaded.record))]);
         }
         let r = &loaded.record;
         let mut text = format!(
-            "Game {}: {} (White) vs {} (Black), {}.",
+            "Game {}: {} (White) vs {} (Black), {}{}.",
             r.key.id.as_str(),
             mention(&r.white),
             mention(&r.black),
-            v.name
+            v.name,
+            r.settings.clock.map(|c| format!(", {c}")).unwrap_or_default()
         );
+        if let Some(h) = handicap_of(&loaded) {
+            text.pop();
+            let _ = write!(text, ", handicap {h} (not rated).");
+        }
         let _ = write!(text, " {} moves first.", mention(&r.white));
         let picture = self.picture(&loaded, Color::White, |_| {});
         Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
@@ -256,4 +295,59 @@ impl Core {
             ids.join(", ")
         ))
     }
+}
+
+/// "hints on, 3 days per move" or "10+5": the settings a challenge shows
+/// beside the variant and colours (empty for none).
+pub(super) fn settings_words(settings: &GameSettings) -> String {
+    let mut extras = Vec::new();
+    if let Some(c) = settings.clock {
+        extras.push(c.to_string());
+    }
+    if settings.hints_allowed {
+        extras.push("hints on".to_string());
+    }
+    if let Some(d) = settings.days_per_move {
+        extras.push(format!("{} per move", count(d as usize, "day")));
+    }
+    if let Some(h) = &settings.handicap {
+        extras.push(format!("handicap {h}, not rated"));
+    }
+    extras.join(", ")
+}
+
+/// The start position of a game of `v` with the handicaps a challenge gave
+/// in words (PA7), as FEN.
+pub(super) fn start_fen(v: &'static Variant, handicap: Option<&str>) -> Result<String, Refusal> {
+    let Some(words) = handicap else { return Ok(v.start_fen.to_string()) };
+    let unreadable = |_| Refusal(format!("That challenge's handicap ({}) cannot be read.", excerpt(words)));
+    let handicaps = Handicaps::parse(words).map_err(unreadable)?;
+    let pos = Position::new(v).with_handicaps(handicaps).map_err(|e| Refusal(e.to_string()))?;
+    Ok(pos.fen())
+}
+
+/// The handicaps of a game in words (`White plain`), read from its start
+/// position, which holds them; `None` without.
+pub(super) fn handicap_of(loaded: &Loaded) -> Option<String> {
+    let h = loaded.game.start().handicaps();
+    (!h.is_none()).then(|| h.to_string())
+}
+
+/// PA7 against the bot: the stronger side, the bot, gives the odds. With a
+/// handicap on one colour the bot plays that colour and the challenger the
+/// other (a wish for the handicapped colour is refused); with handicaps on
+/// both, colours go as the challenger asked.
+fn bot_gives_odds(h: Handicaps, wish: ColourChoice) -> Result<ColourChoice, Refusal> {
+    let (mine, bots) = match (h.white.is_none(), h.black.is_none()) {
+        (false, true) => (ColourChoice::Black, "White"),
+        (true, false) => (ColourChoice::White, "Black"),
+        _ => return Ok(wish),
+    };
+    if wish != ColourChoice::Random && wish != mine {
+        return refuse(format!(
+            "I give the odds: with the handicap on {bots} I play {bots} and you the other colour. Leave out the \
+             colour, or put the handicap on your opponent's side."
+        ));
+    }
+    Ok(mine)
 }

@@ -240,7 +240,19 @@ impl Core {
             let since = if clash::between_rounds(l) { r.updated_at } else { r.moves.last().map_or(start, |m| m.at) };
             let allowed = u64::from(days) * 86_400_000;
             let left = allowed.saturating_sub(msg.at.0.saturating_sub(since.0));
-            let _ = write!(entry, ", {} left ({} a move)", time_words(left), count(days as usize, "day"));
+            let _ = write!(entry, ", {} left ({} a move", time_words(left), count(days as usize, "day"));
+            if let Some(until) = clock::deadline(r).filter(|_| r.clash.is_none()) {
+                let _ = write!(
+                    entry,
+                    "; {} has until {}",
+                    self.name(&r.key.channel.platform, r.player(colour_of(l.game.position().turn()))),
+                    clock::deadline_words(until, msg.at)
+                );
+            }
+            entry.push(')');
+        }
+        if let (Some(line), Some(c)) = (self.clock_line(r, msg.at), r.settings.clock) {
+            let _ = write!(entry, " ({c}: {line})");
         }
         entry
     }

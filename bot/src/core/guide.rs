@@ -7,10 +7,13 @@ use kibitz_rules::Variant;
 
 /// The groups of `/help`, in order, with their commands.
 pub(crate) const GROUPS: &[(&str, &[&str])] = &[
-    ("Starting a game", &["challenge", "accept", "decline", "cancel"]),
+    ("Starting a game", &["challenge", "accept", "decline", "cancel", "rematch"]),
     ("Playing", &["move", "board", "moves", "hint"]),
     ("Offers and endings", &["draw", "takeback", "abort", "resign"]),
-    ("Information", &["help", "variants", "rules", "piece", "games", "pgn", "fen", "gif", "stats", "leaderboard"]),
+    (
+        "Information",
+        &["help", "variants", "rules", "piece", "games", "pgn", "fen", "gif", "review", "stats", "leaderboard"],
+    ),
     ("Clash of the Armies match", &["prices", "army", "buy", "sell", "place", "ready", "bid", "raise", "pass"]),
 ];
 
@@ -34,12 +37,17 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "challenge",
-        "challenge a player (a @mention; on the console just the name), or anyone if you name nobody. Add the game, your colour, hints on or off, days per move for a slow game, or challenge me with a level from 1 to 8.",
+        "challenge a player (a @mention; on the console just the name), or anyone if you name nobody. Add the game, your colour, hints on or off, and either days per move for a slow game or a chat clock M+S (minutes for the game, 1-180, plus seconds added per move, 0-180: 10+5); or challenge me with a level from 1 to 8. A chat clock runs from the start for White; a move counts when it was sent, and one sent after your time ran out loses. You are reminded once under a tenth of your time. My own clock stands when you play me. In Power Absorption a handicap limits what one side absorbs: handicap white plain (nothing), handicap black nopawn noqueen (no pawn power, nothing from queens), or one for each side; such games are not rated, and against me I give the odds and play the handicapped colour.",
         "/challenge @bob olympic white days 3",
     ),
     ("accept", "accept the challenge made to you here (name the challenger if there are several).", "/accept @alice"),
     ("decline", "decline a challenge made to you here.", "/decline @alice"),
     ("cancel", "withdraw your own open challenge.", "/cancel"),
+    (
+        "rematch",
+        "after a game, the same game again with colours swapped (the same variant and settings; a new match after a Clash match): a challenge to your opponent, or an /accept if they asked first. Against me it starts at once. Name the game to replay an earlier one here.",
+        "/rematch",
+    ),
     ("move", "play a move in SAN or as a canonical token; in a game you can also just type the move.", "/move Nf3"),
     ("board", "show the board of your game here, or of the game with this id.", "/board"),
     ("moves", "the legal moves, or those of the piece on one square.", "/moves e2"),
@@ -55,6 +63,11 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
         "gif",
         "the game's replay, an animated picture of every move, seen from your side (also posted when a game ends).",
         "/gif",
+    ),
+    (
+        "review",
+        "my analysis of a finished game: an evaluation graph, each player's inaccuracies, mistakes, blunders and accuracy, and the biggest mistakes with better moves. Games that end get one by themselves; live games get none.",
+        "/review k3x9",
     ),
     ("stats", "a player's ratings and number of games.", "/stats @bob"),
     ("leaderboard", "the best rated players of a game.", "/leaderboard chess"),
@@ -213,6 +226,34 @@ const CONSTRUCTION: &[Notation] = &[
     ),
 ];
 
+const CONSTRUCTION_SPLIT: &[Notation] = &[
+    n(
+        "Halves: Rook T moving, U capturing; Bishop D, E; Knight H, I; Pawn F, G. Both halves of a power are its letter (R, B, N, P; Q all four Rook and Bishop halves).",
+        "4k3/8/8/8/8/8/4S3/4K3[S14T3U3D3E3H2I2F8G8C2s15t3u3d3e3h2i2f8g8c2] w - - 0 1",
+        &["T>e2", "give T e2", "give rook moving half e2"],
+    ),
+    n(
+        "Drops: a static piece from your reserve onto an empty square of your first two ranks: S@d2 (or drop d2).",
+        "4k3/8/8/8/8/8/8/4K3[S15T3U3D3E3H2I2F8G8C2s15t3u3d3e3h2i2f8g8c2] w - - 0 1",
+        &["S@d2", "drop d2"],
+    ),
+    n(
+        "Moves: a piece of several powers by its group, as in the FEN: (TE)c4 moves like a rook and captures like a bishop.",
+        "4k3/8/8/8/8/8/8/2(TE)1K3[] w - - 0 1",
+        &["(TE)c4", "c1c4"],
+    ),
+    n(
+        "Promotion: a Pawn half's move onto the last rank trades every Pawn half for a static piece or any one half for your reserve: a8=U, a8=S.",
+        "4k3/P7/8/8/8/8/8/4K3[] w - - 0 1",
+        &["a8=U", "a8=S", "a7a8h"],
+    ),
+    n(
+        "Swaps: a piece with the Castling power swaps squares with its King: swap a1 (token a1e1).",
+        "4k3/8/8/8/8/8/8/C3K3[] w - - 0 1",
+        &["swap a1", "a1e1"],
+    ),
+];
+
 const CLASH: &[Notation] = &[
     n(
         "Moves: the piece's letter (as in /prices: T Rabbit, M War Machine, J Jester...) and its square.",
@@ -255,6 +296,7 @@ pub(crate) fn notation(variant: &Variant) -> &'static [Notation] {
         "alapawn-balanced" => ALAPAWN_BALANCED,
         "absorption" => ABSORPTION,
         "construction" => CONSTRUCTION,
+        "construction-split" => CONSTRUCTION_SPLIT,
         "clash" => CLASH,
         _ => &[],
     }

@@ -167,7 +167,11 @@ impl Core {
         let hint_plies: Vec<(usize, &str)> = r.hints.iter().map(|&p| (p as usize, "hint")).collect();
         // The comment follows the move the hint was asked for.
         let comments: Vec<(usize, &str)> = hint_plies.into_iter().filter(|(p, _)| *p < r.moves.len()).collect();
-        let pgn = loaded.game.pgn(&tags, &comments);
+        // A reviewed game carries its evaluations and judgements.
+        let pgn = match self.review_for_pgn(r) {
+            Some(review) => loaded.game.pgn_reviewed(&tags, &comments, &review),
+            None => loaded.game.pgn(&tags, &comments),
+        };
         let note = "… (the game is too long for one message; /fen gives the position)";
         Ok(vec![Reply::text(bounds::cut(&pgn, REPLY_LIMIT, note))])
     }
@@ -318,10 +322,13 @@ pub(super) fn summary(v: &Variant) -> &'static str {
             "Alapawn where a turn may instead be two pawn steps without capturing: one pawn twice (the square it passes must not be attacked) or two pawns once each. White's first pawn turn is a single step."
         }
         "absorption" => {
-            "chess, except that a capturing piece absorbs the powers of the piece it takes: a bishop taking a knight becomes a bishop-knight, a rook taking a bishop a queen. You may decline (write the capture with a trailing '-': Bxc6-). A piece holding the pawn's power also moves, captures, takes en passant and promotes like a pawn. The King absorbs too, may give check to the other King, and may not slide over squares the enemy attacks. Checkmate wins."
+            "chess, except that a capturing piece absorbs the powers of the piece it takes: a bishop taking a knight becomes a bishop-knight, a rook taking a bishop a queen. You may decline (write the capture with a trailing '-': Bxc6-). A piece holding the pawn's power also moves, captures, takes en passant and promotes like a pawn. The King absorbs too, may give check to the other King, and may not slide over squares the enemy attacks. Checkmate wins. Handicaps (for unequal players, not rated): a side playing nopawn never absorbs the pawn's power, noqueen absorbs nothing from a piece with a queen's powers, plain absorbs nothing at all; /challenge @friend absorption handicap white plain."
         }
         "construction" => {
             "each side starts with its King alone and a reserve of 15 static pieces, 3 rook, 3 bishop, 2 knight, 8 pawn and 2 castling powers. A turn is one of: drop a static piece on your first two ranks (S@d2), move a piece, or give a power from the reserve to one of your pieces (R>d2, or: give rook d2). A pawn power reaching the last rank is exchanged for a power or static piece of your choice (e8=R). A castling power swaps its piece with the King once. Checkmate wins."
+        }
+        "construction-split" => {
+            "Construction with split powers: each rook, bishop, knight and pawn power comes as a moving half (onto empty squares only) and a capturing half (captures only, and only capturing halves check and pin). Each side starts with its King alone and a reserve of 15 static pieces, 3 and 3 rook halves (T moving, U capturing), 3 and 3 bishop (D, E), 2 and 2 knight (H, I), 8 and 8 pawn (F, G) and 2 castling powers. A turn is one of: drop a static piece on your first two ranks (S@d2), move a piece, or give one half to one of your pieces (T>d2). A move onto the last rank with a pawn half removes the piece's pawn halves and adds a static piece or any one half to your reserve (e8=U). Checkmate wins."
         }
         "clash" => {
             "a match of up to 3 rounds between armies of 21 kinds of piece (Rabbits that chain jumps, War Machines that shoot, Jesters, Rogues, Phoenixes, Shielderers...). Before each round each player gets 40 gold and buys an army (/buy, /sell, /place, then /ready; /army shows it), White first, then Black seeing White's. A round is won by checkmate; a win is 1 point, a draw 0.5, and 2 points win the match. Survivors return for the next round; the checkmated lose their Leader, whoever resigns the whole army. Before the ultimate round both bid for the Amazon by private message to me (/bid AMOUNT); the loser of the auction gets draw odds, and no draw may be agreed then."
@@ -337,7 +344,8 @@ fn sentence(text: &str) -> String {
 }
 
 /// A compound as FEN writes it (`POWERS.md`): its power letters in the
-/// order K Q R B N P C, `Q` for the Rook and Bishop together.
+/// order K Q R B N P T U D E H I F G C, `Q` for the Rook and Bishop together,
+/// both halves of a power (CS2) its full letter.
 fn compound_group(v: &Variant, powers: kibitz_rules::Powers, royal: bool) -> String {
     use kibitz_rules::Powers;
     let mut s = String::from("(");
@@ -348,9 +356,17 @@ fn compound_group(v: &Variant, powers: kibitz_rules::Powers, royal: bool) -> Str
         ('B', Powers::BISHOP),
         ('N', Powers::KNIGHT),
         ('P', Powers::PAWN),
+        ('T', Powers::ROOK_MOVE),
+        ('U', Powers::ROOK_TAKE),
+        ('D', Powers::BISHOP_MOVE),
+        ('E', Powers::BISHOP_TAKE),
+        ('H', Powers::KNIGHT_MOVE),
+        ('I', Powers::KNIGHT_TAKE),
+        ('F', Powers::PAWN_MOVE),
+        ('G', Powers::PAWN_TAKE),
         ('C', Powers::CASTLE),
     ];
-    let mut left = powers;
+    let mut left = powers.joined();
     for (letter, p) in order {
         if (letter != 'K' || royal) && left.contains(p) && (letter != 'C' || v.grants) {
             s.push(letter);

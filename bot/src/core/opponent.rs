@@ -29,12 +29,13 @@ impl Core {
         let (white, black) = if me_white { (me, bot) } else { (bot, me) };
         let level = settings.bot_level.unwrap_or(5);
         let clash = v.id == kibitz_rules::CLASH.id;
+        let start_fen = challenges::start_fen(v, settings.handicap.as_deref())?;
         let new = NewGame {
             variant: v.id.to_string(),
             white,
             black,
             settings,
-            start_fen: v.start_fen.to_string(),
+            start_fen,
             at: msg.at,
             clash: clash.then(kibitz_storage::ClashMatch::default),
         };
@@ -42,11 +43,13 @@ impl Core {
         let mut loaded = self.load(record)?;
         let r = &loaded.record;
         let what = if clash { format!("a match of {}", v.name) } else { v.name.to_string() };
+        let odds = challenges::handicap_of(&loaded).map(|h| format!(", handicap {h} (not rated)")).unwrap_or_default();
         let mut text = format!(
-            "Game {}: {} (White) vs {} (Black), {what}, me at level {level}.",
+            "Game {}: {} (White) vs {} (Black), {what}{odds}{}, me at level {level}.",
             r.key.id.as_str(),
             mention(&r.white),
             mention(&r.black),
+            r.settings.clock.map(|c| format!(", {c}")).unwrap_or_default()
         );
         if clash {
             text.pop();
@@ -161,8 +164,9 @@ impl Core {
             return self.round_ending_move(at, message_id, &bot, loaded, &game, record, &played, outcome);
         }
         let fen = game.position().fen();
-        let Some(stored) = applied(self.store.apply_move(&loaded.record.key, loaded.record.version, record, &fen))?
-        else {
+        let clock = self.clock_after_move(&loaded.record, at);
+        let r = &loaded.record;
+        let Some(stored) = applied(self.store.apply_timed_move(&r.key, r.version, record, &fen, clock))? else {
             return Ok(None);
         };
         let mut after = Loaded { record: stored, game, clash: loaded.clash.clone() };

@@ -232,6 +232,114 @@ rank, file or diagonal.",
     },
 ];
 
+/// A half of Construction with split powers (CS1): its letter, name and the
+/// way its full power goes.
+const fn half(
+    letter: &'static str,
+    name: &'static str,
+    also: &'static [&'static str],
+    text: &'static str,
+) -> PieceText {
+    PieceText { letter, name, also, text }
+}
+
+/// Construction with split powers (CS1-CS5).
+const CONSTRUCTION_SPLIT: &[PieceText] = &[
+    p(
+        "K",
+        "King",
+        "moves and captures one square in any direction; it may not be left in check, and checkmate loses. It is \
+never given powers, and it is not split.",
+    ),
+    PieceText {
+        letter: "S",
+        name: "Static piece",
+        also: &["static", "stone"],
+        text: "has no power: it cannot move or capture, but it blocks and can be captured. Dropped from your \
+reserve on your first two ranks as a turn (S@d2); then give it halves of powers (T>d2).",
+    },
+    half(
+        "T",
+        "Rook moving half",
+        &["rook mover", "moving rook"],
+        "half of the Rook power: its piece moves any number of squares along a rank or file onto empty squares only. \
+It never captures that way, and gives no check (T>d2 gives it).",
+    ),
+    half(
+        "U",
+        "Rook capturing half",
+        &["rook capturer", "capturing rook"],
+        "half of the Rook power: its piece captures any number of squares along a rank or file, never moving there \
+onto an empty square. It checks and pins (U>d2 gives it).",
+    ),
+    half(
+        "D",
+        "Bishop moving half",
+        &["bishop mover", "moving bishop"],
+        "half of the Bishop power: its piece moves any number of squares diagonally onto empty squares only; no \
+captures, no check (D>d2 gives it).",
+    ),
+    half(
+        "E",
+        "Bishop capturing half",
+        &["bishop capturer", "capturing bishop"],
+        "half of the Bishop power: its piece captures any number of squares diagonally, never moving there onto an \
+empty square. It checks and pins (E>d2 gives it).",
+    ),
+    half(
+        "H",
+        "Knight moving half",
+        &["knight mover", "moving knight"],
+        "half of the Knight power: its piece jumps in an L onto empty squares only; no captures, no check (H>d2 \
+gives it).",
+    ),
+    half(
+        "I",
+        "Knight capturing half",
+        &["knight capturer", "capturing knight"],
+        "half of the Knight power: its piece captures with an L jump but never jumps onto an empty square. It \
+checks (I>d2 gives it).",
+    ),
+    half(
+        "F",
+        "Pawn moving half",
+        &["pawn mover", "moving pawn"],
+        "half of the Pawn power: one square forward onto an empty square, two from your first rank through an \
+empty one. Reaching the last rank it goes, with any capturing Pawn half, for a static piece or any one half for \
+your reserve (e8=U). Not to a piece on its last rank (F>d2 gives it).",
+    ),
+    half(
+        "G",
+        "Pawn capturing half",
+        &["pawn capturer", "capturing pawn"],
+        "half of the Pawn power: captures one square diagonally forward, no en passant; it checks. A capture onto \
+the last rank trades every Pawn half of the piece for a static piece or any one half for your reserve (exd8=U). \
+Not to a piece on its last rank (G>d2 gives it).",
+    ),
+    PieceText {
+        letter: "C",
+        name: "Castling",
+        also: &["castling power", "castle"],
+        text: "the Castling power, not split: once, its piece swaps squares with its own King (swap a1), if the King \
+is not in check and the piece is not attacked, and the King is not in check afterwards.",
+    },
+    p("R", "Rook", "both Rook halves on one piece: it moves and captures as a rook."),
+    p("B", "Bishop", "both Bishop halves on one piece: it moves and captures as a bishop."),
+    p("N", "Knight", "both Knight halves on one piece: it moves and captures as a knight."),
+    p(
+        "P",
+        "Pawn",
+        "both Pawn halves on one piece: it steps and captures as a pawn (two steps from your first rank, no en \
+passant) and promotes on the last rank for a static piece or any one half.",
+    ),
+    PieceText {
+        letter: "Q",
+        name: "Queen",
+        also: &["rook+bishop"],
+        text: "all four Rook and Bishop halves on one piece: it moves and captures as a queen.",
+    },
+];
+
 /// Clash of the Armies (the variant text's list of pieces, CA1-CA9).
 const CLASH: &[PieceText] = &[
     p(
@@ -333,6 +441,7 @@ pub(crate) fn table(variant: &Variant) -> &'static [PieceText] {
         "alapawn-balanced" => ALAPAWN_BALANCED,
         "absorption" => ABSORPTION,
         "construction" => CONSTRUCTION,
+        "construction-split" => CONSTRUCTION_SPLIT,
         "clash" => CLASH,
         _ => &[],
     }
@@ -446,11 +555,21 @@ pub(crate) fn compound(variant: &Variant, text: &str) -> Option<(Powers, bool, S
 pub(crate) fn compound_text(variant: &Variant, powers: Powers, royal: bool) -> String {
     let mut ways = Vec::new();
     for pt in variant.pieces.iter().filter(|pt| !pt.powers.is_empty() && powers.contains(pt.powers)) {
-        // The Queen is the Rook and Bishop powers: named once.
-        if pt.powers == Powers::QUEEN || (pt.royal && !royal) {
+        // The Queen is the Rook and Bishop powers: named once; a half is
+        // named only where the piece lacks the other half (CS2).
+        let covered = pt.powers.has_halves() && pt.powers.count() == 1 && powers.contains(pt.powers.whole().split());
+        if pt.powers.joined() == Powers::QUEEN || (pt.royal && !royal) || covered {
             continue;
         }
         let way = match pt.name {
+            "Rook moving half" => "moving only (no captures) along ranks and files",
+            "Rook capturing half" => "capturing only along ranks and files",
+            "Bishop moving half" => "moving only (no captures) along diagonals",
+            "Bishop capturing half" => "capturing only along diagonals",
+            "Knight moving half" => "an L-shaped jump onto empty squares only",
+            "Knight capturing half" => "an L-shaped jump that only captures",
+            "Pawn moving half" => "a pawn's steps, promoting on the last rank",
+            "Pawn capturing half" => "a pawn's diagonal captures, promoting on the last rank",
             "King" => "one square in any direction (it is the King: it may not be left in check)",
             "Rook" => "any distance along ranks and files",
             "Bishop" => "any distance along diagonals",
@@ -567,7 +686,7 @@ mod tests {
         assert_eq!(find(olympic, "+p").unwrap().name, "Promoted Pawn");
         let names: Vec<&str> = everywhere("rabbit").iter().map(|(v, _)| v.id).collect();
         assert_eq!(names, ["clash"]);
-        assert_eq!(everywhere("pawn").len(), 7);
+        assert_eq!(everywhere("pawn").len(), 8);
         assert!(everywhere("dragon").is_empty());
     }
 

@@ -15,7 +15,10 @@ impl Core {
         if text.is_empty() || text.len() > 20 || text.split_whitespace().count() > 3 {
             return Vec::new();
         }
-        let Ok(loaded) = self.own_game(msg) else { return Vec::new() };
+        let Ok(loaded) = self.own_game(msg) else {
+            // A move of a game the clock ended while it was on its way.
+            return if shape::move_shaped(text) { self.flagged_before(msg).into_iter().collect() } else { Vec::new() };
+        };
         if clash::between_rounds(&loaded) {
             return Vec::new();
         }
@@ -34,7 +37,10 @@ impl Core {
     pub(super) fn play(&self, msg: &Incoming, text: &str) -> Answer {
         match self.play_move(msg, text) {
             Ok(replies) if replies.is_empty() => Ok(self.recap(msg).unwrap_or_default()),
-            Err(refusal) => self.recap(msg).ok_or(refusal),
+            Err(refusal) => match self.recap(msg) {
+                Some(recap) => Ok(recap),
+                None => self.flagged_before(msg).map(|r| vec![r]).ok_or(refusal),
+            },
             done => done,
         }
     }
@@ -49,6 +55,10 @@ impl Core {
         }
         if let Some(late) = self.too_late(msg, &loaded, to_move)? {
             return Ok(late);
+        }
+        let flagged = self.flag_fell(msg, &loaded, to_move)?;
+        if !flagged.is_empty() {
+            return Ok(flagged);
         }
         let mut game = loaded.game.clone();
         let played = match game.play_text(text) {
@@ -68,8 +78,9 @@ impl Core {
             return self.move_ends_round(msg, &loaded, &game, record, &played, outcome);
         }
         let fen = game.position().fen();
-        let Some(stored) = applied(self.store.apply_move(&loaded.record.key, loaded.record.version, record, &fen))?
-        else {
+        let clock = self.clock_after_move(&loaded.record, msg.at);
+        let r = &loaded.record;
+        let Some(stored) = applied(self.store.apply_timed_move(&r.key, r.version, record, &fen, clock))? else {
             return Ok(Vec::new());
         };
         let mut after = Loaded { record: stored, game, clash: loaded.clash };
@@ -163,8 +174,19 @@ impl Core {
             if after.game.position().is_check() {
                 text.push_str(" Check!");
             }
-            if !self.is_bot(&after.record.key.channel.platform, &next_player) {
-                let _ = write!(text, " {}, your move.", mention(&next_player));
+            // The bot answers at once: the clocks are shown after its move.
+            let bot_next = self.is_bot(&after.record.key.channel.platform, &next_player);
+            if !bot_next {
+                let _ = write!(text, " {}, your move", mention(&next_player));
+                match clock::deadline(&after.record).filter(|_| after.clash.is_none()) {
+                    Some(until) => {
+                        let _ = write!(text, ": you have until {}.", clock::deadline_words(until, at));
+                    }
+                    None => text.push('.'),
+                }
+            }
+            if let Some(line) = self.clock_line(&after.record, at).filter(|_| !bot_next) {
+                let _ = write!(text, " {line}.");
             }
         }
         text
@@ -182,7 +204,10 @@ impl Core {
             let picture = self.army_picture(&loaded.record, m, view);
             return Ok(vec![Reply { text, picture, buttons: Vec::new() }]);
         }
-        let text = format!("Game {}: {}", loaded.record.key.id.as_str(), game_line(&loaded));
+        let mut text = format!("Game {}: {}", loaded.record.key.id.as_str(), game_line(&loaded));
+        if let Some(h) = challenges::handicap_of(&loaded) {
+            let _ = write!(text, " (handicap {h})");
+        }
         let picture = self.picture(&loaded, view, |_| {});
         Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
     }

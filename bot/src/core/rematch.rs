@@ -1,10 +1,110 @@
 //! Rematches: `/rematch` and the Rematch button under a finished game.
+//!
+//! A rematch is the same game again with colours swapped: the same variant
+//! and settings (rated, hints, days per move or chat clock, the bot's
+//! level; a Power Absorption handicap (PA7) stays with its player, so it
+//! changes colour too), a new match for a Clash match. Against a player it is a
+//! challenge like any other, which the opponent accepts; if the opponent
+//! has already challenged the sender back, `/rematch` accepts that
+//! challenge. Against the bot the game starts at once.
+
+use kibitz_rules::Handicaps;
 
 use super::*;
 
 impl Core {
     /// Puts the Rematch button under what follows the end of `finished`.
     pub(super) fn offer_rematch(&self, finished: &GameRecord, replies: &mut Vec<Reply>) {
-        let _ = (finished, replies);
+        // An aborted game was called off before it began: nothing to replay.
+        if finished.result.as_ref().is_none_or(|r| r.outcome == Outcome::Aborted) {
+            return;
+        }
+        let id = finished.key.id.as_str();
+        replies.push(Reply {
+            text: format!("Rematch, colours swapped? Press Rematch or say /rematch {id}."),
+            picture: None,
+            buttons: vec![Button { label: "Rematch".into(), command: format!("/rematch {id}") }],
+        });
+    }
+
+    /// `/rematch [GAME]`: the named finished game of the sender here, or
+    /// their last one here, again with colours swapped.
+    pub(super) fn rematch(&self, msg: &Incoming, id: Option<&str>) -> Answer {
+        let channel = Self::channel(msg);
+        let me = &msg.sender.id;
+        let record = match id {
+            Some(id) => {
+                let gid = GameId::parse(id).map_err(|_| Refusal(format!("'{}' is not a game id.", excerpt(id))))?;
+                match self.store.archived_game(&channel.game(gid.clone())) {
+                    Ok(r) => r,
+                    Err(StoreError::NoSuchGame(_)) if self.store.game(&channel.game(gid)).is_ok() => {
+                        return refuse(format!(
+                            "Game {} is still being played; a rematch follows its end.",
+                            excerpt(id)
+                        ));
+                    }
+                    Err(StoreError::NoSuchGame(_)) => {
+                        return refuse(format!("There is no finished game {} here.", excerpt(id)));
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            None => {
+                let mine = self.store.archived_games_of(&msg.platform, me, 20)?;
+                match mine.into_iter().find(|(k, _)| k.channel == channel) {
+                    Some((_, record)) => record?,
+                    None => {
+                        return refuse("You have no finished game here to replay. Start one with /challenge @friend.");
+                    }
+                }
+            }
+        };
+        let Some(my_colour) = record.colour_of(me) else {
+            return refuse(format!(
+                "Only {} and {} can ask for a rematch of game {}.",
+                mention(&record.white),
+                mention(&record.black),
+                record.key.id.as_str()
+            ));
+        };
+        let opponent = other_player(&record, me);
+        if self.store.player_game_in_channel(&channel, me)?.is_some() {
+            return refuse("You are already playing here. Finish that game first (/board shows it).");
+        }
+        let v = self.variant(&record.variant)?;
+        // Colours swapped: White last time plays Black now.
+        let colour = match my_colour {
+            Colour::White => ColourChoice::Black,
+            Colour::Black => ColourChoice::White,
+        };
+        // PA7: a handicap stays with its player, so it changes colour too.
+        let mut settings = record.settings.clone();
+        if let Some(words) = &settings.handicap
+            && let Ok(h) = Handicaps::parse(words)
+        {
+            settings.handicap = Some(h.swapped().to_string());
+        }
+        if self.is_bot(&msg.platform, &opponent) {
+            return self.play_the_bot(msg, v, colour, settings, opponent);
+        }
+        if let Some(back) = self.store.challenge(&channel, &opponent)?
+            && back.challenged.as_deref() == Some(me.as_str())
+        {
+            // The opponent asked first: the rematch is their challenge, accepted.
+            return self.accept(msg, Some(&opponent));
+        }
+        if let Some(mine) = self.store.challenge(&channel, me)?
+            && mine.challenged.as_deref() == Some(opponent.as_str())
+        {
+            return refuse(format!(
+                "Your challenge to {} is waiting for their answer; /cancel withdraws it.",
+                mention(&opponent)
+            ));
+        }
+        let mut replies = self.open_challenge(msg, Some(opponent), v, colour, settings)?;
+        if let Some(first) = replies.first_mut() {
+            first.text = format!("Rematch of game {}! {}", record.key.id.as_str(), first.text);
+        }
+        Ok(replies)
     }
 }
