@@ -15,7 +15,6 @@
 //! ones transparent.
 
 mod encode;
-mod lzw;
 mod tiles;
 
 use kibitz_rules::{Color, Game, Move, Piece, Position, Square};
