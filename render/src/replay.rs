@@ -12,10 +12,9 @@
 //! images from the renderer's sprite cache, marks), so the last frame is the
 //! final board picture, up to the GIF's 255 colours (see [`encode`]). Each
 //! frame then holds only the rectangle of pixels that changed, the unchanged
-//! ones transparent.
+//! ones transparent, and the `gif` crate's encoder compresses it.
 
 mod encode;
-mod lzw;
 mod tiles;
 
 use kibitz_rules::{Color, Game, Move, Piece, Position, Square};

@@ -187,3 +187,36 @@ fn an_illegal_move_is_an_error() {
     let err = Renderer::shared().replay_gif(&start, &[m, m], &ReplayOptions::default()).unwrap_err();
     assert!(err.to_string().contains("move 2"), "{err}");
 }
+
+/// A long game played by a fixed pseudo-random choice of legal moves, in its
+/// canonical notation.
+fn long_game(variant: &str, plies: usize, mut seed: u32) -> Vec<String> {
+    let mut game = Game::new(Variant::by_id(variant).unwrap());
+    let mut out = Vec::new();
+    while out.len() < plies && game.outcome().is_none() {
+        let list = game.legal_moves();
+        if list.is_empty() {
+            break;
+        }
+        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        let m = list[(seed >> 16) as usize % list.len()];
+        out.push(game.position().canonical(&m));
+        game.play(m).unwrap();
+    }
+    out
+}
+
+/// Over a long game the same square looks recur (a piece back on a square
+/// of the same shade, a highlight on an empty square) and are drawn from
+/// the tiles kept earlier in the replay; every frame must still be its
+/// position's board picture.
+#[test]
+fn long_games_reuse_square_tiles() {
+    for (variant, plies) in [("chess", 60), ("olympic", 40)] {
+        let moves = long_game(variant, plies, 17);
+        assert!(moves.len() >= 20, "{variant}: only {} plies", moves.len());
+        let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+        let opts = ReplayOptions { size: Some(320), caption: caption("long game"), ..ReplayOptions::default() };
+        check(variant, None, &moves, opts);
+    }
+}

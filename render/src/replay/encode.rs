@@ -1,6 +1,7 @@
 //! A replay's frames as a GIF: one palette for the whole replay, learnt
 //! once by NeuQuant from the first frame and every change after it, and each
-//! frame written as its changed rectangle over the frame before.
+//! frame written as its changed rectangle over the frame before, compressed
+//! by the `gif` crate's encoder.
 //!
 //! The palette holds 255 colours and keeps index 255 for "unchanged"
 //! (transparent). The board's flat colours come out exact or within a step
@@ -10,7 +11,6 @@
 use color_quant::NeuQuant;
 
 use super::Patch;
-use super::lzw::Lzw;
 use crate::raster::RenderError;
 
 /// The palette index of unchanged pixels.
@@ -27,7 +27,6 @@ pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>,
     let mut colors = quant.color_map_rgb();
     colors.resize(256 * 3, 0);
     let mut lookup = Lookup::new(&quant);
-    let mut lzw = Lzw::new();
     let mut out = Vec::new();
     {
         let mut encoder = gif::Encoder::new(&mut out, w, h, &colors)?;
@@ -49,10 +48,10 @@ pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>,
                 delay: p.delay_ms / 10,
                 dispose: gif::DisposalMethod::Keep,
                 transparent: Some(TRANSPARENT),
-                buffer: lzw.encode(&pixels, TRANSPARENT).into(),
+                buffer: pixels.as_slice().into(),
                 ..gif::Frame::default()
             };
-            encoder.write_lzw_pre_encoded_frame(&frame)?;
+            encoder.write_frame(&frame)?;
         }
     }
     Ok(out)
