@@ -1,7 +1,7 @@
 //! A replay's frames as a GIF: one palette for the whole replay, learnt
 //! once by NeuQuant from the first frame and every change after it, and each
 //! frame written as its changed rectangle over the frame before, compressed
-//! by the `gif` crate's encoder.
+//! by the `gif` crate's encoder (the frames on several cores at once).
 //!
 //! The palette holds 255 colours and keeps index 255 for "unchanged"
 //! (transparent). The board's flat colours come out exact or within a step
@@ -27,34 +27,70 @@ pub(super) fn gif(width: u32, height: u32, patches: &[Patch]) -> Result<Vec<u8>,
     let mut colors = quant.color_map_rgb();
     colors.resize(256 * 3, 0);
     let mut lookup = Lookup::new(&quant);
+    // Each frame as palette indices, unchanged pixels transparent.
+    let mut frames = Vec::with_capacity(patches.len());
+    for p in patches {
+        let mut pixels = vec![TRANSPARENT; p.width as usize * p.height as usize];
+        for &(at, px) in &p.drawn {
+            if let Some(slot) = pixels.get_mut(at as usize) {
+                *slot = lookup.index(px);
+            }
+        }
+        frames.push(gif::Frame {
+            left: dim(p.left)?,
+            top: dim(p.top)?,
+            width: dim(p.width)?,
+            height: dim(p.height)?,
+            delay: p.delay_ms / 10,
+            dispose: gif::DisposalMethod::Keep,
+            transparent: Some(TRANSPARENT),
+            buffer: pixels.into(),
+            ..gif::Frame::default()
+        });
+    }
+    compress(&mut frames);
     let mut out = Vec::new();
     {
         let mut encoder = gif::Encoder::new(&mut out, w, h, &colors)?;
         encoder.set_repeat(gif::Repeat::Infinite)?;
-        let mut pixels = Vec::new();
-        for p in patches {
-            pixels.clear();
-            pixels.resize(p.width as usize * p.height as usize, TRANSPARENT);
-            for &(at, px) in &p.drawn {
-                if let Some(slot) = pixels.get_mut(at as usize) {
-                    *slot = lookup.index(px);
-                }
-            }
-            let frame = gif::Frame {
-                left: dim(p.left)?,
-                top: dim(p.top)?,
-                width: dim(p.width)?,
-                height: dim(p.height)?,
-                delay: p.delay_ms / 10,
-                dispose: gif::DisposalMethod::Keep,
-                transparent: Some(TRANSPARENT),
-                buffer: pixels.as_slice().into(),
-                ..gif::Frame::default()
-            };
-            encoder.write_frame(&frame)?;
+        for frame in &frames {
+            encoder.write_lzw_pre_encoded_frame(frame)?;
         }
     }
     Ok(out)
+}
+
+/// Compresses `frames` with the `gif` crate's LZW encoder
+/// ([`gif::Frame::make_lzw_pre_encoded`]), on as many threads as there are
+/// cores (at most four), each taking a run of frames with about the same
+/// number of pixels. The compression is most of a replay's work, and the
+/// frames are independent of each other.
+fn compress(frames: &mut [gif::Frame<'static>]) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    let total: usize = frames.iter().map(|f| f.buffer.len()).sum();
+    if threads == 1 || frames.len() < 2 || total < 1 << 16 {
+        frames.iter_mut().for_each(gif::Frame::make_lzw_pre_encoded);
+        return;
+    }
+    let share = total.div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut rest = frames;
+        while !rest.is_empty() {
+            // The shortest run of frames that holds a share of the pixels.
+            let mut size = 0;
+            let take = rest
+                .iter()
+                .take_while(|f| {
+                    let before = size;
+                    size += f.buffer.len();
+                    before < share
+                })
+                .count();
+            let (run, after) = rest.split_at_mut(take.max(1));
+            rest = after;
+            scope.spawn(move || run.iter_mut().for_each(gif::Frame::make_lzw_pre_encoded));
+        }
+    });
 }
 
 /// Palette indices of colours, remembered in a small table: a board has few
