@@ -343,6 +343,30 @@ fn salvage(raw: &str) -> Option<Vec<(i64, Option<Update>)>> {
     Some(found)
 }
 
+/// Sends `picture` with the request builder `$method` (`send_photo`,
+/// `send_animation`: they take the same caption, entities and keyboard),
+/// retried as `$name`.
+macro_rules! send_media {
+    ($adapter:expr, $method:ident, $name:literal, $chat:expr, $picture:expr, $caption:expr, $markup:expr) => {
+        retrying($name, || {
+            let file = InputFile::memory($picture.bytes.clone()).file_name($picture.name.clone());
+            let mut req = $adapter.bot.$method($chat, file);
+            if let Some(c) = $caption {
+                req = req.caption(c.text.clone());
+                if !c.links.is_empty() {
+                    req = req.caption_entities(c.entities());
+                }
+            }
+            if let Some(m) = &$markup {
+                req = req.reply_markup(m.clone());
+            }
+            req.send()
+        })
+        .await
+        .map(drop)
+    };
+}
+
 /// Sends a request, waiting out 429s and retrying network errors a few times.
 async fn retrying<T, F, Fut>(what: &str, mut send: F) -> Result<T, RequestError>
 where
@@ -1150,38 +1174,12 @@ impl Chats {
             let began = std::time::Instant::now();
             let result = match (out, &reply.picture) {
                 // A replay: an animation, which Telegram plays in place.
-                (Out::Photo(caption), Some(picture)) if picture.is_animation() => retrying("sendAnimation", || {
-                    let file = InputFile::memory(picture.bytes.clone()).file_name(picture.name.clone());
-                    let mut req = self.bot.send_animation(chat, file);
-                    if let Some(c) = caption {
-                        req = req.caption(c.text.clone());
-                        if !c.links.is_empty() {
-                            req = req.caption_entities(c.entities());
-                        }
-                    }
-                    if let Some(m) = &markup {
-                        req = req.reply_markup(m.clone());
-                    }
-                    req.send()
-                })
-                .await
-                .map(drop),
-                (Out::Photo(caption), Some(picture)) => retrying("sendPhoto", || {
-                    let file = InputFile::memory(picture.bytes.clone()).file_name(picture.name.clone());
-                    let mut req = self.bot.send_photo(chat, file);
-                    if let Some(c) = caption {
-                        req = req.caption(c.text.clone());
-                        if !c.links.is_empty() {
-                            req = req.caption_entities(c.entities());
-                        }
-                    }
-                    if let Some(m) = &markup {
-                        req = req.reply_markup(m.clone());
-                    }
-                    req.send()
-                })
-                .await
-                .map(drop),
+                (Out::Photo(caption), Some(picture)) if picture.is_animation() => {
+                    send_media!(self, send_animation, "sendAnimation", chat, picture, caption, markup)
+                }
+                (Out::Photo(caption), Some(picture)) => {
+                    send_media!(self, send_photo, "sendPhoto", chat, picture, caption, markup)
+                }
                 (Out::Text(t), _) | (Out::Photo(Some(t)), None) => retrying("sendMessage", || {
                     let mut req = self.bot.send_message(chat, t.text.clone());
                     if !t.links.is_empty() {
