@@ -91,7 +91,7 @@ pub fn bench_review() -> Result<(), String> {
     let mut game = Game::new(chess);
     let mut engine = search::Engine::new(16);
     while game.moves().len() < 60 && game.outcome().is_none() {
-        let limits = search::Limits { time: Duration::from_secs(60), depth: 4 };
+        let limits = search::Limits::new(Duration::from_secs(60), 4);
         let Some(found) = engine.search(game.position(), limits) else { break };
         game.play(found.best).map_err(|e| e.to_string())?;
     }

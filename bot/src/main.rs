@@ -919,7 +919,7 @@ fn bench_render() -> Result<(), String> {
 fn run_analyse(id: &str, fen: Option<&str>, handicap: Option<&str>, ms: u64) -> Result<(), String> {
     let pos = handicapped(id, fen, handicap)?;
     let mut engine = search::Engine::new(64);
-    let limits = search::Limits { time: Duration::from_millis(ms.clamp(1, 600_000)), depth: 64 };
+    let limits = search::Limits::new(Duration::from_millis(ms.clamp(1, 600_000)), 64);
     let Some(found) = engine.search(&pos, limits) else {
         println!("no legal move");
         return Ok(());
@@ -1073,7 +1073,7 @@ fn bench_search() {
         let Some(v) = Variant::by_id(id) else { continue };
         let Ok(pos) = Position::from_fen(v, fen) else { continue };
         let mut engine = search::Engine::new(64);
-        let limits = search::Limits { time: Duration::from_secs(2), depth: 64 };
+        let limits = search::Limits::new(Duration::from_secs(2), 64);
         if let Some(f) = engine.search(&pos, limits) {
             let nps = f.nodes as f64 / f.elapsed.as_secs_f64().max(1e-9);
             println!(

@@ -354,7 +354,7 @@ pub fn review_game(
     }
     let total = positions.len();
     let mut engine = Engine::new(32);
-    let limits = Limits { time: options.time_per_position, depth: options.max_depth.max(1) };
+    let limits = Limits::new(options.time_per_position, options.max_depth.max(1));
     // A watcher passes `stop` on to the running search.
     let cancel = engine.cancel_flag();
     let done = AtomicBool::new(false);

@@ -106,7 +106,7 @@ fn never_an_illegal_move() {
                 }
                 // A6's pair turns make hundreds of moves a ply: one ply there.
                 let depth = if v.pawn_pairs { 1 } else { 2 };
-                if let Some(f) = engine.search(game.position(), Limits { time: Duration::from_secs(5), depth }) {
+                if let Some(f) = engine.search(game.position(), Limits::new(Duration::from_secs(5), depth)) {
                     assert!(game.position().is_legal(&f.best), "{} {}", v.id, game.position().fen());
                     let mut p = game.position().clone();
                     for m in &f.pv {

@@ -12,10 +12,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::moves::{Move, MoveList, Promote};
-use crate::piece::Powers;
+mod eval;
+mod levels;
+
+pub use eval::evaluate;
+use eval::{is_noisy, promotes, value, victim_value};
+pub use levels::{greedy_move, level_limits, level_move};
+
+use crate::moves::{Move, MoveList};
 use crate::position::Position;
-use crate::types::{Color, Square};
 use crate::variant::Goal;
 
 /// Score of a won position, minus the plies to reach it.
@@ -33,6 +38,8 @@ pub struct Found {
     pub score: i32,
     /// The deepest depth completed.
     pub depth: u32,
+    /// The deepest ply any line reached (quiescence included).
+    pub seldepth: u32,
     /// Positions visited.
     pub nodes: u64,
     /// The principal variation, starting with `best`.
@@ -56,16 +63,29 @@ impl Found {
 /// How long and how deep to search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Wall-clock time.
+    /// Wall-clock time: the search stops when it is up.
     pub time: Duration,
     /// Deepest iteration.
     pub depth: u32,
+    /// Positions to visit at most (`None`: no limit).
+    pub nodes: Option<u64>,
+    /// The time the search aims to use when it plays on a clock: it starts
+    /// no iteration it is unlikely to finish by then, and stops at `time`
+    /// at the latest. `None`: aim for `time`.
+    pub target: Option<Duration>,
+}
+
+impl Limits {
+    /// At most `time`, and at most `depth` plies.
+    pub fn new(time: Duration, depth: u32) -> Limits {
+        Limits { time, depth, nodes: None, target: None }
+    }
 }
 
 /// Searches `pos` for at most `limit` time and `max_depth` plies with a
 /// fresh engine. `None` if the position has no legal move.
 pub fn best_move(pos: &Position, limit: Duration, max_depth: u32) -> Option<Found> {
-    Engine::new(16).search(pos, Limits { time: limit, depth: max_depth })
+    Engine::new(16).search(pos, Limits::new(limit, max_depth))
 }
 
 #[derive(Clone, Copy, Default)]
@@ -89,11 +109,15 @@ enum Bound {
 pub struct Engine {
     table: Vec<Entry>,
     deadline: Instant,
+    node_limit: u64,
     stopped: bool,
     nodes: u64,
+    seldepth: usize,
     killers: [[Option<Move>; 2]; MAX_PLY],
     history: Vec<i32>,
+    /// Hashes of the game's earlier positions, then of the line searched.
     path: Vec<u64>,
+    earlier: Vec<u64>,
     cancel: Arc<AtomicBool>,
 }
 
@@ -104,35 +128,73 @@ impl Engine {
         Engine {
             table: vec![Entry::default(); entries.next_power_of_two() / 2],
             deadline: Instant::now(),
+            node_limit: u64::MAX,
             stopped: false,
             nodes: 0,
+            seldepth: 0,
             killers: [[None; 2]; MAX_PLY],
             history: vec![0; 64 * 64],
             path: Vec::with_capacity(MAX_PLY),
+            earlier: Vec::new(),
             cancel: Arc::new(AtomicBool::new(false)),
         }
     }
 
     /// A flag that, once set, ends the running search and every later one
-    /// within a few thousand nodes, as if their time were up.
+    /// within a few thousand nodes, as if their time were up. Clearing it
+    /// lets searches run again.
     pub fn cancel_flag(&self) -> Arc<AtomicBool> {
         self.cancel.clone()
     }
 
+    /// Forgets everything learnt in earlier searches (a new game).
+    pub fn clear(&mut self) {
+        self.table.iter_mut().for_each(|e| *e = Entry::default());
+        self.history.iter_mut().for_each(|h| *h = 0);
+        self.earlier.clear();
+    }
+
+    /// The hashes ([`Position::hash`]) of the positions the game went
+    /// through before the one searched next, oldest first: returning to one
+    /// of them counts as a repetition. Kept until set again.
+    pub fn set_history(&mut self, hashes: &[u64]) {
+        self.earlier = hashes.to_vec();
+    }
+
     /// Searches `pos` within `limits`. `None` if there is no legal move.
     pub fn search(&mut self, pos: &Position, limits: Limits) -> Option<Found> {
+        self.search_reporting(pos, limits, &mut |_| {})
+    }
+
+    /// Like [`Engine::search`], and calls `report` after every completed
+    /// iteration with what it has found so far.
+    pub fn search_reporting(
+        &mut self,
+        pos: &Position,
+        limits: Limits,
+        report: &mut dyn FnMut(&Found),
+    ) -> Option<Found> {
         let start = Instant::now();
         let root = pos.legal_moves();
         let first = *root.first()?;
-        self.deadline = start + limits.time;
+        // Far enough to mean "no limit", near enough not to overflow.
+        let time = limits.time.min(Duration::from_secs(86_400 * 365));
+        self.deadline = start + time;
+        let target = limits.target.unwrap_or(time).min(time);
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.stopped = false;
         self.nodes = 0;
+        self.seldepth = 0;
         self.killers = [[None; 2]; MAX_PLY];
         self.history.iter_mut().for_each(|h| *h /= 8);
         self.path.clear();
-        let mut found = Found { best: first, score: 0, depth: 0, nodes: 0, pv: vec![first], elapsed: Duration::ZERO };
+        self.path.extend_from_slice(&self.earlier);
+        let mut found =
+            Found { best: first, score: 0, depth: 0, seldepth: 0, nodes: 0, pv: vec![first], elapsed: Duration::ZERO };
         if root.len() == 1 {
             found.score = evaluate(pos);
+            found.elapsed = start.elapsed();
+            report(&found);
             return Some(found);
         }
         for depth in 1..=limits.depth.clamp(1, MAX_PLY as u32 - 8) {
@@ -142,13 +204,22 @@ impl Engine {
             }
             let pv = self.principal_variation(pos, depth as usize);
             if let Some(&best) = pv.first() {
-                found = Found { best, score, depth, nodes: self.nodes, pv, elapsed: start.elapsed() };
+                found = Found {
+                    best,
+                    score,
+                    depth,
+                    seldepth: self.seldepth as u32,
+                    nodes: self.nodes,
+                    pv,
+                    elapsed: start.elapsed(),
+                };
+                report(&found);
             }
             if score.abs() > MATE - 1000 && depth as i32 >= MATE - score.abs() {
                 break;
             }
             // Another iteration would not finish in time.
-            if start.elapsed() * 2 > limits.time {
+            if start.elapsed() * 2 > target {
                 break;
             }
         }
@@ -179,7 +250,9 @@ impl Engine {
     }
 
     fn out_of_time(&mut self) -> bool {
-        if self.nodes & 2047 == 0 && (Instant::now() >= self.deadline || self.cancel.load(Ordering::Relaxed)) {
+        if self.nodes >= self.node_limit
+            || (self.nodes & 2047 == 0 && (Instant::now() >= self.deadline || self.cancel.load(Ordering::Relaxed)))
+        {
             self.stopped = true;
         }
         self.stopped
@@ -199,6 +272,7 @@ impl Engine {
         if let Some(score) = self.enter(pos, ply_score) {
             return score;
         }
+        self.seldepth = self.seldepth.max(ply);
         let hash = pos.hash();
         if ply > 0 && self.path.contains(&hash) {
             return 0;
@@ -295,6 +369,7 @@ impl Engine {
         if let Some(score) = self.enter(pos, ply_score) {
             return score;
         }
+        self.seldepth = self.seldepth.max(ply);
         let in_check = pos.is_check();
         let mut moves = MoveList::new();
         // Pair turns (A6) never capture; a pair that wins is found by the
@@ -396,218 +471,6 @@ fn from_table(score: i32, ply: i32) -> i32 {
     } else {
         score
     }
-}
-
-fn promotes(m: &Move) -> bool {
-    matches!(m, Move::Normal { promote, .. } if *promote != Promote::No)
-}
-
-fn victim_value(pos: &Position, m: &Move) -> Option<i32> {
-    match *m {
-        Move::Normal { to, .. } => pos.piece_at(to).map(|p| value(pos, pos.moves_of(p)).max(1)),
-        Move::EnPassant { .. } => Some(100),
-        _ => None,
-    }
-}
-
-/// Captures, promotions, and in Alapawn the pawn steps that reach the last
-/// rank: the moves the quiescence search looks at.
-fn is_noisy(pos: &Position, m: &Move) -> bool {
-    if victim_value(pos, m).is_some() || promotes(m) {
-        return true;
-    }
-    if pos.variant().goal == Goal::PawnRace {
-        let last = pos.last_rank(pos.turn());
-        return match *m {
-            Move::Normal { to, .. } => last.has(to),
-            Move::PawnPair { second, .. } => last.has(second.1),
-            _ => false,
-        };
-    }
-    false
-}
-
-/// Centipawn value of a set of powers: a compound is the sum of its parts
-/// and a little more (it combines them in one piece). A half (CS1) is worth
-/// half its full power when it captures and 45% when it only moves (it
-/// neither takes nor guards nor checks); both halves are the full power.
-fn value(pos: &Position, powers: Powers) -> i32 {
-    let powers = powers.joined();
-    let v = pos.variant();
-    let race = v.goal == Goal::PawnRace;
-    let small = v.width <= 5;
-    if powers.is_empty() {
-        // Construction's static piece: a blocker, and a body for powers.
-        return 40;
-    }
-    if v.armies
-        && let Some(i) = v.piece_index_of(powers, false)
-        && let Some(kind) = crate::army::PieceKind::from_letter(v.pieces[i as usize].letter)
-    {
-        // Clash: the pieces' costs in gold (CA, CLASH.md), in centipawns; the
-        // auctioned Amazon at the 14 gold its author suggests.
-        return kind.cost_quarters().map_or(1400, |q| q as i32 * 25);
-    }
-    let full = |p: Powers| value(pos, p.whole());
-    let sum: i32 = powers
-        .singles()
-        .map(|p| match p {
-            p if p.has_halves() && p.capturing().is_empty() => full(p) * 9 / 20,
-            p if p.has_halves() => full(p) / 2,
-            p if p == Powers::PAWN => {
-                if race {
-                    250
-                } else {
-                    100
-                }
-            }
-            p if p == Powers::KNIGHT => 310,
-            p if p == Powers::BISHOP => {
-                if small {
-                    420
-                } else {
-                    330
-                }
-            }
-            p if p == Powers::ROOK => {
-                if small {
-                    520
-                } else {
-                    500
-                }
-            }
-            p if p == Powers::SILVER => 330,
-            p if p == Powers::GOLD => 380,
-            p if p == Powers::KING => 250,
-            // C6: one swap with the King.
-            p if p == Powers::CASTLE => 40,
-            _ => 0,
-        })
-        .sum();
-    if powers.count() > 1 { sum + sum / 10 } else { sum }
-}
-
-/// Distance from the centre of the board, in half squares (0 in the middle).
-fn off_centre(pos: &Position, sq: Square) -> i32 {
-    let v = pos.variant();
-    let fd = (2 * sq.file() as i32 - (v.width as i32 - 1)).abs();
-    let rd = (2 * sq.rank() as i32 - (v.height as i32 - 1)).abs();
-    fd.max(rd)
-}
-
-/// The evaluation, for the side to move: material (hands at full value,
-/// since a drop goes anywhere), centralisation and mobility of pieces, pawn
-/// advance (Alapawn's race above all), and the safety of a royal piece.
-pub fn evaluate(pos: &Position) -> i32 {
-    let v = pos.variant();
-    let race = v.goal == Goal::PawnRace;
-    let occ = pos.occupied();
-    let mut score = [0i32; 2];
-    let royal = [pos.royal_square(Color::White), pos.royal_square(Color::Black)];
-    for sq in occ {
-        let Some(p) = pos.piece_at(sq) else { continue };
-        let side = p.color.index();
-        let moves = pos.moves_of(p);
-        let advance = if p.color == Color::White { sq.rank() } else { v.height - 1 - sq.rank() } as i32;
-        if p.royal {
-            // PA3: a King that absorbed powers is stronger, though PA6 keeps
-            // its slides short.
-            let extra = moves.without(Powers::KING);
-            if !extra.is_empty() {
-                score[side] += value(pos, extra) * 3 / 5;
-            }
-            continue;
-        }
-        score[side] += value(pos, moves);
-        if moves.joined() == Powers::PAWN {
-            score[side] += if race { advance * advance * 14 } else { advance * 6 };
-            continue;
-        }
-        if moves.is_empty() {
-            continue;
-        }
-        if moves.intersects(Powers::PAWN_ANY) {
-            // A compound still heading for promotion (PA5, C5, CS5).
-            score[side] += advance * 4;
-        }
-        // Pieces like the centre, and room to move.
-        score[side] += (v.width as i32 - off_centre(pos, sq)) * 4;
-        let reach = pos.attacks(sq, moves, p.color, occ) & !pos.pieces_of(p.color);
-        score[side] += reach.count() as i32 * 3;
-        // Pieces near the enemy royal piece press on it.
-        if let Some(k) = royal[1 - side] {
-            let d = sq.file().abs_diff(k.file()).max(sq.rank().abs_diff(k.rank()));
-            if d <= 2 {
-                score[side] += 12;
-            }
-        }
-    }
-    for c in Color::ALL {
-        for (i, pt) in v.pieces.iter().enumerate() {
-            let held = pos.hand(c, i as u8) as i32;
-            if held > 0 {
-                // A reserve power still needs a turn and a body (C2): it
-                // counts a little less than one on the board.
-                let worth = value(pos, pt.powers);
-                score[c.index()] += held * if v.grants { worth * 4 / 5 } else { worth };
-            }
-        }
-    }
-    let us = pos.turn().index();
-    score[us] - score[1 - us]
-}
-
-/// How the bot plays at a level from 1 (a beginner) to 8 (its best): the
-/// depth it may reach and the share of its time it uses. Levels below 8 also
-/// pick, now and then, a move a little worse than the best.
-pub fn level_limits(level: u8, time: Duration) -> (Limits, u32) {
-    let level = level.clamp(1, 8);
-    let depth = if level == 8 { 64 } else { u32::from(level) };
-    // Centipawns a weaker level may give away to vary its play.
-    let slack = [0, 300, 200, 120, 80, 50, 30, 10, 0][level as usize];
-    (Limits { time, depth }, slack)
-}
-
-/// The bot's move at `level`, using at most `time`. `seed` varies the
-/// choices of the weaker levels.
-pub fn level_move(engine: &mut Engine, pos: &Position, level: u8, time: Duration, seed: u64) -> Option<Move> {
-    let (limits, slack) = level_limits(level, time);
-    let found = engine.search(pos, limits)?;
-    if slack == 0 || found.score.abs() > MATE - 1000 {
-        return Some(found.best);
-    }
-    // Weaker levels: any move whose one-ply score is within `slack` of the
-    // best one-ply score, chosen by the seed.
-    let moves = pos.legal_moves();
-    let scored: Vec<(i32, Move)> = moves
-        .iter()
-        .map(|m| {
-            let mut next = pos.clone();
-            next.play_unchecked(*m);
-            (-evaluate(&next), *m)
-        })
-        .collect();
-    let top = scored.iter().map(|s| s.0).max()?;
-    let close: Vec<Move> = scored.iter().filter(|s| s.0 >= top - slack as i32).map(|s| s.1).collect();
-    let mut pick = close.get((seed as usize) % close.len().max(1)).copied();
-    if seed.is_multiple_of(3) {
-        pick = Some(found.best);
-    }
-    pick.or(Some(found.best))
-}
-
-/// A one-ply greedy player: the move after which the evaluation is best for
-/// the mover (a win at once if there is one). For matches.
-pub fn greedy_move(pos: &Position) -> Option<Move> {
-    let moves = pos.legal_moves();
-    moves.iter().copied().max_by_key(|m| {
-        let mut next = pos.clone();
-        next.play_unchecked(*m);
-        if next.race_decided() == Some(pos.turn()) || (next.is_check() && next.legal_moves().is_empty()) {
-            return MATE;
-        }
-        -evaluate(&next)
-    })
 }
 
 #[cfg(test)]

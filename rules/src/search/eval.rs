@@ -1,0 +1,167 @@
+//! The evaluation: what a position is worth to the side to move, and the
+//! values of pieces (sets of powers) that move ordering also uses.
+
+use crate::moves::{Move, Promote};
+use crate::piece::Powers;
+use crate::position::Position;
+use crate::types::{Color, Square};
+use crate::variant::Goal;
+
+pub(super) fn promotes(m: &Move) -> bool {
+    matches!(m, Move::Normal { promote, .. } if *promote != Promote::No)
+}
+
+pub(super) fn victim_value(pos: &Position, m: &Move) -> Option<i32> {
+    match *m {
+        Move::Normal { to, .. } => pos.piece_at(to).map(|p| value(pos, pos.moves_of(p)).max(1)),
+        Move::EnPassant { .. } => Some(100),
+        _ => None,
+    }
+}
+
+/// Captures, promotions, and in Alapawn the pawn steps that reach the last
+/// rank: the moves the quiescence search looks at.
+pub(super) fn is_noisy(pos: &Position, m: &Move) -> bool {
+    if victim_value(pos, m).is_some() || promotes(m) {
+        return true;
+    }
+    if pos.variant().goal == Goal::PawnRace {
+        let last = pos.last_rank(pos.turn());
+        return match *m {
+            Move::Normal { to, .. } => last.has(to),
+            Move::PawnPair { second, .. } => last.has(second.1),
+            _ => false,
+        };
+    }
+    false
+}
+
+/// Centipawn value of a set of powers: a compound is the sum of its parts
+/// and a little more (it combines them in one piece). A half (CS1) is worth
+/// half its full power when it captures and 45% when it only moves (it
+/// neither takes nor guards nor checks); both halves are the full power.
+pub(super) fn value(pos: &Position, powers: Powers) -> i32 {
+    let powers = powers.joined();
+    let v = pos.variant();
+    let race = v.goal == Goal::PawnRace;
+    let small = v.width <= 5;
+    if powers.is_empty() {
+        // Construction's static piece: a blocker, and a body for powers.
+        return 40;
+    }
+    if v.armies
+        && let Some(i) = v.piece_index_of(powers, false)
+        && let Some(kind) = crate::army::PieceKind::from_letter(v.pieces[i as usize].letter)
+    {
+        // Clash: the pieces' costs in gold (CA, CLASH.md), in centipawns; the
+        // auctioned Amazon at the 14 gold its author suggests.
+        return kind.cost_quarters().map_or(1400, |q| q as i32 * 25);
+    }
+    let full = |p: Powers| value(pos, p.whole());
+    let sum: i32 = powers
+        .singles()
+        .map(|p| match p {
+            p if p.has_halves() && p.capturing().is_empty() => full(p) * 9 / 20,
+            p if p.has_halves() => full(p) / 2,
+            p if p == Powers::PAWN => {
+                if race {
+                    250
+                } else {
+                    100
+                }
+            }
+            p if p == Powers::KNIGHT => 310,
+            p if p == Powers::BISHOP => {
+                if small {
+                    420
+                } else {
+                    330
+                }
+            }
+            p if p == Powers::ROOK => {
+                if small {
+                    520
+                } else {
+                    500
+                }
+            }
+            p if p == Powers::SILVER => 330,
+            p if p == Powers::GOLD => 380,
+            p if p == Powers::KING => 250,
+            // C6: one swap with the King.
+            p if p == Powers::CASTLE => 40,
+            _ => 0,
+        })
+        .sum();
+    if powers.count() > 1 { sum + sum / 10 } else { sum }
+}
+
+/// Distance from the centre of the board, in half squares (0 in the middle).
+fn off_centre(pos: &Position, sq: Square) -> i32 {
+    let v = pos.variant();
+    let fd = (2 * sq.file() as i32 - (v.width as i32 - 1)).abs();
+    let rd = (2 * sq.rank() as i32 - (v.height as i32 - 1)).abs();
+    fd.max(rd)
+}
+
+/// The evaluation, for the side to move: material (hands at full value,
+/// since a drop goes anywhere), centralisation and mobility of pieces, pawn
+/// advance (Alapawn's race above all), and the safety of a royal piece.
+pub fn evaluate(pos: &Position) -> i32 {
+    let v = pos.variant();
+    let race = v.goal == Goal::PawnRace;
+    let occ = pos.occupied();
+    let mut score = [0i32; 2];
+    let royal = [pos.royal_square(Color::White), pos.royal_square(Color::Black)];
+    for sq in occ {
+        let Some(p) = pos.piece_at(sq) else { continue };
+        let side = p.color.index();
+        let moves = pos.moves_of(p);
+        let advance = if p.color == Color::White { sq.rank() } else { v.height - 1 - sq.rank() } as i32;
+        if p.royal {
+            // PA3: a King that absorbed powers is stronger, though PA6 keeps
+            // its slides short.
+            let extra = moves.without(Powers::KING);
+            if !extra.is_empty() {
+                score[side] += value(pos, extra) * 3 / 5;
+            }
+            continue;
+        }
+        score[side] += value(pos, moves);
+        if moves.joined() == Powers::PAWN {
+            score[side] += if race { advance * advance * 14 } else { advance * 6 };
+            continue;
+        }
+        if moves.is_empty() {
+            continue;
+        }
+        if moves.intersects(Powers::PAWN_ANY) {
+            // A compound still heading for promotion (PA5, C5, CS5).
+            score[side] += advance * 4;
+        }
+        // Pieces like the centre, and room to move.
+        score[side] += (v.width as i32 - off_centre(pos, sq)) * 4;
+        let reach = pos.attacks(sq, moves, p.color, occ) & !pos.pieces_of(p.color);
+        score[side] += reach.count() as i32 * 3;
+        // Pieces near the enemy royal piece press on it.
+        if let Some(k) = royal[1 - side] {
+            let d = sq.file().abs_diff(k.file()).max(sq.rank().abs_diff(k.rank()));
+            if d <= 2 {
+                score[side] += 12;
+            }
+        }
+    }
+    for c in Color::ALL {
+        for (i, pt) in v.pieces.iter().enumerate() {
+            let held = pos.hand(c, i as u8) as i32;
+            if held > 0 {
+                // A reserve power still needs a turn and a body (C2): it
+                // counts a little less than one on the board.
+                let worth = value(pos, pt.powers);
+                score[c.index()] += held * if v.grants { worth * 4 / 5 } else { worth };
+            }
+        }
+    }
+    let us = pos.turn().index();
+    score[us] - score[1 - us]
+}
