@@ -548,6 +548,20 @@ impl Position {
         }
     }
 
+    /// Passes the turn without moving: a "null move" for the search's
+    /// null-move pruning, never a move of the game. An en passant chance
+    /// lapses; nothing else changes. Not for Clash of the Armies, whose
+    /// turns change its shields and guards.
+    pub fn play_null(&mut self) {
+        debug_assert!(!self.variant.armies);
+        let k = keys();
+        if let Some(ep) = self.ep.take() {
+            self.hash ^= k.ep[ep.index()];
+        }
+        self.turn = !self.turn;
+        self.hash ^= k.black;
+    }
+
     fn capture_to_hand(&mut self, captor: Color, victim: Piece) {
         if !self.variant.drops {
             return;

@@ -4,7 +4,7 @@
 use crate::moves::{Move, Promote};
 use crate::piece::Powers;
 use crate::position::Position;
-use crate::types::{Color, Square};
+use crate::types::{Bitboard, Color, Square};
 use crate::variant::Goal;
 
 pub(super) fn promotes(m: &Move) -> bool {
@@ -104,15 +104,59 @@ fn off_centre(pos: &Position, sq: Square) -> i32 {
     fd.max(rd)
 }
 
+/// Piece values by powers, remembered: a game asks for the same few sets
+/// of powers over and over.
+pub(super) struct Values {
+    variant: usize,
+    slots: Vec<(u32, i32)>,
+}
+
+impl Values {
+    const SLOTS: usize = 512;
+
+    pub(super) fn new() -> Values {
+        Values { variant: 0, slots: vec![(u32::MAX, 0); Self::SLOTS] }
+    }
+
+    /// [`value`] of `powers` in `pos`'s variant.
+    #[inline]
+    pub(super) fn of(&mut self, pos: &Position, powers: Powers) -> i32 {
+        let variant = pos.variant() as *const _ as usize;
+        if variant != self.variant {
+            self.slots.iter_mut().for_each(|s| *s = (u32::MAX, 0));
+            self.variant = variant;
+        }
+        let key = powers.bits();
+        let i = (key.wrapping_mul(0x9E37_79B1) >> 23) as usize % Self::SLOTS;
+        if self.slots[i].0 == key {
+            return self.slots[i].1;
+        }
+        let worth = value(pos, powers);
+        self.slots[i] = (key, worth);
+        worth
+    }
+}
+
+/// Bonus for a passed pawn (no enemy pawn ahead of it on its file or the
+/// files beside it) by the share of the way it has gone, in eighths.
+const PASSED: [i32; 9] = [0, 5, 10, 18, 30, 50, 80, 120, 120];
+
 /// The evaluation, for the side to move: material (hands at full value,
 /// since a drop goes anywhere), centralisation and mobility of pieces, pawn
-/// advance (Alapawn's race above all), and the safety of a royal piece.
+/// advance (Alapawn's race above all) and passed pawns, and the safety of a
+/// royal piece.
 pub fn evaluate(pos: &Position) -> i32 {
+    evaluate_with(pos, &mut Values::new())
+}
+
+/// [`evaluate`] with remembered piece values.
+pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
     let v = pos.variant();
     let race = v.goal == Goal::PawnRace;
     let occ = pos.occupied();
     let mut score = [0i32; 2];
     let royal = [pos.royal_square(Color::White), pos.royal_square(Color::Black)];
+    let pawns = [pos.pure_pawns() & pos.pieces_of(Color::White), pos.pure_pawns() & pos.pieces_of(Color::Black)];
     for sq in occ {
         let Some(p) = pos.piece_at(sq) else { continue };
         let side = p.color.index();
@@ -123,13 +167,17 @@ pub fn evaluate(pos: &Position) -> i32 {
             // its slides short.
             let extra = moves.without(Powers::KING);
             if !extra.is_empty() {
-                score[side] += value(pos, extra) * 3 / 5;
+                score[side] += values.of(pos, extra) * 3 / 5;
             }
             continue;
         }
-        score[side] += value(pos, moves);
+        score[side] += values.of(pos, moves);
         if moves.joined() == Powers::PAWN {
             score[side] += if race { advance * advance * 14 } else { advance * 6 };
+            if (front_span(sq, p.color) & pawns[1 - side]).is_empty() {
+                let eighths = (advance * 8 / (v.height as i32 - 1).max(1)) as usize;
+                score[side] += PASSED[eighths.min(8)] * if race { 3 } else { 1 };
+            }
             continue;
         }
         if moves.is_empty() {
@@ -157,11 +205,28 @@ pub fn evaluate(pos: &Position) -> i32 {
             if held > 0 {
                 // A reserve power still needs a turn and a body (C2): it
                 // counts a little less than one on the board.
-                let worth = value(pos, pt.powers);
+                let worth = values.of(pos, pt.powers);
                 score[c.index()] += held * if v.grants { worth * 4 / 5 } else { worth };
             }
         }
     }
     let us = pos.turn().index();
     score[us] - score[1 - us]
+}
+
+/// The squares ahead of `sq` (for `color`) on its file and the files
+/// beside it: where an enemy pawn would stop or take a pawn on `sq`.
+fn front_span(sq: Square, color: Color) -> Bitboard {
+    let mut beside = Bitboard::file(sq.file());
+    if sq.file() > 0 {
+        beside |= Bitboard::file(sq.file() - 1);
+    }
+    if sq.file() < 7 {
+        beside |= Bitboard::file(sq.file() + 1);
+    }
+    let ahead = match color {
+        Color::White => (sq.rank() + 1..8).fold(Bitboard::EMPTY, |b, r| b | Bitboard::rank(r)),
+        Color::Black => (0..sq.rank()).fold(Bitboard::EMPTY, |b, r| b | Bitboard::rank(r)),
+    };
+    beside & ahead
 }

@@ -15,13 +15,16 @@ use std::time::{Duration, Instant};
 mod eval;
 mod levels;
 
+use arrayvec::ArrayVec;
+
 pub use eval::evaluate;
-use eval::{is_noisy, promotes, value, victim_value};
+use eval::{Values, evaluate_with, is_noisy, promotes, victim_value};
 pub use levels::{greedy_move, level_limits, level_move};
 
-use crate::moves::{Move, MoveList};
+use crate::moves::{MAX_MOVES, Move, MoveList};
 use crate::position::Position;
-use crate::variant::Goal;
+use crate::types::Color;
+use crate::variant::{Goal, Repetition};
 
 /// Score of a won position, minus the plies to reach it.
 pub const MATE: i32 = 1_000_000;
@@ -118,8 +121,15 @@ pub struct Engine {
     /// Hashes of the game's earlier positions, then of the line searched.
     path: Vec<u64>,
     earlier: Vec<u64>,
+    /// The best root move of the iteration under way, and its score: a move
+    /// that beat the first one is worth playing even if time runs out.
+    root_best: Option<(Move, i32)>,
+    values: Values,
     cancel: Arc<AtomicBool>,
 }
+
+/// Moves searched with the full depth before later quiet ones are reduced.
+const FULL_DEPTH_MOVES: usize = 3;
 
 impl Engine {
     /// An engine whose table takes about `megabytes` of memory.
@@ -136,6 +146,8 @@ impl Engine {
             history: vec![0; 64 * 64],
             path: Vec::with_capacity(MAX_PLY),
             earlier: Vec::new(),
+            root_best: None,
+            values: Values::new(),
             cancel: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -180,7 +192,7 @@ impl Engine {
         // Far enough to mean "no limit", near enough not to overflow.
         let time = limits.time.min(Duration::from_secs(86_400 * 365));
         self.deadline = start + time;
-        let target = limits.target.unwrap_or(time).min(time);
+        let target = limits.target.map(|t| t.min(time));
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.stopped = false;
         self.nodes = 0;
@@ -192,17 +204,35 @@ impl Engine {
         let mut found =
             Found { best: first, score: 0, depth: 0, seldepth: 0, nodes: 0, pv: vec![first], elapsed: Duration::ZERO };
         if root.len() == 1 {
-            found.score = evaluate(pos);
+            found.score = self.evaluate(pos);
             found.elapsed = start.elapsed();
             report(&found);
             return Some(found);
         }
+        let mut last_score = 0;
         for depth in 1..=limits.depth.clamp(1, MAX_PLY as u32 - 8) {
-            let score = self.negamax(pos, depth as i32, 0, -INF, INF);
+            self.root_best = None;
+            let score = self.aspiration(pos, depth as i32, last_score);
             if self.stopped {
+                // Time ran out mid-iteration: a root move that was searched in
+                // full and beat the first one is the better choice.
+                if let Some((best, score)) = self.root_best
+                    && best != found.best
+                    && depth > 1
+                {
+                    found.best = best;
+                    found.score = score;
+                    found.pv = vec![best];
+                }
                 break;
             }
-            let pv = self.principal_variation(pos, depth as usize);
+            last_score = score;
+            let mut pv = self.principal_variation(pos, depth as usize);
+            if pv.is_empty()
+                && let Some((best, _)) = self.root_best
+            {
+                pv.push(best);
+            }
             if let Some(&best) = pv.first() {
                 found = Found {
                     best,
@@ -218,14 +248,47 @@ impl Engine {
             if score.abs() > MATE - 1000 && depth as i32 >= MATE - score.abs() {
                 break;
             }
-            // Another iteration would not finish in time.
-            if start.elapsed() * 2 > target {
-                break;
+            match target {
+                // On a clock: no iteration that would likely end past the target.
+                Some(target) if start.elapsed() * 2 > target => break,
+                _ => {}
             }
         }
         found.nodes = self.nodes;
         found.elapsed = start.elapsed();
         Some(found)
+    }
+
+    /// One iteration at `depth`, in a window around the last score that
+    /// widens until the score falls inside it.
+    fn aspiration(&mut self, pos: &Position, depth: i32, last: i32) -> i32 {
+        if depth < 5 || last.abs() > MATE - 1000 {
+            return self.negamax(pos, depth, 0, -INF, INF, true);
+        }
+        let mut delta = 30;
+        let (mut alpha, mut beta) = (last - delta, last + delta);
+        loop {
+            let score = self.negamax(pos, depth, 0, alpha, beta, true);
+            if self.stopped {
+                return score;
+            }
+            if score <= alpha {
+                alpha = (score - delta).max(-INF);
+            } else if score >= beta {
+                beta = (score + delta).min(INF);
+            } else {
+                return score;
+            }
+            delta *= 3;
+            if delta > 1500 {
+                alpha = -INF;
+                beta = INF;
+            }
+        }
+    }
+
+    fn evaluate(&mut self, pos: &Position) -> i32 {
+        evaluate_with(pos, &mut self.values)
     }
 
     fn slot(&self, key: u64) -> usize {
@@ -267,18 +330,64 @@ impl Engine {
         pos.race_decided().map(|w| won_or_lost(w == pos.turn(), ply))
     }
 
-    fn negamax(&mut self, pos: &Position, mut depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
-        let ply_score = ply as i32;
-        if let Some(score) = self.enter(pos, ply_score) {
+    /// The score of `pos` if it repeats an earlier position of the game or of
+    /// the line searched (looking back no further than the last capture or
+    /// pawn move): a draw, or in Olympic Chess a loss for White (O6) unless
+    /// Black's check may be a perpetual one, which is scored as a draw.
+    fn repetition(&self, pos: &Position, hash: u64, ply: usize) -> Option<i32> {
+        let back = (pos.halfmoves() as usize).min(self.path.len());
+        let end = self.path.len();
+        let repeats = (2..=back).step_by(2).any(|d| self.path[end - d] == hash);
+        if !repeats {
+            return None;
+        }
+        Some(match pos.variant().repetition {
+            Repetition::WhiteLoses if pos.turn() == Color::White && pos.is_check() => 0,
+            Repetition::WhiteLoses => won_or_lost(pos.turn() == Color::Black, ply as i32),
+            _ => 0,
+        })
+    }
+
+    /// Whether passing the turn is a fair test of the position: not in Clash
+    /// (whose turns change shields), and only with a piece besides pawns and
+    /// a royal piece (zugzwang is common in bare pawn endings).
+    fn null_move_fits(pos: &Position) -> bool {
+        let v = pos.variant();
+        if v.armies || v.pawn_pairs {
+            return false;
+        }
+        let us = pos.pieces_of(pos.turn());
+        (us & !pos.pure_pawns() & !pos.royal).any() || pos.hands[pos.turn().index()].iter().any(|&n| n > 0)
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        mut depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+        null_ok: bool,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        if let Some(score) = self.enter(pos, ply as i32) {
             return score;
         }
         self.seldepth = self.seldepth.max(ply);
         let hash = pos.hash();
-        if ply > 0 && self.path.contains(&hash) {
-            return 0;
+        if ply > 0 {
+            if let Some(score) = self.repetition(pos, hash, ply) {
+                return score;
+            }
+            // No line from here beats a quicker mate already found.
+            alpha = alpha.max(-(MATE - ply as i32));
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
         }
         if ply >= MAX_PLY - 2 {
-            return evaluate(pos);
+            return self.evaluate(pos);
         }
         let in_check = pos.is_check();
         if in_check {
@@ -292,8 +401,8 @@ impl Engine {
         let mut tt_move = None;
         if entry.key == hash {
             tt_move = entry.best;
-            if ply > 0 && entry.depth as i32 >= depth {
-                let s = from_table(entry.score, ply_score);
+            if ply > 0 && entry.depth as i32 >= depth && (!pv_node || entry.bound == Bound::Exact) {
+                let s = from_table(entry.score, ply as i32);
                 match entry.bound {
                     Bound::Exact => return s,
                     Bound::Lower if s >= beta => return s,
@@ -305,21 +414,72 @@ impl Engine {
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
         if moves.is_empty() {
-            return no_moves(pos, in_check, ply_score);
+            return no_moves(pos, in_check, ply as i32);
         }
-        let ordered = self.order(pos, &moves, tt_move, ply);
+        let static_eval = if in_check { -INF } else { self.evaluate(pos) };
+        let decided = beta.abs() > MATE - 1000;
+        if !pv_node && !in_check && ply > 0 && !decided {
+            // Reverse futility: far enough above beta that a shallow search
+            // will not bring it down.
+            if depth <= 6 && static_eval - 100 * depth >= beta {
+                return static_eval;
+            }
+            // Null move: if passing still holds beta, a real move would too.
+            if null_ok && depth >= 3 && static_eval >= beta && Self::null_move_fits(pos) {
+                let r = 3 + depth / 4 + ((static_eval - beta) / 200).min(2);
+                let mut next = pos.clone();
+                next.play_null();
+                self.path.push(hash);
+                let score = -self.negamax(&next, depth - 1 - r, ply + 1, -beta, -beta + 1, false);
+                self.path.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score > MATE - 1000 { beta } else { score };
+                }
+            }
+        }
+        let mut scored = MoveScores::new();
+        self.score_moves(pos, &moves, tt_move, ply, &mut scored);
         let original_alpha = alpha;
         let mut best = -INF;
-        let mut best_move = ordered[0];
+        let mut best_move = moves[0];
+        let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
         self.path.push(hash);
-        for (i, &m) in ordered.iter().enumerate() {
+        for i in 0..scored.len() {
+            let m = pick(&mut scored, i);
+            let quiet = !is_noisy(pos, &m);
             let mut next = pos.clone();
             next.play_unchecked(m);
+            let gives_check = next.is_check();
+            // Shallow quiet moves late in the list, far below alpha: skipped
+            // once a move that does not lose is in hand.
+            if !pv_node && !in_check && quiet && !gives_check && i > 0 && best > -(MATE - 1000) {
+                if depth <= 3 && i >= 4 + depth as usize * depth as usize * 2 {
+                    continue;
+                }
+                if depth <= 2 && static_eval + 120 * depth <= alpha {
+                    continue;
+                }
+            }
             let score = if i == 0 {
-                -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha)
+                -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha, true)
             } else {
-                let s = -self.negamax(&next, depth - 1, ply + 1, -alpha - 1, -alpha);
-                if s > alpha && s < beta { -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha) } else { s }
+                let reduction = if depth >= 3 && i >= FULL_DEPTH_MOVES && quiet && !in_check && !gives_check {
+                    let r = reduction(depth, i) - i32::from(pv_node) - i32::from(self.is_killer(ply, m));
+                    r.clamp(0, depth - 2)
+                } else {
+                    0
+                };
+                let mut s = -self.negamax(&next, depth - 1 - reduction, ply + 1, -alpha - 1, -alpha, true);
+                if s > alpha && reduction > 0 {
+                    s = -self.negamax(&next, depth - 1, ply + 1, -alpha - 1, -alpha, true);
+                }
+                if s > alpha && s < beta {
+                    s = -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha, true);
+                }
+                s
             };
             if self.stopped {
                 self.path.pop();
@@ -331,22 +491,25 @@ impl Engine {
             }
             if score > alpha {
                 alpha = score;
+                if ply == 0 {
+                    self.root_best = Some((m, score));
+                }
             }
             if alpha >= beta {
-                if !is_noisy(pos, &m) {
-                    let k = &mut self.killers[ply];
-                    if k[0] != Some(m) {
-                        k[1] = k[0];
-                        k[0] = Some(m);
-                    }
-                    if let (Some(f), t) = (m.from(), m.to()) {
-                        self.history[f.index() * 64 + t.index()] += depth * depth;
-                    }
+                if quiet {
+                    self.reward(ply, m, depth, &quiets_tried);
                 }
                 break;
             }
+            if quiet && !quiets_tried.is_full() {
+                quiets_tried.push(m);
+            }
         }
         self.path.pop();
+        if best == -INF {
+            // Every move was pruned: the static score stands for them.
+            return alpha.max(static_eval.min(beta));
+        }
         let bound = if best >= beta {
             Bound::Lower
         } else if best > original_alpha {
@@ -354,19 +517,46 @@ impl Engine {
         } else {
             Bound::Upper
         };
-        self.table[slot] = Entry {
-            key: hash,
-            best: Some(best_move),
-            score: to_table(best, ply_score),
-            depth: depth.min(127) as i8,
-            bound,
-        };
+        let old = self.table[slot];
+        if old.key != hash || depth >= old.depth as i32 - 1 || bound == Bound::Exact {
+            self.table[slot] = Entry {
+                key: hash,
+                best: Some(best_move),
+                score: to_table(best, ply as i32),
+                depth: depth.min(127) as i8,
+                bound,
+            };
+        }
         best
     }
 
+    fn is_killer(&self, ply: usize, m: Move) -> bool {
+        self.killers.get(ply).is_some_and(|k| k[0] == Some(m) || k[1] == Some(m))
+    }
+
+    /// A quiet move that refuted the position: a killer, and its history
+    /// rises while the quiet moves tried before it fall.
+    fn reward(&mut self, ply: usize, m: Move, depth: i32, tried: &[Move]) {
+        let k = &mut self.killers[ply];
+        if k[0] != Some(m) {
+            k[1] = k[0];
+            k[0] = Some(m);
+        }
+        let bonus = (depth * depth).min(400);
+        if let Some(i) = history_index(&m) {
+            let h = &mut self.history[i];
+            *h += bonus * 32 - *h * bonus / 512;
+        }
+        for t in tried {
+            if let Some(i) = history_index(t) {
+                let h = &mut self.history[i];
+                *h -= bonus * 32 + *h * bonus / 512;
+            }
+        }
+    }
+
     fn quiesce(&mut self, pos: &Position, ply: usize, mut alpha: i32, beta: i32, qply: u32) -> i32 {
-        let ply_score = ply as i32;
-        if let Some(score) = self.enter(pos, ply_score) {
+        if let Some(score) = self.enter(pos, ply as i32) {
             return score;
         }
         self.seldepth = self.seldepth.max(ply);
@@ -376,9 +566,9 @@ impl Engine {
         // main search.
         pos.generate_single(&mut moves);
         if moves.is_empty() && !pos.variant().pawn_pairs {
-            return no_moves(pos, in_check, ply_score);
+            return no_moves(pos, in_check, ply as i32);
         }
-        let stand = evaluate(pos);
+        let stand = self.evaluate(pos);
         if !in_check {
             if stand >= beta {
                 return stand;
@@ -389,13 +579,24 @@ impl Engine {
             return stand;
         }
         let mut best = if in_check { -INF } else { stand };
-        let candidates: Vec<Move> = if in_check {
-            self.order(pos, &moves, None, ply)
-        } else {
-            let noisy: MoveList = moves.iter().copied().filter(|m| is_noisy(pos, m)).collect();
-            self.order(pos, &noisy, None, ply)
-        };
-        for m in candidates {
+        if !in_check {
+            moves.retain(|m| is_noisy(pos, m));
+        }
+        let mut scored = MoveScores::new();
+        self.score_moves(pos, &moves, None, ply, &mut scored);
+        for i in 0..scored.len() {
+            let m = pick(&mut scored, i);
+            if !in_check && !promotes(&m) && pos.variant().goal != Goal::PawnRace {
+                // Captures that cannot lift the score to alpha, and captures
+                // of a defended piece by a more valuable one, are left out.
+                let victim = victim_value(pos, &m).unwrap_or(0);
+                if stand + victim + 200 <= alpha {
+                    continue;
+                }
+                if self.losing_capture(pos, &m, victim) {
+                    continue;
+                }
+            }
             let mut next = pos.clone();
             next.play_unchecked(m);
             let score = -self.quiesce(&next, ply + 1, -beta, -alpha, qply + 1);
@@ -411,31 +612,79 @@ impl Engine {
         best
     }
 
-    fn order(&self, pos: &Position, moves: &MoveList, tt_move: Option<Move>, ply: usize) -> Vec<Move> {
-        let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
-        let mut scored: Vec<(i32, Move)> = moves
-            .iter()
-            .map(|&m| {
-                let s = if Some(m) == tt_move {
-                    1 << 30
-                } else if let Some(v) = victim_value(pos, &m) {
-                    let attacker = m.from().and_then(|f| pos.piece_at(f)).map_or(0, |p| value(pos, pos.moves_of(p)));
-                    (1 << 24) + v * 16 - attacker / 16
-                } else if promotes(&m) {
-                    1 << 23
-                } else if killers[0] == Some(m) {
-                    1 << 22
-                } else if killers[1] == Some(m) {
-                    (1 << 22) - 1
-                } else {
-                    m.from().map_or(0, |f| self.history[f.index() * 64 + m.to().index()]).min((1 << 21) - 1)
-                };
-                (s, m)
-            })
-            .collect();
-        scored.sort_by_key(|&(s, _)| std::cmp::Reverse(s));
-        scored.into_iter().map(|(_, m)| m).collect()
+    /// A capture by a piece worth more than its victim of a piece the
+    /// opponent defends: it loses material unless something else happens.
+    fn losing_capture(&mut self, pos: &Position, m: &Move, victim: i32) -> bool {
+        let Move::Normal { from, to, .. } = *m else { return false };
+        let Some(attacker) = pos.piece_at(from) else { return false };
+        if attacker.royal {
+            return false;
+        }
+        let worth = self.values.of(pos, pos.moves_of(attacker));
+        if worth <= victim + 50 {
+            return false;
+        }
+        let them = !pos.turn();
+        pos.attackers(to, them, pos.pieces_of(them), pos.occupied() ^ from.bb()).any()
     }
+
+    /// The moves with their ordering scores, into `scored` (an out
+    /// parameter: returning so long a list would copy all of it).
+    fn score_moves(
+        &mut self,
+        pos: &Position,
+        moves: &MoveList,
+        tt_move: Option<Move>,
+        ply: usize,
+        scored: &mut MoveScores,
+    ) {
+        let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
+        for &m in moves {
+            let s = if Some(m) == tt_move {
+                1 << 30
+            } else if let Some(v) = victim_value(pos, &m) {
+                let attacker = m.from().and_then(|f| pos.piece_at(f));
+                let a = attacker.map_or(0, |p| if p.royal { 0 } else { self.values.of(pos, pos.moves_of(p)) });
+                let base = if self.losing_capture(pos, &m, v) { 1 << 20 } else { 1 << 24 };
+                base + v * 16 - a / 16
+            } else if promotes(&m) {
+                1 << 23
+            } else if killers[0] == Some(m) {
+                1 << 22
+            } else if killers[1] == Some(m) {
+                (1 << 22) - 1
+            } else {
+                history_index(&m).map_or(0, |i| self.history[i]).clamp(-(1 << 19), 1 << 19)
+            };
+            scored.push((s, m));
+        }
+    }
+}
+
+type MoveScores = ArrayVec<(i32, Move), MAX_MOVES>;
+
+/// The best-scored move among those from `i` on, swapped into place `i`:
+/// a sort that stops as soon as a move refutes the position.
+fn pick(scored: &mut MoveScores, i: usize) -> Move {
+    let mut best = i;
+    for j in i + 1..scored.len() {
+        if scored[j].0 > scored[best].0 {
+            best = j;
+        }
+    }
+    scored.swap(i, best);
+    scored[i].1
+}
+
+fn history_index(m: &Move) -> Option<usize> {
+    m.from().map(|f| f.index() * 64 + m.to().index())
+}
+
+/// Plies a late quiet move is searched less deep: more for later moves at
+/// greater depths.
+fn reduction(depth: i32, index: usize) -> i32 {
+    let r = 0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25;
+    r as i32
 }
 
 /// A decided game, `ply` plies from the root, for the side to move.
