@@ -45,11 +45,12 @@ impl Core {
         let what = if clash { format!("a match of {}", v.name) } else { v.name.to_string() };
         let odds = challenges::handicap_of(&loaded).map(|h| format!(", handicap {h} (not rated)")).unwrap_or_default();
         let mut text = format!(
-            "Game {}: {} (White) vs {} (Black), {what}{odds}{}, me at level {level}.",
+            "Game {}: {} (White) vs {} (Black), {what}{odds}{}, me at level {level} (about {}).",
             r.key.id.as_str(),
             mention(&r.white),
             mention(&r.black),
-            r.settings.clock.map(|c| format!(", {c}")).unwrap_or_default()
+            r.settings.clock.map(|c| format!(", {c}")).unwrap_or_default(),
+            search::level_rating(level)
         );
         if clash {
             text.pop();

@@ -11,9 +11,9 @@ pub(super) fn promotes(m: &Move) -> bool {
     matches!(m, Move::Normal { promote, .. } if *promote != Promote::No)
 }
 
-pub(super) fn victim_value(pos: &Position, m: &Move) -> Option<i32> {
+pub(super) fn victim_value(pos: &Position, m: &Move, values: &mut Values) -> Option<i32> {
     match *m {
-        Move::Normal { to, .. } => pos.piece_at(to).map(|p| value(pos, pos.moves_of(p)).max(1)),
+        Move::Normal { to, .. } => pos.piece_at(to).map(|p| values.of(pos, pos.moves_of(p)).max(1)),
         Move::EnPassant { .. } => Some(100),
         _ => None,
     }
@@ -22,7 +22,12 @@ pub(super) fn victim_value(pos: &Position, m: &Move) -> Option<i32> {
 /// Captures, promotions, and in Alapawn the pawn steps that reach the last
 /// rank: the moves the quiescence search looks at.
 pub(super) fn is_noisy(pos: &Position, m: &Move) -> bool {
-    if victim_value(pos, m).is_some() || promotes(m) {
+    let captures = match *m {
+        Move::Normal { to, .. } => pos.piece_at(to).is_some(),
+        Move::EnPassant { .. } => true,
+        _ => false,
+    };
+    if captures || promotes(m) {
         return true;
     }
     if pos.variant().goal == Goal::PawnRace {
@@ -157,6 +162,10 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
     let mut score = [0i32; 2];
     let royal = [pos.royal_square(Color::White), pos.royal_square(Color::Black)];
     let pawns = [pos.pure_pawns() & pos.pieces_of(Color::White), pos.pure_pawns() & pos.pieces_of(Color::Black)];
+    // The squares around each royal piece, and how hard each side presses on
+    // the other's.
+    let zone = royal.map(|k| k.map_or(Bitboard::EMPTY, |k| pos.attacks(k, Powers::KING, Color::White, occ) | k.bb()));
+    let mut pressure = [0i32; 2];
     for sq in occ {
         let Some(p) = pos.piece_at(sq) else { continue };
         let side = p.color.index();
@@ -189,8 +198,10 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         }
         // Pieces like the centre, and room to move.
         score[side] += (v.width as i32 - off_centre(pos, sq)) * 4;
-        let reach = pos.attacks(sq, moves, p.color, occ) & !pos.pieces_of(p.color);
+        let attacks = pos.attacks(sq, moves, p.color, occ);
+        let reach = attacks & !pos.pieces_of(p.color);
         score[side] += reach.count() as i32 * 3;
+        pressure[side] += (attacks & zone[1 - side]).count() as i32;
         // Pieces near the enemy royal piece press on it.
         if let Some(k) = royal[1 - side] {
             let d = sq.file().abs_diff(k.file()).max(sq.rank().abs_diff(k.rank()));
@@ -207,12 +218,26 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
                 // counts a little less than one on the board.
                 let worth = values.of(pos, pt.powers);
                 score[c.index()] += held * if v.grants { worth * 4 / 5 } else { worth };
+                if v.drops {
+                    // A piece in hand can land next to the royal piece.
+                    pressure[c.index()] += 2 * held;
+                }
             }
         }
     }
+    for side in 0..2 {
+        if royal[1 - side].is_some() {
+            let units = pressure[side];
+            let cap = if v.drops { 900 } else { 400 };
+            score[side] += (units * units * if v.drops { 4 } else { 2 }).min(cap);
+        }
+    }
     let us = pos.turn().index();
-    score[us] - score[1 - us]
+    score[us] - score[1 - us] + TEMPO
 }
+
+/// The side to move's edge for having the move.
+const TEMPO: i32 = 10;
 
 /// The squares ahead of `sq` (for `color`) on its file and the files
 /// beside it: where an enemy pawn would stop or take a pawn on `sq`.

@@ -19,7 +19,7 @@ use arrayvec::ArrayVec;
 
 pub use eval::evaluate;
 use eval::{Values, evaluate_with, is_noisy, promotes, victim_value};
-pub use levels::{greedy_move, level_limits, level_move};
+pub use levels::{Style, greedy_move, hangs_a_piece, level_limits, level_move, level_rating, style};
 
 use crate::moves::{MAX_MOVES, Move, MoveList};
 use crate::position::Position;
@@ -125,6 +125,8 @@ pub struct Engine {
     /// that beat the first one is worth playing even if time runs out.
     root_best: Option<(Move, i32)>,
     values: Values,
+    /// Evaluations by hash.
+    evals: Vec<(u64, i32)>,
     cancel: Arc<AtomicBool>,
 }
 
@@ -148,6 +150,7 @@ impl Engine {
             earlier: Vec::new(),
             root_best: None,
             values: Values::new(),
+            evals: vec![(0, 0); 1 << 16],
             cancel: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -163,6 +166,7 @@ impl Engine {
     pub fn clear(&mut self) {
         self.table.iter_mut().for_each(|e| *e = Entry::default());
         self.history.iter_mut().for_each(|h| *h = 0);
+        self.evals.iter_mut().for_each(|e| *e = (0, 0));
         self.earlier.clear();
     }
 
@@ -263,12 +267,12 @@ impl Engine {
     /// widens until the score falls inside it.
     fn aspiration(&mut self, pos: &Position, depth: i32, last: i32) -> i32 {
         if depth < 5 || last.abs() > MATE - 1000 {
-            return self.negamax(pos, depth, 0, -INF, INF, true);
+            return self.negamax(pos, depth, 0, -INF, INF, true, pos.is_check());
         }
         let mut delta = 30;
         let (mut alpha, mut beta) = (last - delta, last + delta);
         loop {
-            let score = self.negamax(pos, depth, 0, alpha, beta, true);
+            let score = self.negamax(pos, depth, 0, alpha, beta, true, pos.is_check());
             if self.stopped {
                 return score;
             }
@@ -288,7 +292,14 @@ impl Engine {
     }
 
     fn evaluate(&mut self, pos: &Position) -> i32 {
-        evaluate_with(pos, &mut self.values)
+        let hash = pos.hash();
+        let slot = (hash as usize) & (self.evals.len() - 1);
+        if self.evals[slot].0 == hash {
+            return self.evals[slot].1;
+        }
+        let score = evaluate_with(pos, &mut self.values);
+        self.evals[slot] = (hash, score);
+        score
     }
 
     fn slot(&self, key: u64) -> usize {
@@ -360,6 +371,7 @@ impl Engine {
         (us & !pos.pure_pawns() & !pos.royal).any() || pos.hands[pos.turn().index()].iter().any(|&n| n > 0)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn negamax(
         &mut self,
         pos: &Position,
@@ -368,6 +380,7 @@ impl Engine {
         mut alpha: i32,
         mut beta: i32,
         null_ok: bool,
+        in_check: bool,
     ) -> i32 {
         let pv_node = beta - alpha > 1;
         if let Some(score) = self.enter(pos, ply as i32) {
@@ -389,7 +402,6 @@ impl Engine {
         if ply >= MAX_PLY - 2 {
             return self.evaluate(pos);
         }
-        let in_check = pos.is_check();
         if in_check {
             depth += 1;
         }
@@ -430,7 +442,7 @@ impl Engine {
                 let mut next = pos.clone();
                 next.play_null();
                 self.path.push(hash);
-                let score = -self.negamax(&next, depth - 1 - r, ply + 1, -beta, -beta + 1, false);
+                let score = -self.negamax(&next, depth - 1 - r, ply + 1, -beta, -beta + 1, false, false);
                 self.path.pop();
                 if self.stopped {
                     return 0;
@@ -464,7 +476,7 @@ impl Engine {
                 }
             }
             let score = if i == 0 {
-                -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha, true)
+                -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha, true, gives_check)
             } else {
                 let reduction = if depth >= 3 && i >= FULL_DEPTH_MOVES && quiet && !in_check && !gives_check {
                     let r = reduction(depth, i) - i32::from(pv_node) - i32::from(self.is_killer(ply, m));
@@ -472,12 +484,12 @@ impl Engine {
                 } else {
                     0
                 };
-                let mut s = -self.negamax(&next, depth - 1 - reduction, ply + 1, -alpha - 1, -alpha, true);
+                let mut s = -self.negamax(&next, depth - 1 - reduction, ply + 1, -alpha - 1, -alpha, true, gives_check);
                 if s > alpha && reduction > 0 {
-                    s = -self.negamax(&next, depth - 1, ply + 1, -alpha - 1, -alpha, true);
+                    s = -self.negamax(&next, depth - 1, ply + 1, -alpha - 1, -alpha, true, gives_check);
                 }
                 if s > alpha && s < beta {
-                    s = -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha, true);
+                    s = -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha, true, gives_check);
                 }
                 s
             };
@@ -528,6 +540,10 @@ impl Engine {
             };
         }
         best
+    }
+
+    fn victim(&mut self, pos: &Position, m: &Move) -> Option<i32> {
+        victim_value(pos, m, &mut self.values)
     }
 
     fn is_killer(&self, ply: usize, m: Move) -> bool {
@@ -589,7 +605,7 @@ impl Engine {
             if !in_check && !promotes(&m) && pos.variant().goal != Goal::PawnRace {
                 // Captures that cannot lift the score to alpha, and captures
                 // of a defended piece by a more valuable one, are left out.
-                let victim = victim_value(pos, &m).unwrap_or(0);
+                let victim = self.victim(pos, &m).unwrap_or(0);
                 if stand + victim + 200 <= alpha {
                     continue;
                 }
@@ -642,7 +658,7 @@ impl Engine {
         for &m in moves {
             let s = if Some(m) == tt_move {
                 1 << 30
-            } else if let Some(v) = victim_value(pos, &m) {
+            } else if let Some(v) = self.victim(pos, &m) {
                 let attacker = m.from().and_then(|f| pos.piece_at(f));
                 let a = attacker.map_or(0, |p| if p.royal { 0 } else { self.values.of(pos, pos.moves_of(p)) });
                 let base = if self.losing_capture(pos, &m, v) { 1 << 20 } else { 1 << 24 };
