@@ -451,18 +451,20 @@ pub fn score(wins: u32, draws: u32, losses: u32) -> Option<Score> {
 fn score_line(wins: u32, draws: u32, losses: u32) -> String {
     let Some(s) = score(wins, draws, losses) else { return "no game was played".into() };
     let games = wins + draws + losses;
+    // Rounded first, so that no "-0" is printed.
+    let elo = s.elo.round() + 0.0;
     match s.elo_margin {
         Some(m) => format!(
             "score {:.1}% +- {:.1}%, Elo difference {:+.0} +- {m:.0} (95%)",
             s.share * 100.0,
             s.margin * 100.0,
-            s.elo
+            elo
         ),
         None => format!(
             "score {:.1}% ({}/{games}), Elo difference {:+.0} ({})",
             s.share * 100.0,
             f64::from(wins) + f64::from(draws) / 2.0,
-            s.elo,
+            elo,
             if s.share >= 1.0 { "at least" } else { "at most" }
         ),
     }
@@ -566,10 +568,10 @@ mod tests {
         assert!((s.share - 0.5625).abs() < 1e-12);
         // Variance per game 0.21484375; 1.96 * sqrt(0.21484375 / 40).
         assert!((s.margin - 0.143_65).abs() < 1e-4, "{}", s.margin);
-        assert!((s.elo - 43.67).abs() < 0.01, "{}", s.elo);
+        assert!((s.elo - 43.658).abs() < 0.001, "{}", s.elo);
         let m = s.elo_margin.unwrap();
-        assert!((m - 102.9).abs() < 0.5, "{m}");
-        assert_eq!(score_line(20, 5, 15), "score 56.3% +- 14.4%, Elo difference +44 +- 103 (95%)");
+        assert!((m - 104.6).abs() < 0.05, "{m}");
+        assert_eq!(score_line(20, 5, 15), "score 56.2% +- 14.4%, Elo difference +44 +- 105 (95%)");
         // All draws: no spread at all.
         assert_eq!(score_line(0, 10, 0), "score 50.0% +- 0.0%, Elo difference +0 +- 0 (95%)");
         // A clean sweep gives only a bound.
