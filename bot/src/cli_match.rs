@@ -376,7 +376,7 @@ fn play_game(
     let v = args.variant;
     let (mut game, mut moves) = opening(v, args.seed, g, args.opening_plies)?;
     let start_fen = game.start().fen();
-    let first = if g % 2 == 0 { Color::White } else { Color::Black };
+    let first = if g.is_multiple_of(2) { Color::White } else { Color::Black };
     let seat_of = |c: Color| if c == first { 0 } else { 1 };
     let names = [seats[seat_of(Color::White)].name.clone(), seats[seat_of(Color::Black)].name.clone()];
     let mut rng = fastrand::Rng::with_seed(mix(args.seed ^ 0x6b69_6269_747a, u64::from(g)));

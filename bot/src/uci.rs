@@ -380,7 +380,7 @@ impl Uci {
         });
         match spawned {
             Ok(handle) => {
-                let ponder = go.ponder.then(|| Go { ponder: false, ..go });
+                let ponder = go.ponder.then_some(Go { ponder: false, ..go });
                 self.running = Some(Running { handle, release, held, ponder });
             }
             Err(e) => {

@@ -249,7 +249,7 @@ fn chess_mate_in_one_is_scored_as_mate() {
     let lines = s.search("go depth 5");
     assert_eq!(bestmove(&lines), "a1a8");
     let last = infos(&lines).last().cloned().unwrap();
-    assert_eq!(field(&last, "score"), ["mate", "1"], "{last}");
+    assert_eq!(field(last, "score"), ["mate", "1"], "{last}");
     s.send("position fen 7k/8/8/8/8/8/5PPP/r1r3K1 w - - 0 1");
     let lines = s.search("go depth 3");
     assert!(lines.last().unwrap().starts_with("bestmove (none)"), "{lines:?}");
@@ -257,7 +257,7 @@ fn chess_mate_in_one_is_scored_as_mate() {
     s.send("position fen 8/8/8/8/7P/1k6/3q4/K7 w - - 0 1");
     let lines = s.search("go depth 5");
     let last = infos(&lines).last().cloned().unwrap();
-    assert_eq!(field(&last, "score"), ["mate", "-1"], "{last}");
+    assert_eq!(field(last, "score"), ["mate", "-1"], "{last}");
 }
 
 #[test]
@@ -281,7 +281,7 @@ fn olympic_through_uci_variant_finds_a_mating_drop() {
     pos.play_unchecked(m);
     assert!(pos.is_check() && pos.legal_moves().is_empty(), "{best} does not mate");
     let last = infos(&lines).last().cloned().unwrap();
-    assert_eq!(field(&last, "score"), ["mate", "1"], "{last}");
+    assert_eq!(field(last, "score"), ["mate", "1"], "{last}");
 }
 
 #[test]
