@@ -246,8 +246,7 @@ impl Seat {
     fn choose(
         &mut self,
         game: &Game,
-        start_fen: &str,
-        moves: &[String],
+        record: &Record,
         time: Duration,
         rng: &mut fastrand::Rng,
     ) -> Result<Move, String> {
@@ -256,6 +255,8 @@ impl Seat {
         let chosen = match &self.player {
             Player::Level(l) => {
                 let engine = self.engine.get_or_insert_with(|| search::Engine::new(16));
+                // Returning to an earlier position counts as a repetition.
+                engine.set_history(&record.hashes);
                 search::level_move(engine, pos, *l, time, rng.u64(..))
             }
             Player::Greedy => search::greedy_move(pos),
@@ -265,7 +266,7 @@ impl Seat {
             }
             Player::Uci(_) => {
                 let Some(uci) = self.uci.as_mut() else { return Err(format!("{name} is not running")) };
-                let text = match uci.best_move(start_fen, moves, time) {
+                let text = match uci.best_move(&record.start_fen, &record.moves, time) {
                     Ok(text) => text,
                     Err(silence) => {
                         // Killed; started again for the next game.
@@ -288,6 +289,16 @@ impl Seat {
         };
         chosen.ok_or_else(|| format!("{name} found no move"))
     }
+}
+
+/// A game's record as the players are told it.
+struct Record {
+    /// The FEN the game started from (before the opening).
+    start_fen: String,
+    /// Every move since, canonical.
+    moves: Vec<String>,
+    /// The hashes of the positions before the current one.
+    hashes: Vec<u64>,
 }
 
 /// How one game went.
@@ -374,8 +385,13 @@ fn play_game(
     seats: &mut [Seat; 2],
 ) -> Result<GameResult, String> {
     let v = args.variant;
-    let (mut game, mut moves) = opening(v, args.seed, g, args.opening_plies)?;
-    let start_fen = game.start().fen();
+    let (mut game, moves) = opening(v, args.seed, g, args.opening_plies)?;
+    let mut record = Record { start_fen: game.start().fen(), moves, hashes: Vec::new() };
+    let mut replay = game.start().clone();
+    for m in game.moves() {
+        record.hashes.push(replay.hash());
+        replay.play_unchecked(*m);
+    }
     let first = if g.is_multiple_of(2) { Color::White } else { Color::Black };
     let seat_of = |c: Color| if c == first { 0 } else { 1 };
     let names = [seats[seat_of(Color::White)].name.clone(), seats[seat_of(Color::Black)].name.clone()];
@@ -391,9 +407,13 @@ fn play_game(
     while forfeit.is_none() && game.outcome().is_none() && game.moves().len() < MAX_PLIES {
         let turn = game.position().turn();
         let seat = &mut seats[seat_of(turn)];
-        match seat.choose(&game, &start_fen, &moves, args.time, &mut rng) {
+        let before = game.position().hash();
+        match seat.choose(&game, &record, args.time, &mut rng) {
             Ok(m) => match game.play(m) {
-                Ok(played) => moves.push(played.canonical),
+                Ok(played) => {
+                    record.moves.push(played.canonical);
+                    record.hashes.push(before);
+                }
                 Err(e) => forfeit = Some((turn, format!("{} chose a move the rules refuse: {e}", seat.name))),
             },
             Err(why) => forfeit = Some((turn, why)),
