@@ -8,6 +8,7 @@
 //! The search runs on a worker thread that owns the engine while it thinks,
 //! so `stop`, `isready` and `quit` are answered at once.
 
+use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -156,6 +157,8 @@ struct Running {
     held: bool,
     /// A pondering search's `go`, searched for real on `ponderhit`.
     ponder: Option<Go>,
+    /// Which search this is (its [`Event::Done`] names it).
+    number: u64,
 }
 
 /// How [`Uci::finish_search`] ends a search.
@@ -181,35 +184,102 @@ struct Uci {
     engine: Option<Engine>,
     cancel: Arc<AtomicBool>,
     running: Option<Running>,
+    /// Searches started so far.
+    searches: u64,
+    /// Where the worker says that its search ended.
+    events: mpsc::Sender<Event>,
+}
+
+/// What the main loop waits for.
+enum Event {
+    /// A line of input.
+    Line(String),
+    /// The input ended (or could not be read: the message).
+    End(Option<String>),
+    /// The search with this number ended and printed its `bestmove`.
+    Done(u64),
+}
+
+/// Commands that need the engine to themselves: while a search runs they
+/// wait for it to end, and so does every command after them.
+fn waits_for_the_search(word: &str) -> bool {
+    matches!(word, "go" | "ucinewgame" | "setoption")
 }
 
 /// Runs the protocol on stdin and stdout until `quit` or the end of input.
 pub fn run() -> Result<(), String> {
-    let mut uci = Uci::new();
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
-    let mut bytes = Vec::new();
-    loop {
-        bytes.clear();
-        match input.read_until(b'\n', &mut bytes) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => {
-                uci.finish_search(End::Stop);
-                return Err(format!("cannot read the input: {e}"));
+    let (events, received) = mpsc::channel();
+    let input = events.clone();
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        let mut reader = stdin.lock();
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            let event = match reader.read_until(b'\n', &mut bytes) {
+                Ok(0) => Event::End(None),
+                Ok(_) => Event::Line(String::from_utf8_lossy(&bytes).trim().to_string()),
+                Err(e) => Event::End(Some(format!("cannot read the input: {e}"))),
+            };
+            let last = matches!(event, Event::End(_));
+            if input.send(event).is_err() || last {
+                break;
             }
         }
-        let line = String::from_utf8_lossy(&bytes);
-        if !uci.command(line.trim()) {
-            break;
+    });
+    let mut uci = Uci::new(events);
+    // Commands waiting for the search under way to end, in order.
+    let mut waiting: VecDeque<String> = VecDeque::new();
+    let mut result = Ok(());
+    while let Ok(event) = received.recv() {
+        match event {
+            Event::Line(line) => {
+                let word = line.split_whitespace().next().unwrap_or("");
+                // Answered at once, even during a search.
+                let at_once =
+                    matches!(word, "stop" | "quit" | "ponderhit") || (word == "isready" && waiting.is_empty());
+                if uci.running.is_some() && !at_once && (!waiting.is_empty() || waits_for_the_search(word)) {
+                    waiting.push_back(line);
+                    continue;
+                }
+                if !uci.command(&line) {
+                    break;
+                }
+            }
+            Event::End(error) => {
+                result = error.map_or(Ok(()), Err);
+                break;
+            }
+            Event::Done(number) => {
+                if uci.running.as_ref().is_some_and(|r| r.number == number) {
+                    uci.finish_search(End::Wait);
+                }
+            }
+        }
+        // The waiting commands run, up to one that must wait for a search
+        // one of them started.
+        while let Some(line) = waiting.pop_front() {
+            let word = line.split_whitespace().next().unwrap_or("");
+            if uci.running.is_some() && waits_for_the_search(word) {
+                waiting.push_front(line);
+                break;
+            }
+            if !uci.command(&line) {
+                return finish(uci, Ok(()));
+            }
         }
     }
+    finish(uci, result)
+}
+
+/// Stops the search under way, if any, and ends.
+fn finish(mut uci: Uci, result: Result<(), String>) -> Result<(), String> {
     uci.finish_search(End::Stop);
-    Ok(())
+    result
 }
 
 impl Uci {
-    fn new() -> Uci {
+    fn new(events: mpsc::Sender<Event>) -> Uci {
         let engine = Engine::new(DEFAULT_HASH_MB);
         let cancel = engine.cancel_flag();
         Uci {
@@ -221,6 +291,8 @@ impl Uci {
             engine: Some(engine),
             cancel,
             running: None,
+            searches: 0,
+            events,
         }
     }
 
@@ -341,7 +413,7 @@ impl Uci {
                 return;
             }
         };
-        // A `go` during a search waits for it to end (an infinite one is stopped).
+        // The main loop holds a `go` back while a search runs; this is a safeguard.
         self.finish_search(End::Wait);
         let (pos, history) = match self.current() {
             Ok(p) => p,
@@ -369,6 +441,9 @@ impl Uci {
         engine.set_history(&history);
         let (release, released) = mpsc::channel::<bool>();
         let out = self.out.clone();
+        self.searches += 1;
+        let number = self.searches;
+        let events = self.events.clone();
         let spawned = std::thread::Builder::new().name("search".into()).spawn(move || {
             let found = engine.search_reporting(&pos, limits, &mut |f| out.line(&info_line(&pos, f)));
             // An infinite or pondering search answers only when told to.
@@ -376,12 +451,14 @@ impl Uci {
             if print {
                 out.line(&bestmove_line(&pos, found.as_ref()));
             }
+            // The main loop may have ended already.
+            let _ = events.send(Event::Done(number));
             engine
         });
         match spawned {
             Ok(handle) => {
                 let ponder = go.ponder.then_some(Go { ponder: false, ..go });
-                self.running = Some(Running { handle, release, held, ponder });
+                self.running = Some(Running { handle, release, held, ponder, number });
             }
             Err(e) => {
                 self.out.error(&format!("cannot start the search: {e}"));

@@ -346,6 +346,26 @@ fn bad_input_is_answered_and_the_engine_goes_on() {
 }
 
 #[test]
+fn commands_sent_during_a_search_wait_their_turn() {
+    let mut s = Session::start();
+    // All at once, as a script would: the second search waits for the
+    // first, and the position between them applies to the second only.
+    s.send("position startpos\ngo depth 4\nposition startpos moves e2e4\ngo depth 4\nisready");
+    let first = s.until(Duration::from_secs(20), |l| l.starts_with("bestmove"));
+    // Answered once the second search has started, during it.
+    let mut second = s.until(Duration::from_secs(20), |l| l == "readyok");
+    if !second.iter().any(|l| l.starts_with("bestmove")) {
+        second.extend(s.until(Duration::from_secs(20), |l| l.starts_with("bestmove")));
+    }
+    second.retain(|l| l != "readyok");
+    let chess = Variant::by_id("chess").unwrap();
+    assert!(is_legal(&Position::new(chess), &bestmove(&first)), "{first:#?}");
+    assert!(is_legal(&position_after(chess, CHESS_START, &["e2e4"]), &bestmove(&second)), "{second:#?}");
+    assert_eq!(infos(&second).last().map(|l| field(l, "depth")), Some(vec!["4"]));
+    assert!(s.quiet_for(Duration::from_millis(200)).is_empty());
+}
+
+#[test]
 fn the_end_of_input_quits() {
     let mut child = Command::new(KIBITZ)
         .arg("uci")
