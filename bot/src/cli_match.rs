@@ -422,7 +422,9 @@ fn play_game(
     let plies = game.moves().len();
     let (winner, reason) = match (forfeit, game.outcome()) {
         (Some((loser, why)), _) => {
-            eprintln!("kibitz: warning: game {}: {why}; it loses the game", g + 1);
+            let side = if loser == Color::White { "White" } else { "Black" };
+            let number = plies / 2 + 1;
+            eprintln!("kibitz: warning: game {}, move {number} ({side}): {why}; it loses the game", g + 1);
             (Some(!loser), why)
         }
         (None, Some(outcome)) => (outcome.winner, outcome.reason.to_string()),
