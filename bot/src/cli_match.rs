@@ -469,6 +469,12 @@ pub fn score(wins: u32, draws: u32, losses: u32) -> Option<Score> {
     Some(Score { share, margin, elo: elo_of(share), elo_margin })
 }
 
+/// A share as a percentage to one decimal, halves rounded up (56.25% is
+/// 56.3%).
+fn percent(share: f64) -> f64 {
+    (share * 1000.0).round() / 10.0
+}
+
 /// The summary's score line.
 fn score_line(wins: u32, draws: u32, losses: u32) -> String {
     let Some(s) = score(wins, draws, losses) else { return "no game was played".into() };
@@ -478,13 +484,13 @@ fn score_line(wins: u32, draws: u32, losses: u32) -> String {
     match s.elo_margin {
         Some(m) => format!(
             "score {:.1}% +- {:.1}%, Elo difference {:+.0} +- {m:.0} (95%)",
-            s.share * 100.0,
-            s.margin * 100.0,
+            percent(s.share),
+            percent(s.margin),
             elo
         ),
         None => format!(
             "score {:.1}% ({}/{games}), Elo difference {:+.0} ({})",
-            s.share * 100.0,
+            percent(s.share),
             f64::from(wins) + f64::from(draws) / 2.0,
             elo,
             if s.share >= 1.0 { "at least" } else { "at most" }
@@ -593,7 +599,7 @@ mod tests {
         assert!((s.elo - 43.658).abs() < 0.001, "{}", s.elo);
         let m = s.elo_margin.unwrap();
         assert!((m - 104.6).abs() < 0.05, "{m}");
-        assert_eq!(score_line(20, 5, 15), "score 56.2% +- 14.4%, Elo difference +44 +- 105 (95%)");
+        assert_eq!(score_line(20, 5, 15), "score 56.3% +- 14.4%, Elo difference +44 +- 105 (95%)");
         // All draws: no spread at all.
         assert_eq!(score_line(0, 10, 0), "score 50.0% +- 0.0%, Elo difference +0 +- 0 (95%)");
         // A clean sweep gives only a bound.
