@@ -149,3 +149,18 @@ fn the_results_do_not_depend_on_the_threads() {
     summary(&one, 6, "Olympic Chess", "greedy", "random");
     assert_eq!(one, run("3"));
 }
+
+#[test]
+fn an_engine_that_does_not_answer_loses_on_time_and_is_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    // Stuck for good on `go`: it has to be killed.
+    let fake = script(dir.path(), "stuck", &fake_engine("exec sleep 60"));
+    let engine = format!("uci:{}", fake.display());
+    let started = std::time::Instant::now();
+    let out = kibitz(&["match", "--first", "random", "--second", &engine, "--games", "1", "--time", "1"]);
+    let text = stdout(&out);
+    assert_eq!(summary(&text, 1, "Chess", "random", &engine), (1, 0, 0));
+    assert!(text.contains("did not answer within 5010 ms"), "{text}");
+    // Ten times the move time and 5 s, then it is killed, not waited for.
+    assert!(started.elapsed() < std::time::Duration::from_secs(8), "{:?}", started.elapsed());
+}
