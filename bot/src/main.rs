@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
+mod cli_match;
 mod cli_review;
+mod uci;
 
 use kibitz_bot::config::{Config, StoreLocation};
 use kibitz_bot::core::{Core, CoreConfig};
@@ -223,7 +225,7 @@ enum Command {
         /// Variant id.
         #[arg(long, default_value = "chess")]
         variant: String,
-        /// The first player: `level1` .. `level8`, `greedy` or `random`.
+        /// The first player: `level1` .. `level8`, `greedy`, `random`, or `uci:PATH` (a UCI engine).
         #[arg(long, default_value = "level8")]
         first: String,
         /// The second player.
@@ -232,10 +234,24 @@ enum Command {
         /// Games to play.
         #[arg(long, default_value_t = 20)]
         games: u32,
-        /// Milliseconds per move for the levels.
+        /// Milliseconds per move for every player.
         #[arg(long, default_value_t = 100)]
         time: u64,
+        /// `NAME=VALUE`: an option sent to every UCI engine (repeatable, sent in order).
+        #[arg(long = "uci-option", value_name = "NAME=VALUE")]
+        uci_options: Vec<String>,
+        /// Seed of the random openings: each pair of games plays one, colours swapped.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Random plies of each opening.
+        #[arg(long, default_value_t = 4)]
+        opening_plies: u32,
+        /// Games played at once, each thread with its own engines.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
     },
+    /// Speak the Universal Chess Interface on stdin and stdout (for GUIs and match tools).
+    Uci,
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -395,9 +411,30 @@ fn main() -> ExitCode {
         Some(Command::Analyse { variant, fen, handicap, time }) => {
             run_analyse(&variant, fen.as_deref(), handicap.as_deref(), time)
         }
-        Some(Command::Match { variant, first, second, games, time }) => {
-            run_match(&variant, &first, &second, games, Duration::from_millis(time))
-        }
+        Some(Command::Match {
+            variant: id,
+            first,
+            second,
+            games,
+            time,
+            uci_options,
+            seed,
+            opening_plies,
+            concurrency,
+        }) => variant(&id).and_then(|v| {
+            cli_match::run_match(&cli_match::MatchArgs {
+                variant: v,
+                first: &first,
+                second: &second,
+                games,
+                time: Duration::from_millis(time.clamp(1, 3_600_000)),
+                uci_options: &uci_options,
+                seed,
+                opening_plies,
+                concurrency,
+            })
+        }),
+        Some(Command::Uci) => uci::run(),
         Some(Command::Review { variant, fen, time, depth, output, pgn, moves }) => {
             cli_review::run_review(&cli_review::ReviewArgs {
                 variant: &variant,
@@ -944,115 +981,6 @@ fn run_analyse(id: &str, fen: Option<&str>, handicap: Option<&str>, ms: u64) -> 
         found.nodes,
         found.elapsed.as_millis(),
         found.nodes as f64 / found.elapsed.as_secs_f64().max(1e-9) / 1e3
-    );
-    Ok(())
-}
-
-/// A match player.
-#[derive(Clone, Copy)]
-enum Player {
-    Level(u8),
-    Greedy,
-    Random,
-}
-
-impl Player {
-    fn parse(text: &str) -> Result<Player, String> {
-        match text {
-            "greedy" => Ok(Player::Greedy),
-            "random" => Ok(Player::Random),
-            _ => text
-                .strip_prefix("level")
-                .and_then(|l| l.parse::<u8>().ok())
-                .filter(|l| (1..=8).contains(l))
-                .map(Player::Level)
-                .ok_or_else(|| format!("a player is level1 .. level8, greedy or random, not '{text}'")),
-        }
-    }
-
-    fn choose(
-        self,
-        engine: &mut search::Engine,
-        pos: &Position,
-        time: Duration,
-        rng: &mut fastrand::Rng,
-    ) -> Option<kibitz_rules::Move> {
-        match self {
-            Player::Level(l) => search::level_move(engine, pos, l, time, rng.u64(..)),
-            Player::Greedy => search::greedy_move(pos),
-            Player::Random => {
-                let moves = pos.legal_moves();
-                (!moves.is_empty()).then(|| moves[rng.usize(..moves.len())])
-            }
-        }
-    }
-}
-
-/// The start of game `g` of a match: the variant's start, or for Clash of
-/// the Armies a first round between armies the bot buys (`army::plan`, at
-/// level 8, a seed per game).
-fn match_start(v: &'static Variant, g: u32) -> Result<kibitz_rules::Game, String> {
-    if v.id != kibitz_rules::CLASH.id {
-        return Ok(kibitz_rules::Game::new(v));
-    }
-    use kibitz_rules::army::{Match, plan};
-    let mut m = Match::new();
-    for color in [kibitz_rules::Color::White, kibitz_rules::Color::Black] {
-        let style = plan::Style { level: 8, seed: u64::from(g / 2) };
-        plan::act(&mut m, color, style).map_err(|e| format!("the armies of game {g}: {e}"))?;
-    }
-    let pos = Position::from_fen(v, &m.start_fen()).map_err(|e| format!("the armies of game {g}: {e}"))?;
-    Ok(kibitz_rules::Game::from_position(pos))
-}
-
-fn run_match(id: &str, first: &str, second: &str, games: u32, time: Duration) -> Result<(), String> {
-    let v = variant(id)?;
-    let players = [Player::parse(first)?, Player::parse(second)?];
-    let mut engines = [search::Engine::new(16), search::Engine::new(16)];
-    let mut rng = fastrand::Rng::with_seed(7);
-    let (mut points, mut wins, mut draws, mut losses) = (0.0f64, 0, 0, 0);
-    for g in 0..games {
-        // The first player takes White in even games.
-        let first_white = g % 2 == 0;
-        let mut game = match_start(v, g)?;
-        // Vary the openings: two random plies each side.
-        for _ in 0..4 {
-            let moves = game.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            let m = moves[rng.usize(..moves.len())];
-            let _ = game.play(m);
-        }
-        while game.outcome().is_none() && game.moves().len() < 300 {
-            let white_to_move = game.position().turn() == kibitz_rules::Color::White;
-            let side = if white_to_move == first_white { 0 } else { 1 };
-            let Some(m) = players[side].choose(&mut engines[side], game.position(), time, &mut rng) else { break };
-            if game.play(m).is_err() {
-                return Err(format!("{} chose an illegal move", [first, second][side]));
-            }
-        }
-        let first_color = if first_white { kibitz_rules::Color::White } else { kibitz_rules::Color::Black };
-        match game.outcome().and_then(|o| o.winner) {
-            Some(c) if c == first_color => {
-                points += 1.0;
-                wins += 1;
-            }
-            Some(_) => losses += 1,
-            None => {
-                points += 0.5;
-                draws += 1;
-            }
-        }
-    }
-    let share = points / f64::from(games.max(1));
-    let clamped = share.clamp(0.001, 0.999);
-    let elo = -400.0 * (1.0 / clamped - 1.0).log10();
-    println!("{} games of {}: {first} +{wins} ={draws} -{losses} against {second}", games, v.name);
-    println!(
-        "score {:.1}% ({points}/{games}), Elo difference {elo:+.0}{}",
-        share * 100.0,
-        if share <= 0.001 || share >= 0.999 { " (at least)" } else { "" }
     );
     Ok(())
 }
