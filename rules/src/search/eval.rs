@@ -233,11 +233,8 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         }
     }
     let us = pos.turn().index();
-    score[us] - score[1 - us] + TEMPO
+    score[us] - score[1 - us]
 }
-
-/// The side to move's edge for having the move.
-const TEMPO: i32 = 10;
 
 /// The squares ahead of `sq` (for `color`) on its file and the files
 /// beside it: where an enemy pawn would stop or take a pawn on `sq`.
