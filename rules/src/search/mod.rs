@@ -127,6 +127,7 @@ pub struct Engine {
     values: Values,
     /// Evaluations by hash.
     evals: Vec<(u64, i32)>,
+    frames: Vec<Option<Box<Frame>>>,
     cancel: Arc<AtomicBool>,
 }
 
@@ -151,6 +152,7 @@ impl Engine {
             root_best: None,
             values: Values::new(),
             evals: vec![(0, 0); 1 << 16],
+            frames: (0..MAX_PLY).map(|_| None).collect(),
             cancel: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -423,8 +425,22 @@ impl Engine {
                 }
             }
         }
-        let mut moves = MoveList::new();
-        pos.legal_moves_into(&mut moves);
+        let mut frame = self.take_frame(ply);
+        let node = Node { depth, ply, alpha, beta, null_ok, in_check, hash, tt_move, slot };
+        let score = self.expand(pos, node, &mut frame);
+        self.frames[ply] = Some(frame);
+        score
+    }
+
+    /// The moves of a node that the table did not settle: generated into
+    /// `frame` (kept per ply, off the stack), pruned, searched.
+    fn expand(&mut self, pos: &Position, node: Node, frame: &mut Frame) -> i32 {
+        let Node { depth, ply, mut alpha, beta, null_ok, in_check, hash, tt_move, slot } = node;
+        let pv_node = beta - alpha > 1;
+        let Frame { moves, scored } = frame;
+        moves.clear();
+        scored.clear();
+        pos.legal_moves_into(moves);
         if moves.is_empty() {
             return no_moves(pos, in_check, ply as i32);
         }
@@ -452,15 +468,14 @@ impl Engine {
                 }
             }
         }
-        let mut scored = MoveScores::new();
-        self.score_moves(pos, &moves, tt_move, ply, &mut scored);
+        self.score_moves(pos, moves, tt_move, ply, scored);
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_move = moves[0];
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
         self.path.push(hash);
         for i in 0..scored.len() {
-            let m = pick(&mut scored, i);
+            let m = pick(scored, i);
             let quiet = !is_noisy(pos, &m);
             let mut next = pos.clone();
             next.play_unchecked(m);
@@ -546,6 +561,10 @@ impl Engine {
         victim_value(pos, m, &mut self.values)
     }
 
+    fn take_frame(&mut self, ply: usize) -> Box<Frame> {
+        self.frames[ply].take().unwrap_or_else(|| Box::new(Frame { moves: MoveList::new(), scored: MoveScores::new() }))
+    }
+
     fn is_killer(&self, ply: usize, m: Move) -> bool {
         self.killers.get(ply).is_some_and(|k| k[0] == Some(m) || k[1] == Some(m))
     }
@@ -571,16 +590,35 @@ impl Engine {
         }
     }
 
-    fn quiesce(&mut self, pos: &Position, ply: usize, mut alpha: i32, beta: i32, qply: u32) -> i32 {
+    fn quiesce(&mut self, pos: &Position, ply: usize, alpha: i32, beta: i32, qply: u32) -> i32 {
         if let Some(score) = self.enter(pos, ply as i32) {
             return score;
         }
         self.seldepth = self.seldepth.max(ply);
         let in_check = pos.is_check();
-        let mut moves = MoveList::new();
+        let mut frame = self.take_frame(ply);
+        let score = self.quiesce_moves(pos, ply, alpha, beta, qply, in_check, &mut frame);
+        self.frames[ply] = Some(frame);
+        score
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn quiesce_moves(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+        qply: u32,
+        in_check: bool,
+        frame: &mut Frame,
+    ) -> i32 {
+        let Frame { moves, scored } = frame;
+        moves.clear();
+        scored.clear();
         // Pair turns (A6) never capture; a pair that wins is found by the
         // main search.
-        pos.generate_single(&mut moves);
+        pos.generate_single(moves);
         if moves.is_empty() && !pos.variant().pawn_pairs {
             return no_moves(pos, in_check, ply as i32);
         }
@@ -598,10 +636,9 @@ impl Engine {
         if !in_check {
             moves.retain(|m| is_noisy(pos, m));
         }
-        let mut scored = MoveScores::new();
-        self.score_moves(pos, &moves, None, ply, &mut scored);
+        self.score_moves(pos, moves, None, ply, scored);
         for i in 0..scored.len() {
-            let m = pick(&mut scored, i);
+            let m = pick(scored, i);
             if !in_check && !promotes(&m) && pos.variant().goal != Goal::PawnRace {
                 // Captures that cannot lift the score to alpha, and captures
                 // of a defended piece by a more valuable one, are left out.
@@ -678,6 +715,27 @@ impl Engine {
 }
 
 type MoveScores = ArrayVec<(i32, Move), MAX_MOVES>;
+
+/// A node's move lists: tens of kilobytes, so they live on the heap, one
+/// pair per ply, rather than on the stack of a deep recursion.
+struct Frame {
+    moves: MoveList,
+    scored: MoveScores,
+}
+
+/// What [`Engine::expand`] needs to know about its node.
+#[derive(Clone, Copy)]
+struct Node {
+    depth: i32,
+    ply: usize,
+    alpha: i32,
+    beta: i32,
+    null_ok: bool,
+    in_check: bool,
+    hash: u64,
+    tt_move: Option<Move>,
+    slot: usize,
+}
 
 /// The best-scored move among those from `i` on, swapped into place `i`:
 /// a sort that stops as soon as a move refutes the position.
