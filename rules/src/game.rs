@@ -219,6 +219,21 @@ impl Game {
         &self.position
     }
 
+    /// The hashes ([`Position::hash`]) of the positions before the current
+    /// one, oldest first: what a search needs to see repetitions
+    /// ([`crate::search::Engine::set_history`]).
+    pub fn earlier_hashes(&self) -> Vec<u64> {
+        let mut p = self.start.clone();
+        self.moves
+            .iter()
+            .map(|m| {
+                let h = p.hash();
+                p.play_unchecked(*m);
+                h
+            })
+            .collect()
+    }
+
     /// The position the game started from.
     pub fn start(&self) -> &Position {
         &self.start
