@@ -228,12 +228,85 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
     for side in 0..2 {
         if royal[1 - side].is_some() {
             let units = pressure[side];
-            let cap = if v.drops { 900 } else { 400 };
+            let cap = if v.drops { 900 } else { 0 };
             score[side] += (units * units * if v.drops { 4 } else { 2 }).min(cap);
         }
     }
+    if !race && !v.drops {
+        board_game_terms(pos, &pawns, royal, &mut score);
+    }
     let us = pos.turn().index();
     score[us] - score[1 - us]
+}
+
+/// Terms for the chess-like games without drops: the royal piece's shelter
+/// while pieces remain and its centralisation as they go, the bishop pair,
+/// doubled and isolated pawns, and rooks on open files.
+fn board_game_terms(pos: &Position, pawns: &[Bitboard; 2], royal: [Option<Square>; 2], score: &mut [i32; 2]) {
+    let v = pos.variant();
+    let occ = pos.occupied();
+    let mut pieces = [0i32; 2];
+    let mut bishops = [0i32; 2];
+    let mut rooks = [Bitboard::EMPTY; 2];
+    for sq in occ & !pos.pure_pawns() {
+        let Some(p) = pos.piece_at(sq) else { continue };
+        if p.royal {
+            continue;
+        }
+        let moves = pos.moves_of(p).joined();
+        pieces[p.color.index()] += 1;
+        if moves == Powers::BISHOP {
+            bishops[p.color.index()] += 1;
+        }
+        if moves.contains(Powers::ROOK) {
+            rooks[p.color.index()] |= sq.bb();
+        }
+    }
+    // 14 pieces besides pawns and kings at the start: 0 (an ending) to 1.
+    let phase = (pieces[0] + pieces[1]).min(12) * 100 / 12;
+    for side in 0..2 {
+        let color = if side == 0 { Color::White } else { Color::Black };
+        if let Some(k) = royal[side] {
+            let near = front_span(k, color) & zone_ranks(k, color);
+            let shelter = (near & pawns[side]).count() as i32 * 12;
+            let home = pos.home_rank(color).has(k) && (k.file() <= 2 || k.file() >= v.width - 3);
+            let middle = shelter + if home { 25 } else { 0 };
+            let ending = (v.width as i32 - off_centre(pos, k)) * 8;
+            score[side] += (middle * phase + ending * (100 - phase)) / 100;
+        }
+        if bishops[side] >= 2 {
+            score[side] += 30;
+        }
+        for f in 0..v.width {
+            let file = Bitboard::file(f);
+            let own = (pawns[side] & file).count() as i32;
+            if own > 1 {
+                score[side] -= 12 * (own - 1);
+            }
+            if own > 0 {
+                let mut beside = Bitboard::EMPTY;
+                if f > 0 {
+                    beside |= Bitboard::file(f - 1);
+                }
+                if f + 1 < v.width {
+                    beside |= Bitboard::file(f + 1);
+                }
+                if (pawns[side] & beside).is_empty() {
+                    score[side] -= 10 * own;
+                }
+            }
+            if (rooks[side] & file).any() && own == 0 {
+                score[side] += if (pawns[1 - side] & file).is_empty() { 20 } else { 10 };
+            }
+        }
+    }
+}
+
+/// The two ranks in front of `k` for `color`.
+fn zone_ranks(k: Square, color: Color) -> Bitboard {
+    let r = k.rank() as i32;
+    let (a, b) = if color == Color::White { (r + 1, r + 2) } else { (r - 1, r - 2) };
+    [a, b].into_iter().filter(|r| (0..8).contains(r)).fold(Bitboard::EMPTY, |acc, r| acc | Bitboard::rank(r as u8))
 }
 
 /// The squares ahead of `sq` (for `color`) on its file and the files
