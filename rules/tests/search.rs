@@ -156,3 +156,41 @@ fn clash_mates() {
     // A War Machine's shot (CA4) removes the blocker: the rook mates at once.
     check_mate("clash", "R3n2k/6pp/4M3/8/8/8/8/6K1 w - - 0 1", 1);
 }
+
+/// O6: a repetition loses for White. Black, able to repeat the start
+/// position a third time, does so and scores it as a win; told nothing of
+/// the game's history, the same search sees no such thing.
+#[test]
+fn black_repeats_in_olympic_because_white_loses_o6() {
+    let v = Variant::by_id("olympic").unwrap();
+    let mut game = Game::new(v);
+    for m in ["d1e2", "b5a4", "e2d1", "a4b5", "d1e2", "b5a4", "e2d1"] {
+        game.play_text(m).unwrap();
+    }
+    let pos = game.position().clone();
+    let mut engine = Engine::new(8);
+    engine.set_history(&game.earlier_hashes());
+    let found = engine.search(&pos, Limits::new(Duration::from_secs(20), 4)).unwrap();
+    assert_eq!(pos.canonical(&found.best), "a4b5", "{found:?}");
+    assert!(found.mate_in().is_some(), "the repetition is a win for Black: {found:?}");
+    // The game agrees: a4b5 ends it, White losing.
+    game.play_text("a4b5").unwrap();
+    assert_eq!(game.outcome().and_then(|o| o.winner), Some(kibitz_rules::Color::Black));
+
+    let mut fresh = Engine::new(8);
+    let found = fresh.search(&pos, Limits::new(Duration::from_secs(20), 4)).unwrap();
+    assert!(found.mate_in().is_none(), "{found:?}");
+}
+
+/// A node limit and a depth limit end the search where they say.
+#[test]
+fn searches_keep_the_node_and_depth_limits() {
+    let pos = Position::new(Variant::by_id("chess").unwrap());
+    let mut engine = Engine::new(8);
+    let limits = Limits { nodes: Some(20_000), ..Limits::new(Duration::from_secs(60), 64) };
+    let found = engine.search(&pos, limits).unwrap();
+    assert!(found.nodes <= 20_000 + 64, "{found:?}");
+    let found = engine.search(&pos, Limits::new(Duration::from_secs(60), 5)).unwrap();
+    assert_eq!(found.depth, 5);
+    assert!(pos.is_legal(&found.best));
+}

@@ -43,9 +43,12 @@ pub fn style(level: u8) -> Style {
     Style { depth, slack, best_share, overlook, safe: level >= 3 }
 }
 
-/// About what rating in chess each level plays at, from matches against
-/// Stockfish with `UCI_LimitStrength` (README, "Levels").
-pub const RATINGS: [u32; 8] = [800, 1000, 1200, 1400, 1600, 1800, 2000, 2300];
+/// About what rating in chess each level plays at: levels 4-8 from matches
+/// against Stockfish 15.1 with `UCI_LimitStrength` at 100 ms a move (on its
+/// `UCI_Elo` scale), levels 1-3 each from a match against the next level
+/// (README, "Levels"). Twenty games a level: each figure is good to about
+/// 150 points, and levels 1 and 2 lie below what such a chain resolves.
+pub const RATINGS: [u32; 8] = [200, 400, 700, 1000, 1300, 1450, 1600, 1650];
 
 /// A level's approximate chess rating.
 pub fn level_rating(level: u8) -> u32 {
