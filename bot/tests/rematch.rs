@@ -128,7 +128,10 @@ fn against_the_bot_the_rematch_starts_at_once() {
     let button = rematch_button(&ended);
     let started = texts(&say(&core, "alice", &button.command, 3));
     // The bot has White now, and has moved already.
-    assert!(started.contains("<@kibitz> (White) vs <@alice> (Black), Chess, 3+2, me at level 2 (about 400)."), "{started}");
+    assert!(
+        started.contains("<@kibitz> (White) vs <@alice> (Black), Chess, 3+2, me at level 2 (about 400)."),
+        "{started}"
+    );
     assert!(started.contains("<@kibitz> played"), "{started}");
     let g = game_of(&core, "alice").unwrap();
     assert_eq!((g.white.as_str(), g.black.as_str(), g.moves.len()), ("kibitz", "alice", 1));
