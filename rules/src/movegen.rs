@@ -14,7 +14,19 @@ use crate::position::Position;
 use crate::types::{Bitboard, Color, Square};
 use crate::variant::Promotion;
 
+/// Which of the legal moves to generate.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    All,
+    /// All but A6's pair turns.
+    Single,
+    /// A superset of the captures and promotions (see
+    /// [`Position::generate_forcing`]).
+    Forcing,
+}
+
 /// The part of the position that restricts which moves are legal.
+#[derive(Clone, Copy)]
 struct Restriction {
     /// Squares a non-royal move must end on (resolving a single check).
     target: Bitboard,
@@ -79,17 +91,30 @@ impl Position {
     }
 
     pub(crate) fn generate(&self, list: &mut MoveList) {
-        self.generate_with(list, true);
+        self.generate_with(list, Scope::All);
     }
 
     /// Legal moves without A6's pair turns (none of them captures): what a
     /// search looking only for captures needs, without generating hundreds
     /// of pairs.
     pub(crate) fn generate_single(&self, list: &mut MoveList) {
-        self.generate_with(list, false);
+        self.generate_with(list, Scope::Single);
     }
 
-    fn generate_with(&self, list: &mut MoveList, pairs: bool) {
+    /// Legal moves that include every capture, promotion and move onto the
+    /// last rank, and few others: no drops, castling, reserve turns or pair
+    /// turns, and pieces only towards enemy pieces or the last rank. The
+    /// quiescence search's candidates, which it filters further; cheaper
+    /// than all moves because most quiet ones are never made.
+    pub(crate) fn generate_forcing(&self, list: &mut MoveList) {
+        if self.variant.armies || (self.variant.absorption && self.royals_with_powers()) {
+            self.generate_with(list, Scope::Single);
+        } else {
+            self.generate_with(list, Scope::Forcing);
+        }
+    }
+
+    fn generate_with(&self, list: &mut MoveList, scope: Scope) {
         if self.race_decided().is_some() {
             return;
         }
@@ -101,7 +126,13 @@ impl Position {
             self.generate_by_testing(list);
             return;
         }
-        let r = self.restriction();
+        let forcing = scope == Scope::Forcing;
+        let full = self.restriction();
+        let us = self.turn;
+        let zone = self.last_rank(us);
+        // Where forcing moves end: on an enemy piece or the last rank.
+        let dest = if forcing { self.by_color[(!us).index()] | zone } else { Bitboard::FULL };
+        let r = Restriction { target: full.target & dest, ..full };
         let us = self.turn;
         let ours = self.by_color[us.index()];
         let occ = self.occupied();
@@ -114,7 +145,7 @@ impl Position {
             debug_assert!(self.piece_at(k).is_some_and(|p| self.moves_of(p) == Powers::KING));
             let them = self.by_color[(!us).index()];
             let lifted = occ & !k.bb();
-            for to in t.king(k) & self.mask & !ours {
+            for to in t.king(k) & self.mask & !ours & dest {
                 if self.attackers(to, !us, them, lifted).is_empty() {
                     if self.variant.absorption {
                         self.push_move(k, to, false, list);
@@ -126,7 +157,7 @@ impl Position {
             if r.double_check {
                 return;
             }
-            if self.variant.castling && !r.in_check {
+            if self.variant.castling && !r.in_check && !forcing {
                 self.castling_moves(k, list);
             }
         }
@@ -156,7 +187,13 @@ impl Position {
                 self.compound_pawn_moves(from, piece, line, list);
                 continue;
             }
-            let mut targets = self.attacks(from, powers, us, occ) & !ours & r.target;
+            let may_flip = match self.variant.promotion {
+                Promotion::Flip { optional, .. } => !piece.promoted && piece.powers.intersects(optional),
+                _ => false,
+            };
+            // A piece leaving the promotion zone may promote on any square.
+            let allowed = if may_flip && zone.has(from) { full.target } else { r.target };
+            let mut targets = self.attacks(from, powers, us, occ) & !ours & allowed;
             if r.pinned.has(from) {
                 targets &= t.line(r.king.unwrap_or(from), from);
             }
@@ -166,11 +203,6 @@ impl Position {
                 }
                 continue;
             }
-            let may_flip = match self.variant.promotion {
-                Promotion::Flip { optional, .. } => !piece.promoted && piece.powers.intersects(optional),
-                _ => false,
-            };
-            let zone = self.last_rank(us);
             for to in targets {
                 if may_flip && (zone.has(from) || zone.has(to)) {
                     list.push(Move::Normal { from, to, promote: Promote::Flip, keep: false });
@@ -179,13 +211,16 @@ impl Position {
             }
         }
         self.pawn_moves(movers & pawns, &r, list);
+        if forcing {
+            return;
+        }
         if self.variant.drops {
             self.drops(&r, list);
         }
         if self.variant.grants {
             self.reserve_moves(&r, list);
         }
-        if pairs && self.variant.pawn_pairs && !(us == Color::White && self.first_pawn_turn) {
+        if scope == Scope::All && self.variant.pawn_pairs && !(us == Color::White && self.first_pawn_turn) {
             self.pawn_pairs(movers & pawns, list);
         }
     }

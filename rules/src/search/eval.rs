@@ -1,6 +1,8 @@
 //! The evaluation: what a position is worth to the side to move, and the
 //! values of pieces (sets of powers) that move ordering also uses.
 
+use std::sync::LazyLock;
+
 use crate::moves::{Move, Promote};
 use crate::piece::Powers;
 use crate::position::Position;
@@ -158,14 +160,19 @@ pub fn evaluate(pos: &Position) -> i32 {
 pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
     let v = pos.variant();
     let race = v.goal == Goal::PawnRace;
+    let chess_like = !race && !v.drops;
     let occ = pos.occupied();
     let mut score = [0i32; 2];
     let royal = [pos.royal_square(Color::White), pos.royal_square(Color::Black)];
-    let pawns = [pos.pure_pawns() & pos.pieces_of(Color::White), pos.pure_pawns() & pos.pieces_of(Color::Black)];
+    let pure = pos.pure_pawns();
+    let pawns = [pure & pos.pieces_of(Color::White), pure & pos.pieces_of(Color::Black)];
     // The squares around each royal piece, and how hard each side presses on
     // the other's.
     let zone = royal.map(|k| k.map_or(Bitboard::EMPTY, |k| pos.attacks(k, Powers::KING, Color::White, occ) | k.bb()));
     let mut pressure = [0i32; 2];
+    // For the chess-like terms: pieces besides pawns and royals, bishops, rooks.
+    let mut census = Census::default();
+    let spans = spans();
     for sq in occ {
         let Some(p) = pos.piece_at(sq) else { continue };
         let side = p.color.index();
@@ -180,10 +187,14 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
             }
             continue;
         }
+        let joined = moves.joined();
+        if chess_like && !pure.has(sq) {
+            census.count(sq, side, joined);
+        }
         score[side] += values.of(pos, moves);
-        if moves.joined() == Powers::PAWN {
+        if joined == Powers::PAWN {
             score[side] += if race { advance * advance * 14 } else { advance * 6 };
-            if (front_span(sq, p.color) & pawns[1 - side]).is_empty() {
+            if (spans[side][sq.index()] & pawns[1 - side]).is_empty() {
                 let eighths = (advance * 8 / (v.height as i32 - 1).max(1)) as usize;
                 score[side] += PASSED[eighths.min(8)] * if race { 3 } else { 1 };
             }
@@ -210,64 +221,79 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
             }
         }
     }
-    for c in Color::ALL {
-        for (i, pt) in v.pieces.iter().enumerate() {
-            let held = pos.hand(c, i as u8) as i32;
-            if held > 0 {
-                // A reserve power still needs a turn and a body (C2): it
-                // counts a little less than one on the board.
-                let worth = values.of(pos, pt.powers);
-                score[c.index()] += held * if v.grants { worth * 4 / 5 } else { worth };
-                if v.drops {
-                    // A piece in hand can land next to the royal piece.
-                    pressure[c.index()] += 2 * held;
+    if pos.hands != [[0; crate::zobrist::HAND_SLOTS]; 2] {
+        for c in Color::ALL {
+            for (i, pt) in v.pieces.iter().enumerate() {
+                let held = pos.hand(c, i as u8) as i32;
+                if held > 0 {
+                    // A reserve power still needs a turn and a body (C2): it
+                    // counts a little less than one on the board.
+                    let worth = values.of(pos, pt.powers);
+                    score[c.index()] += held * if v.grants { worth * 4 / 5 } else { worth };
+                    if v.drops {
+                        // A piece in hand can land next to the royal piece.
+                        pressure[c.index()] += 2 * held;
+                    }
                 }
             }
         }
     }
-    for side in 0..2 {
-        if royal[1 - side].is_some() {
-            let units = pressure[side];
-            let cap = if v.drops { 900 } else { 0 };
-            score[side] += (units * units * if v.drops { 4 } else { 2 }).min(cap);
+    if v.drops {
+        for side in 0..2 {
+            if royal[1 - side].is_some() {
+                let units = pressure[side];
+                score[side] += (units * units * 4).min(900);
+            }
         }
     }
-    if !race && !v.drops {
-        board_game_terms(pos, &pawns, royal, &mut score);
+    if chess_like {
+        board_game_terms(pos, &pawns, royal, &census, &mut score);
     }
     let us = pos.turn().index();
     score[us] - score[1 - us]
 }
 
+/// What [`board_game_terms`] needs to know of the pieces besides pawns and
+/// royal pieces, gathered in the evaluation's one pass over the board.
+#[derive(Default)]
+struct Census {
+    pieces: [i32; 2],
+    bishops: [i32; 2],
+    rooks: [Bitboard; 2],
+}
+
+impl Census {
+    #[inline]
+    fn count(&mut self, sq: Square, side: usize, moves: Powers) {
+        self.pieces[side] += 1;
+        if moves == Powers::BISHOP {
+            self.bishops[side] += 1;
+        }
+        if moves.contains(Powers::ROOK) {
+            self.rooks[side] |= sq.bb();
+        }
+    }
+}
+
 /// Terms for the chess-like games without drops: the royal piece's shelter
 /// while pieces remain and its centralisation as they go, the bishop pair,
 /// doubled and isolated pawns, and rooks on open files.
-fn board_game_terms(pos: &Position, pawns: &[Bitboard; 2], royal: [Option<Square>; 2], score: &mut [i32; 2]) {
+fn board_game_terms(
+    pos: &Position,
+    pawns: &[Bitboard; 2],
+    royal: [Option<Square>; 2],
+    census: &Census,
+    score: &mut [i32; 2],
+) {
     let v = pos.variant();
-    let occ = pos.occupied();
-    let mut pieces = [0i32; 2];
-    let mut bishops = [0i32; 2];
-    let mut rooks = [Bitboard::EMPTY; 2];
-    for sq in occ & !pos.pure_pawns() {
-        let Some(p) = pos.piece_at(sq) else { continue };
-        if p.royal {
-            continue;
-        }
-        let moves = pos.moves_of(p).joined();
-        pieces[p.color.index()] += 1;
-        if moves == Powers::BISHOP {
-            bishops[p.color.index()] += 1;
-        }
-        if moves.contains(Powers::ROOK) {
-            rooks[p.color.index()] |= sq.bb();
-        }
-    }
+    let Census { pieces, bishops, rooks } = census;
+    let spans = spans();
     // 14 pieces besides pawns and kings at the start: 0 (an ending) to 1.
     let phase = (pieces[0] + pieces[1]).min(12) * 100 / 12;
     for side in 0..2 {
         let color = if side == 0 { Color::White } else { Color::Black };
         if let Some(k) = royal[side] {
-            let near = front_span(k, color) & zone_ranks(k, color);
+            let near = spans[side][k.index()] & zone_ranks(k, color);
             let shelter = (near & pawns[side]).count() as i32 * 12;
             let home = pos.home_rank(color).has(k) && (k.file() <= 2 || k.file() >= v.width - 3);
             let middle = shelter + if home { 25 } else { 0 };
@@ -277,29 +303,36 @@ fn board_game_terms(pos: &Position, pawns: &[Bitboard; 2], royal: [Option<Square
         if bishops[side] >= 2 {
             score[side] += 30;
         }
+        if pawns[side].is_empty() && rooks[side].is_empty() {
+            continue;
+        }
         for f in 0..v.width {
             let file = Bitboard::file(f);
             let own = (pawns[side] & file).count() as i32;
             if own > 1 {
                 score[side] -= 12 * (own - 1);
             }
-            if own > 0 {
-                let mut beside = Bitboard::EMPTY;
-                if f > 0 {
-                    beside |= Bitboard::file(f - 1);
-                }
-                if f + 1 < v.width {
-                    beside |= Bitboard::file(f + 1);
-                }
-                if (pawns[side] & beside).is_empty() {
-                    score[side] -= 10 * own;
-                }
+            if own > 0 && (pawns[side] & beside(f, v.width)).is_empty() {
+                score[side] -= 10 * own;
             }
-            if (rooks[side] & file).any() && own == 0 {
+            if own == 0 && (rooks[side] & file).any() {
                 score[side] += if (pawns[1 - side] & file).is_empty() { 20 } else { 10 };
             }
         }
     }
+}
+
+/// The files beside file `f` on a board `width` files wide.
+#[inline]
+fn beside(f: u8, width: u8) -> Bitboard {
+    let mut b = Bitboard::EMPTY;
+    if f > 0 {
+        b |= Bitboard::file(f - 1);
+    }
+    if f + 1 < width {
+        b |= Bitboard::file(f + 1);
+    }
+    b
 }
 
 /// The two ranks in front of `k` for `color`.
@@ -324,4 +357,12 @@ fn front_span(sq: Square, color: Color) -> Bitboard {
         Color::Black => (0..sq.rank()).fold(Bitboard::EMPTY, |b, r| b | Bitboard::rank(r)),
     };
     beside & ahead
+}
+
+/// [`front_span`] of every square, by colour index.
+fn spans() -> &'static [[Bitboard; 64]; 2] {
+    static SPANS: LazyLock<[[Bitboard; 64]; 2]> = LazyLock::new(|| {
+        [Color::White, Color::Black].map(|c| std::array::from_fn(|i| front_span(Square::new(i as u8), c)))
+    });
+    &SPANS
 }
