@@ -297,8 +297,8 @@ struct Record {
     start_fen: String,
     /// Every move since, canonical.
     moves: Vec<String>,
-    /// The hashes of the positions before the current one.
-    hashes: Vec<u64>,
+    /// The positions before the current one.
+    hashes: Vec<search::Visit>,
 }
 
 /// How one game went.
@@ -389,7 +389,7 @@ fn play_game(
     let mut record = Record { start_fen: game.start().fen(), moves, hashes: Vec::new() };
     let mut replay = game.start().clone();
     for m in game.moves() {
-        record.hashes.push(replay.hash());
+        record.hashes.push(search::Visit::of(&replay));
         replay.play_unchecked(*m);
     }
     let first = if g.is_multiple_of(2) { Color::White } else { Color::Black };
@@ -407,7 +407,7 @@ fn play_game(
     while forfeit.is_none() && game.outcome().is_none() && game.moves().len() < MAX_PLIES {
         let turn = game.position().turn();
         let seat = &mut seats[seat_of(turn)];
-        let before = game.position().hash();
+        let before = search::Visit::of(game.position());
         match seat.choose(&game, &record, args.time, &mut rng) {
             Ok(m) => match game.play(m) {
                 Ok(played) => {

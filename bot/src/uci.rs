@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use kibitz_rules::search::{Engine, Found, Limits};
+use kibitz_rules::search::{Engine, Found, Limits, Visit};
 use kibitz_rules::{Color, Move, Position, VARIANTS, Variant};
 
 const DEFAULT_HASH_MB: usize = 16;
@@ -176,8 +176,8 @@ enum End {
 struct Uci {
     out: Out,
     variant: &'static Variant,
-    /// The position to search and the hashes of the game's earlier positions.
-    position: Option<(Position, Vec<u64>)>,
+    /// The position to search and the game's earlier positions.
+    position: Option<(Position, Vec<Visit>)>,
     hash_mb: usize,
     overhead: Duration,
     /// The engine while no search runs.
@@ -398,7 +398,7 @@ impl Uci {
     }
 
     /// The position to search: the last one set, or the variant's start.
-    fn current(&self) -> Result<(Position, Vec<u64>), String> {
+    fn current(&self) -> Result<(Position, Vec<Visit>), String> {
         match &self.position {
             Some(p) => Ok(p.clone()),
             None => start_position(self.variant).map(|p| (p, Vec::new())),
@@ -434,7 +434,7 @@ impl Uci {
         self.start_search(engine, pos, history, go);
     }
 
-    fn start_search(&mut self, mut engine: Engine, pos: Position, history: Vec<u64>, go: Go) {
+    fn start_search(&mut self, mut engine: Engine, pos: Position, history: Vec<Visit>, go: Go) {
         let limits = go.limits(pos.turn(), self.overhead);
         let held = go.held();
         self.cancel.store(false, Ordering::SeqCst);
@@ -518,8 +518,8 @@ fn start_position(v: &'static Variant) -> Result<Position, String> {
 }
 
 /// Reads `startpos|fen FEN [moves ...]`: the position reached and the
-/// hashes of the positions before it, oldest first.
-fn read_position(v: &'static Variant, words: &[&str]) -> Result<(Position, Vec<u64>), String> {
+/// positions before it, oldest first.
+fn read_position(v: &'static Variant, words: &[&str]) -> Result<(Position, Vec<Visit>), String> {
     let moves_at = words.iter().position(|w| w.eq_ignore_ascii_case("moves"));
     let (setup, moves) = match moves_at {
         Some(i) => (&words[..i], &words[i + 1..]),
@@ -539,7 +539,7 @@ fn read_position(v: &'static Variant, words: &[&str]) -> Result<(Position, Vec<u
             let shown: String = text.chars().take(32).collect();
             return Err(format!("illegal move {} ({shown}) in position {}", i + 1, pos.fen()));
         };
-        history.push(pos.hash());
+        history.push(Visit::of(&pos));
         pos.play_unchecked(m);
     }
     Ok((pos, history))
@@ -632,7 +632,7 @@ mod tests {
         let v = Variant::by_id("chess").unwrap();
         let (pos, history) = read_position(v, &["startpos", "moves", "g1f3", "g8f6", "f3g1", "f6g8"]).unwrap();
         assert_eq!(history.len(), 4);
-        assert_eq!(history[0], pos.hash());
+        assert_eq!(history[0].hash, pos.hash());
         assert!(read_position(v, &["startpos", "moves", "e2e5"]).is_err());
         assert!(read_position(v, &["fen", "nonsense"]).is_err());
         assert!(read_position(v, &[]).is_err());

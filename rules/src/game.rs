@@ -219,17 +219,16 @@ impl Game {
         &self.position
     }
 
-    /// The hashes ([`Position::hash`]) of the positions before the current
-    /// one, oldest first: what a search needs to see repetitions
-    /// ([`crate::search::Engine::set_history`]).
-    pub fn earlier_hashes(&self) -> Vec<u64> {
+    /// The positions before the current one, oldest first: what a search
+    /// needs to see repetitions ([`crate::search::Engine::set_history`]).
+    pub fn earlier_visits(&self) -> Vec<crate::search::Visit> {
         let mut p = self.start.clone();
         self.moves
             .iter()
             .map(|m| {
-                let h = p.hash();
+                let v = crate::search::Visit::of(&p);
                 p.play_unchecked(*m);
-                h
+                v
             })
             .collect()
     }

@@ -169,7 +169,7 @@ fn black_repeats_in_olympic_because_white_loses_o6() {
     }
     let pos = game.position().clone();
     let mut engine = Engine::new(8);
-    engine.set_history(&game.earlier_hashes());
+    engine.set_history(&game.earlier_visits());
     let found = engine.search(&pos, Limits::new(Duration::from_secs(20), 4)).unwrap();
     assert_eq!(pos.canonical(&found.best), "a4b5", "{found:?}");
     assert!(found.mate_in().is_some(), "the repetition is a win for Black: {found:?}");
@@ -180,6 +180,28 @@ fn black_repeats_in_olympic_because_white_loses_o6() {
     let mut fresh = Engine::new(8);
     let found = fresh.search(&pos, Limits::new(Duration::from_secs(20), 4)).unwrap();
     assert!(found.mate_in().is_none(), "{found:?}");
+}
+
+/// O6: a third occurrence after Black checked with every move since the
+/// previous one wins for White. White, checked back and forth by a Rook,
+/// returns to the position a third time and scores it as a win.
+#[test]
+fn white_repeats_against_a_perpetual_check_o6() {
+    let v = Variant::by_id("olympic").unwrap();
+    let start = Position::from_fen(v, "1r2k/5/5/5/K4[] b - - 0 1").unwrap();
+    let mut game = Game::from_position(start);
+    for m in ["b5a5", "a1b1", "a5b5", "b1a1", "b5a5", "a1b1", "a5b5"] {
+        game.play_text(m).unwrap();
+    }
+    let pos = game.position().clone();
+    assert!(pos.is_check());
+    let mut engine = Engine::new(8);
+    engine.set_history(&game.earlier_visits());
+    let found = engine.search(&pos, Limits::new(Duration::from_secs(20), 4)).unwrap();
+    assert_eq!(pos.canonical(&found.best), "b1a1", "{found:?}");
+    assert!(found.mate_in().is_some(), "the repetition is a win for White: {found:?}");
+    game.play_text("b1a1").unwrap();
+    assert_eq!(game.outcome().and_then(|o| o.winner), Some(kibitz_rules::Color::White));
 }
 
 /// A node limit and a depth limit end the search where they say.

@@ -147,7 +147,7 @@ impl Core {
         let level = loaded.record.settings.bot_level.unwrap_or(5);
         let mut engine = search::Engine::new(8);
         // Returning to an earlier position of the game counts as a repetition.
-        engine.set_history(&loaded.game.earlier_hashes());
+        engine.set_history(&loaded.game.earlier_visits());
         let seed = pos.hash() ^ loaded.record.moves.len() as u64;
         let Some(m) = search::level_move(&mut engine, pos, level, self.config.hint_time, seed) else {
             return Ok(None);

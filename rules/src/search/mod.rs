@@ -63,6 +63,23 @@ impl Found {
     }
 }
 
+/// A position a game or a searched line went through, as repetitions need
+/// it: its hash, and whether its side to move was in check (O6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Visit {
+    /// [`Position::hash`].
+    pub hash: u64,
+    /// The side to move was in check.
+    pub check: bool,
+}
+
+impl Visit {
+    /// The visit of `pos`.
+    pub fn of(pos: &Position) -> Visit {
+        Visit { hash: pos.hash(), check: pos.is_check() }
+    }
+}
+
 /// How long and how deep to search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -118,9 +135,9 @@ pub struct Engine {
     seldepth: usize,
     killers: [[Option<Move>; 2]; MAX_PLY],
     history: Vec<i32>,
-    /// Hashes of the game's earlier positions, then of the line searched.
-    path: Vec<u64>,
-    earlier: Vec<u64>,
+    /// The game's earlier positions, then those of the line searched.
+    path: Vec<Visit>,
+    earlier: Vec<Visit>,
     /// The best root move of the iteration under way, and its score: a move
     /// that beat the first one is worth playing even if time runs out.
     root_best: Option<(Move, i32)>,
@@ -172,11 +189,11 @@ impl Engine {
         self.earlier.clear();
     }
 
-    /// The hashes ([`Position::hash`]) of the positions the game went
-    /// through before the one searched next, oldest first: returning to one
-    /// of them counts as a repetition. Kept until set again.
-    pub fn set_history(&mut self, hashes: &[u64]) {
-        self.earlier = hashes.to_vec();
+    /// The positions the game went through before the one searched next,
+    /// oldest first ([`crate::Game::earlier_visits`]): returning to one of
+    /// them counts as a repetition. Kept until set again.
+    pub fn set_history(&mut self, visits: &[Visit]) {
+        self.earlier = visits.to_vec();
     }
 
     /// Searches `pos` within `limits`. `None` if there is no legal move.
@@ -358,18 +375,20 @@ impl Engine {
 
     /// The score of `pos` if it repeats an earlier position of the game or of
     /// the line searched (looking back no further than the last capture or
-    /// pawn move): a draw, or in Olympic Chess a loss for White (O6) unless
-    /// Black's check may be a perpetual one, which is scored as a draw.
-    fn repetition(&self, pos: &Position, hash: u64, ply: usize) -> Option<i32> {
+    /// pawn move): a draw, or in Olympic Chess (O6) a loss for White unless
+    /// every Black move since gave check, which wins for White.
+    fn repetition(&self, pos: &Position, hash: u64, in_check: bool, ply: usize) -> Option<i32> {
         let back = (pos.halfmoves() as usize).min(self.path.len());
         let end = self.path.len();
-        let repeats = (2..=back).step_by(2).any(|d| self.path[end - d] == hash);
-        if !repeats {
-            return None;
-        }
+        let d = (2..=back).step_by(2).find(|&d| self.path[end - d].hash == hash)?;
         Some(match pos.variant().repetition {
-            Repetition::WhiteLoses if pos.turn() == Color::White && pos.is_check() => 0,
-            Repetition::WhiteLoses => won_or_lost(pos.turn() == Color::Black, ply as i32),
+            Repetition::WhiteLoses => {
+                // The positions after Black's moves since the earlier
+                // occurrence: White is to move in them.
+                let (latest, first) = if pos.turn() == Color::White { (in_check, 2) } else { (true, 1) };
+                let perpetual = latest && (first..d).step_by(2).all(|k| self.path[end - k].check);
+                won_or_lost(perpetual == (pos.turn() == Color::White), ply as i32)
+            }
             _ => 0,
         })
     }
@@ -404,7 +423,7 @@ impl Engine {
         self.seldepth = self.seldepth.max(ply);
         let hash = pos.hash();
         if ply > 0 {
-            if let Some(score) = self.repetition(pos, hash, ply) {
+            if let Some(score) = self.repetition(pos, hash, in_check, ply) {
                 return score;
             }
             // No line from here beats a quicker mate already found.
@@ -470,7 +489,7 @@ impl Engine {
                 let r = 3 + depth / 4 + ((static_eval - beta) / 200).min(2);
                 let mut next = pos.clone();
                 next.play_null();
-                self.path.push(hash);
+                self.path.push(Visit { hash, check: false });
                 let score = -self.negamax(&next, depth - 1 - r, ply + 1, -beta, -beta + 1, false, false);
                 self.path.pop();
                 if self.stopped {
@@ -486,7 +505,7 @@ impl Engine {
         let mut best = -INF;
         let mut best_move = moves[0];
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
-        self.path.push(hash);
+        self.path.push(Visit { hash, check: in_check });
         for i in 0..scored.len() {
             let m = pick(scored, i);
             let quiet = !is_noisy(pos, &m);
