@@ -121,6 +121,9 @@ impl Go {
             Color::White => (self.wtime, self.winc),
             Color::Black => (self.btime, self.binc),
         };
+        // A clock for the other side only: none left for this one.
+        let on_clock = self.wtime.is_some() || self.btime.is_some();
+        let time = time.or(on_clock.then_some(0));
         if let Some(ms) = self.movetime {
             limits.time = Duration::from_millis(ms.max(1));
         } else if let Some(ms) = time {
@@ -625,6 +628,11 @@ mod tests {
         assert_eq!(limits.time, Duration::from_millis(200));
         let limits = go.limits(Color::Black, Duration::ZERO);
         assert_eq!(limits.time, Duration::from_millis(1));
+        // A clock for White only: Black, to move, has none left.
+        let limits = Go::parse(&["wtime", "60000"]).unwrap().limits(Color::Black, Duration::ZERO);
+        assert_eq!(limits.time, Duration::from_millis(1));
+        let limits = Go::parse(&["wtime", "60000"]).unwrap().limits(Color::White, Duration::ZERO);
+        assert_eq!(limits.time, Duration::from_millis(8000));
     }
 
     #[test]

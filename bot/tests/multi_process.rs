@@ -305,6 +305,11 @@ impl Webhooks {
             hooks.procs[i].start();
             hooks.wait_listening(i).await;
         }
+        // A process may listen a moment before its setWebhook call arrives.
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while hooks.server.webhooks().len() < n && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         assert_eq!(hooks.server.webhooks(), vec![(HOOK_URL.to_string(), SECRET.to_string()); n]);
         Some(hooks)
     }

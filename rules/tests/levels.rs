@@ -111,10 +111,23 @@ fn the_weakest_levels_vary_and_level_8_does_not() {
     };
     assert!(choices(&mut engine, 1).len() >= 4, "level 1 always plays the same few moves");
     assert!(choices(&mut engine, 3).len() >= 2);
-    // Level 8 at a fixed depth: the same move whatever the seed.
-    let (limits, slack) = search::level_limits(8, Duration::from_millis(200));
-    assert_eq!(slack, 0);
-    assert!(limits.depth >= 32);
+    // Level 8 plays the search's move whatever the seed: with time for a
+    // fixed depth it settles on one move.
+    let s = search::style(8);
+    assert_eq!((s.slack, s.best_share, s.overlook), (0, 100, 0));
+    let middle = Position::from_fen(
+        Variant::by_id("chess").unwrap(),
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    )
+    .unwrap();
+    let mut fixed = Engine::new(8);
+    let searched = fixed.search(&middle, search::Limits::new(Duration::from_secs(60), 6)).unwrap().best;
+    for seed in 0..6 {
+        let mut engine = Engine::new(8);
+        let chosen =
+            search::level_move_limited(&mut engine, &middle, 8, search::Limits::new(Duration::from_secs(60), 6), seed);
+        assert_eq!(chosen, Some(searched), "seed {seed}");
+    }
 }
 
 #[test]

@@ -55,14 +55,6 @@ pub fn level_rating(level: u8) -> u32 {
     RATINGS[usize::from(level.clamp(1, 8)) - 1]
 }
 
-/// How the bot plays at a level from 1 (a beginner) to 8 (its best): the
-/// search limits and the centipawns a weaker level may give away to vary
-/// its play.
-pub fn level_limits(level: u8, time: Duration) -> (Limits, u32) {
-    let s = style(level);
-    (Limits::new(time, s.depth), s.slack as u32)
-}
-
 /// A small random source from a seed (xorshift).
 struct Dice(u64);
 
@@ -78,8 +70,13 @@ impl Dice {
 /// The bot's move at `level`, using at most `time`. `seed` varies the
 /// choices of the weaker levels.
 pub fn level_move(engine: &mut Engine, pos: &Position, level: u8, time: Duration, seed: u64) -> Option<Move> {
+    level_move_limited(engine, pos, level, Limits::new(time, 64), seed)
+}
+
+/// [`level_move`] within `limits` (the level's own depth still applies).
+pub fn level_move_limited(engine: &mut Engine, pos: &Position, level: u8, limits: Limits, seed: u64) -> Option<Move> {
     let s = style(level);
-    let found = engine.search(pos, Limits::new(time, s.depth))?;
+    let found = engine.search(pos, Limits { depth: limits.depth.min(s.depth), ..limits })?;
     if s.slack == 0 || found.score.abs() > MATE - 1000 {
         return Some(found.best);
     }

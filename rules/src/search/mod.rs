@@ -19,12 +19,13 @@ use arrayvec::ArrayVec;
 
 pub use eval::evaluate;
 use eval::{Values, evaluate_with, is_noisy, promotes, victim_value};
-pub use levels::{Style, greedy_move, hangs_a_piece, level_limits, level_move, level_rating, style};
+pub use levels::{Style, greedy_move, hangs_a_piece, level_move, level_move_limited, level_rating, style};
 
 use crate::moves::{MAX_MOVES, Move, MoveList};
 use crate::position::Position;
 use crate::types::Color;
 use crate::variant::{Goal, Repetition};
+use crate::zobrist::HAND_SLOTS;
 
 /// Score of a won position, minus the plies to reach it.
 pub const MATE: i32 = 1_000_000;
@@ -163,7 +164,7 @@ impl Engine {
             nodes: 0,
             seldepth: 0,
             killers: [[None; 2]; MAX_PLY],
-            history: vec![0; 64 * 64],
+            history: vec![0; HISTORY_SIZE],
             path: Vec::with_capacity(MAX_PLY),
             earlier: Vec::new(),
             root_best: None,
@@ -789,8 +790,17 @@ fn pick(scored: &mut MoveScores, i: usize) -> Move {
     scored[i].1
 }
 
+/// Entries of the history table: one per origin and destination, then one
+/// per piece type and square for drops and for Construction's grants.
+const HISTORY_SIZE: usize = 64 * 64 + 2 * HAND_SLOTS * 64;
+
+/// A quiet move's place in the history table.
 fn history_index(m: &Move) -> Option<usize> {
-    m.from().map(|f| f.index() * 64 + m.to().index())
+    match *m {
+        Move::Drop { piece, to } => Some(64 * 64 + (piece as usize % HAND_SLOTS) * 64 + to.index()),
+        Move::Grant { piece, to } => Some(64 * 64 + (HAND_SLOTS + piece as usize % HAND_SLOTS) * 64 + to.index()),
+        _ => m.from().map(|f| f.index() * 64 + m.to().index()),
+    }
 }
 
 /// Plies a late quiet move is searched less deep: more for later moves at
