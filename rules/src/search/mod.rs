@@ -25,7 +25,6 @@ use crate::moves::{MAX_MOVES, Move, MoveList};
 use crate::position::Position;
 use crate::types::Color;
 use crate::variant::{Goal, Repetition};
-use crate::zobrist::HAND_SLOTS;
 
 /// Score of a won position, minus the plies to reach it.
 pub const MATE: i32 = 1_000_000;
@@ -790,17 +789,14 @@ fn pick(scored: &mut MoveScores, i: usize) -> Move {
     scored[i].1
 }
 
-/// Entries of the history table: one per origin and destination, then one
-/// per piece type and square for drops and for Construction's grants.
-const HISTORY_SIZE: usize = 64 * 64 + 2 * HAND_SLOTS * 64;
+/// Entries of the history table: one per origin and destination.
+const HISTORY_SIZE: usize = 64 * 64;
 
-/// A quiet move's place in the history table.
+/// A quiet move's place in the history table. Drops and grants have none:
+/// ordered by a history of their own they did worse against
+/// Fairy-Stockfish in Olympic (22.5% and 15% against 25% and 32.5%).
 fn history_index(m: &Move) -> Option<usize> {
-    match *m {
-        Move::Drop { piece, to } => Some(64 * 64 + (piece as usize % HAND_SLOTS) * 64 + to.index()),
-        Move::Grant { piece, to } => Some(64 * 64 + (HAND_SLOTS + piece as usize % HAND_SLOTS) * 64 + to.index()),
-        _ => m.from().map(|f| f.index() * 64 + m.to().index()),
-    }
+    m.from().map(|f| f.index() * 64 + m.to().index())
 }
 
 /// Plies a late quiet move is searched less deep: more for later moves at
