@@ -133,7 +133,6 @@ impl Position {
         // Where forcing moves end: on an enemy piece or the last rank.
         let dest = if forcing { self.by_color[(!us).index()] | zone } else { Bitboard::FULL };
         let r = Restriction { target: full.target & dest, ..full };
-        let us = self.turn;
         let ours = self.by_color[us.index()];
         let occ = self.occupied();
         let t = tables();
