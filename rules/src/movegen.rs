@@ -105,13 +105,11 @@ impl Position {
     /// last rank, and few others: no drops, castling, reserve turns or pair
     /// turns, and pieces only towards enemy pieces or the last rank. The
     /// quiescence search's candidates, which it filters further; cheaper
-    /// than all moves because most quiet ones are never made.
+    /// than all moves because most quiet ones are never made. Clash and a
+    /// royal piece with absorbed powers (PA6) have generators of their own,
+    /// which give every move.
     pub(crate) fn generate_forcing(&self, list: &mut MoveList) {
-        if self.variant.armies || (self.variant.absorption && self.royals_with_powers()) {
-            self.generate_with(list, Scope::Single);
-        } else {
-            self.generate_with(list, Scope::Forcing);
-        }
+        self.generate_with(list, Scope::Forcing);
     }
 
     fn generate_with(&self, list: &mut MoveList, scope: Scope) {

@@ -221,23 +221,7 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
             }
         }
     }
-    if pos.hands != [[0; crate::zobrist::HAND_SLOTS]; 2] {
-        for c in Color::ALL {
-            for (i, pt) in v.pieces.iter().enumerate() {
-                let held = pos.hand(c, i as u8) as i32;
-                if held > 0 {
-                    // A reserve power still needs a turn and a body (C2): it
-                    // counts a little less than one on the board.
-                    let worth = values.of(pos, pt.powers);
-                    score[c.index()] += held * if v.grants { worth * 4 / 5 } else { worth };
-                    if v.drops {
-                        // A piece in hand can land next to the royal piece.
-                        pressure[c.index()] += 2 * held;
-                    }
-                }
-            }
-        }
-    }
+    hand_terms(pos, values, &mut score, &mut pressure);
     if v.drops {
         for side in 0..2 {
             if royal[1 - side].is_some() {
@@ -251,6 +235,31 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
     }
     let us = pos.turn().index();
     score[us] - score[1 - us]
+}
+
+/// Pieces in hand: their worth, and in drop games their pressure on the
+/// enemy royal piece.
+fn hand_terms(pos: &Position, values: &mut Values, score: &mut [i32; 2], pressure: &mut [i32; 2]) {
+    if pos.hands == [[0; crate::zobrist::HAND_SLOTS]; 2] {
+        return;
+    }
+    let v = pos.variant();
+    for c in Color::ALL {
+        for (i, pt) in v.pieces.iter().enumerate() {
+            let held = pos.hand(c, i as u8) as i32;
+            if held == 0 {
+                continue;
+            }
+            // A reserve power still needs a turn and a body (C2): it counts a
+            // little less than one on the board.
+            let worth = values.of(pos, pt.powers);
+            score[c.index()] += held * if v.grants { worth * 4 / 5 } else { worth };
+            if v.drops {
+                // A piece in hand can land next to the royal piece.
+                pressure[c.index()] += 2 * held;
+            }
+        }
+    }
 }
 
 /// What [`board_game_terms`] needs to know of the pieces besides pawns and

@@ -876,13 +876,7 @@ mod tests {
     /// of every variant.
     #[test]
     fn forcing_moves_cover_the_noisy_ones() {
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut dice = levels::Dice(0x2545_f491_4f6c_dd1d);
         let mut checked = 0;
         for v in crate::variant::VARIANTS {
             for _ in 0..12 {
@@ -905,7 +899,7 @@ mod tests {
                         }
                         checked += 1;
                     }
-                    pos.play_unchecked(legal[next() as usize % legal.len()]);
+                    pos.play_unchecked(legal[dice.roll(legal.len() as u64) as usize]);
                 }
             }
         }
