@@ -212,7 +212,13 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         let attacks = pos.attacks(sq, moves, p.color, occ);
         let reach = attacks & !pos.pieces_of(p.color);
         score[side] += reach.count() as i32 * 3;
-        pressure[side] += (attacks & zone[1 - side]).count() as i32;
+        let pressed = (attacks & zone[1 - side]).count() as i32;
+        pressure[side] += pressed;
+        if chess_like && pressed > 0 {
+            // Heavier pieces weigh more in an attack on the royal piece.
+            let weight = (values.of(pos, moves) / 250).clamp(1, 4);
+            census.attack(side, weight * pressed);
+        }
         // Pieces near the enemy royal piece press on it.
         if let Some(k) = royal[1 - side] {
             let d = sq.file().abs_diff(k.file()).max(sq.rank().abs_diff(k.rank()));
@@ -269,9 +275,19 @@ struct Census {
     pieces: [i32; 2],
     bishops: [i32; 2],
     rooks: [Bitboard; 2],
+    /// Pieces attacking squares around the enemy royal piece, and the weight
+    /// of their attack.
+    attackers: [i32; 2],
+    attack: [i32; 2],
 }
 
 impl Census {
+    #[inline]
+    fn attack(&mut self, side: usize, weight: i32) {
+        self.attackers[side] += 1;
+        self.attack[side] += weight;
+    }
+
     #[inline]
     fn count(&mut self, sq: Square, side: usize, moves: Powers) {
         self.pieces[side] += 1;
@@ -295,12 +311,18 @@ fn board_game_terms(
     score: &mut [i32; 2],
 ) {
     let v = pos.variant();
-    let Census { pieces, bishops, rooks } = census;
+    let Census { pieces, bishops, rooks, attackers, attack } = census;
     let spans = spans();
     // 14 pieces besides pawns and kings at the start: 0 (an ending) to 1.
     let phase = (pieces[0] + pieces[1]).min(12) * 100 / 12;
     for side in 0..2 {
         let color = if side == 0 { Color::White } else { Color::Black };
+        if attackers[side] >= 2 {
+            // An attack by several pieces on the royal piece's surroundings
+            // grows faster than the pieces in it.
+            let units = attack[side].min(40);
+            score[side] += (units * units * 2).min(700) * (phase + 25) / 125;
+        }
         if let Some(k) = royal[side] {
             let near = spans[side][k.index()] & zone_ranks(k, color);
             let shelter = (near & pawns[side]).count() as i32 * 12;

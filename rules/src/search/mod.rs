@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 mod eval;
 mod levels;
+mod see;
 
 use arrayvec::ArrayVec;
 
@@ -134,6 +135,8 @@ pub struct Engine {
     nodes: u64,
     seldepth: usize,
     killers: [[Option<Move>; 2]; MAX_PLY],
+    /// The static evaluation of each node of the line searched, by ply.
+    static_evals: [i32; MAX_PLY],
     history: Vec<i32>,
     /// The game's earlier positions, then those of the line searched.
     path: Vec<Visit>,
@@ -163,6 +166,7 @@ impl Engine {
             nodes: 0,
             seldepth: 0,
             killers: [[None; 2]; MAX_PLY],
+            static_evals: [0; MAX_PLY],
             history: vec![0; HISTORY_SIZE],
             path: Vec::with_capacity(MAX_PLY),
             earlier: Vec::new(),
@@ -477,11 +481,15 @@ impl Engine {
             return no_moves(pos, in_check, ply as i32);
         }
         let static_eval = if in_check { -INF } else { self.evaluate(pos) };
+        self.static_evals[ply] = static_eval;
+        // Better than two plies ago, when this side was last to move (or no
+        // way to tell): lines that are getting worse deserve less effort.
+        let improving = !in_check && (ply < 2 || static_eval > self.static_evals[ply - 2]);
         let decided = beta.abs() > MATE - 1000;
         if !pv_node && !in_check && ply > 0 && !decided {
             // Reverse futility: far enough above beta that a shallow search
             // will not bring it down.
-            if depth <= 6 && static_eval - 100 * depth >= beta {
+            if depth <= 6 && static_eval - 100 * depth + 50 * i32::from(improving) >= beta {
                 return static_eval;
             }
             // Null move: if passing still holds beta, a real move would too.
@@ -513,21 +521,33 @@ impl Engine {
             next.play_unchecked(m);
             self.prefetch(next.hash());
             let gives_check = next.is_check();
-            // Shallow quiet moves late in the list, far below alpha: skipped
-            // once a move that does not lose is in hand.
-            if !pv_node && !in_check && quiet && !gives_check && i > 0 && best > -(MATE - 1000) {
-                if depth <= 3 && i >= 4 + depth as usize * depth as usize * 2 {
-                    continue;
+            // Shallow moves late in the list, far below alpha or giving
+            // material away: skipped once a move that does not lose is in hand.
+            if !pv_node && !in_check && !gives_check && i > 0 && best > -(MATE - 1000) {
+                if quiet {
+                    let late = 3 + depth as usize * depth as usize * if improving { 2 } else { 1 };
+                    if depth <= 4 && i >= late {
+                        continue;
+                    }
+                    if depth <= 3 && static_eval + 80 + 80 * depth <= alpha {
+                        continue;
+                    }
                 }
-                if depth <= 2 && static_eval + 120 * depth <= alpha {
-                    continue;
+                if depth <= 6 && !promotes(&m) {
+                    let margin = if quiet { 25 * depth * depth } else { 90 * depth };
+                    if self.see(pos, &m).is_some_and(|gain| gain < -margin) {
+                        continue;
+                    }
                 }
             }
             let score = if i == 0 {
                 -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha, true, gives_check)
             } else {
                 let reduction = if depth >= 3 && i >= FULL_DEPTH_MOVES && quiet && !in_check && !gives_check {
-                    let r = reduction(depth, i) - i32::from(pv_node) - i32::from(self.is_killer(ply, m));
+                    let history = history_index(&m).map_or(0, |h| self.history[h]);
+                    let r = reduction(depth, i) - i32::from(pv_node) - i32::from(self.is_killer(ply, m))
+                        + i32::from(!improving)
+                        - history / 6000;
                     r.clamp(0, depth - 2)
                 } else {
                     0
@@ -628,10 +648,38 @@ impl Engine {
             return score;
         }
         self.seldepth = self.seldepth.max(ply);
+        let hash = pos.hash();
+        let slot = self.slot(hash);
+        let entry = self.table[slot];
+        let mut tt_move = None;
+        if entry.key == hash {
+            tt_move = entry.best;
+            let s = from_table(entry.score, ply as i32);
+            match entry.bound {
+                Bound::Exact => return s,
+                Bound::Lower if s >= beta => return s,
+                Bound::Upper if s <= alpha => return s,
+                _ => {}
+            }
+        }
         let in_check = pos.is_check();
         let mut frame = self.take_frame(ply);
-        let score = self.quiesce_moves(pos, ply, alpha, beta, qply, in_check, &mut frame);
+        let (score, best) = self.quiesce_moves(pos, ply, alpha, beta, qply, tt_move, in_check, &mut frame);
         self.frames[ply] = Some(frame);
+        // Kept unless the slot holds a searched position: a quiescence score
+        // is worth less than any of those.
+        let old = self.table[slot];
+        if !self.stopped && old.depth <= 0 {
+            let bound = if score >= beta {
+                Bound::Lower
+            } else if score > alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            let best = best.or(tt_move);
+            self.table[slot] = Entry { key: hash, best, score: to_table(score, ply as i32), depth: 0, bound };
+        }
         score
     }
 
@@ -643,9 +691,10 @@ impl Engine {
         mut alpha: i32,
         beta: i32,
         qply: u32,
+        tt_move: Option<Move>,
         in_check: bool,
         frame: &mut Frame,
-    ) -> i32 {
+    ) -> (i32, Option<Move>) {
         let Frame { moves, scored } = frame;
         moves.clear();
         scored.clear();
@@ -654,7 +703,7 @@ impl Engine {
             // main search.
             pos.generate_single(moves);
             if moves.is_empty() && !pos.variant().pawn_pairs {
-                return no_moves(pos, in_check, ply as i32);
+                return (no_moves(pos, in_check, ply as i32), None);
             }
         } else {
             // Out of check only captures and promotions are tried (a
@@ -664,18 +713,19 @@ impl Engine {
         let stand = self.evaluate(pos);
         if !in_check {
             if stand >= beta {
-                return stand;
+                return (stand, None);
             }
             alpha = alpha.max(stand);
         }
         if qply > 8 || ply >= MAX_PLY - 2 {
-            return stand;
+            return (stand, None);
         }
         let mut best = if in_check { -INF } else { stand };
+        let mut best_move = None;
         if !in_check {
             moves.retain(|m| is_noisy(pos, m));
         }
-        self.score_moves(pos, moves, None, ply, scored);
+        self.score_moves(pos, moves, tt_move, ply, scored);
         for i in 0..scored.len() {
             let m = pick(scored, i);
             if !in_check && !promotes(&m) && pos.variant().goal != Goal::PawnRace {
@@ -693,20 +743,33 @@ impl Engine {
             next.play_unchecked(m);
             let score = -self.quiesce(&next, ply + 1, -beta, -alpha, qply + 1);
             if self.stopped {
-                return 0;
+                return (0, None);
             }
-            best = best.max(score);
+            if score > best {
+                best = score;
+                best_move = Some(m);
+            }
             alpha = alpha.max(score);
             if alpha >= beta {
                 break;
             }
         }
-        best
+        (best, best_move)
     }
 
-    /// A capture by a piece worth more than its victim of a piece the
-    /// opponent defends: it loses material unless something else happens.
+    /// The exchange `m` starts ([`see::exchange`]), where the variant lets it
+    /// be worked out.
+    fn see(&mut self, pos: &Position, m: &Move) -> Option<i32> {
+        see::fits(pos).then(|| see::exchange(pos, m, &mut self.values))
+    }
+
+    /// A capture that loses material unless something else happens: by the
+    /// exchange on its square where that can be worked out, else a capture by
+    /// a piece worth more than its victim of a piece the opponent defends.
     fn losing_capture(&mut self, pos: &Position, m: &Move, victim: i32) -> bool {
+        if let Some(gain) = self.see(pos, m) {
+            return gain < 0;
+        }
         let Move::Normal { from, to, .. } = *m else { return false };
         let Some(attacker) = pos.piece_at(from) else { return false };
         if attacker.royal {
