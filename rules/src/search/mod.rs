@@ -705,6 +705,11 @@ impl Engine {
             if moves.is_empty() && !pos.variant().pawn_pairs {
                 return (no_moves(pos, in_check, ply as i32), None);
             }
+        } else if qply == 0 && pos.variant().drops {
+            // Where pieces drop, checks decide games: at its first ply the
+            // quiescence search tries the quiet moves that check too.
+            pos.legal_moves_into(moves);
+            moves.retain(|m| is_noisy(pos, m) || checks_directly(pos, m));
         } else {
             // Out of check only captures and promotions are tried (a
             // stalemate here goes unseen, as in most engines).
@@ -722,13 +727,18 @@ impl Engine {
         }
         let mut best = if in_check { -INF } else { stand };
         let mut best_move = None;
-        if !in_check {
+        if !in_check && !(qply == 0 && pos.variant().drops) {
             moves.retain(|m| is_noisy(pos, m));
         }
         self.score_moves(pos, moves, tt_move, ply, scored);
         for i in 0..scored.len() {
             let m = pick(scored, i);
-            if !in_check && !promotes(&m) && pos.variant().goal != Goal::PawnRace {
+            if !in_check && !is_noisy(pos, &m) {
+                // A quiet check: worth a look unless it gives material away.
+                if self.see(pos, &m).is_some_and(|gain| gain < 0) {
+                    continue;
+                }
+            } else if !in_check && !promotes(&m) && pos.variant().goal != Goal::PawnRace {
                 // Captures that cannot lift the score to alpha, and captures
                 // of a defended piece by a more valuable one, are left out.
                 let victim = self.victim(pos, &m).unwrap_or(0);
@@ -850,6 +860,24 @@ fn pick(scored: &mut MoveScores, i: usize) -> Move {
     }
     scored.swap(i, best);
     scored[i].1
+}
+
+/// Whether `m` puts a piece where it attacks the enemy royal piece (checks
+/// uncovered by a move, and promotions, aside): a quick test that keeps the
+/// quiescence search from playing every move to find its checks.
+fn checks_directly(pos: &Position, m: &Move) -> bool {
+    let them = !pos.turn();
+    let Some(king) = pos.royal_square(them) else { return false };
+    let (to, powers) = match *m {
+        Move::Normal { from, to, .. } => match pos.piece_at(from) {
+            Some(p) => (to, pos.moves_of(p)),
+            None => return false,
+        },
+        Move::Drop { piece, to } => (to, pos.variant().pieces[piece as usize].powers),
+        _ => return false,
+    };
+    let occ = pos.occupied() | to.bb();
+    pos.attacks(to, powers, pos.turn(), occ).has(king)
 }
 
 /// Entries of the history table: one per origin and destination.
