@@ -533,7 +533,10 @@ impl Engine {
                         continue;
                     }
                 }
-                if depth <= 6 && !promotes(&m) {
+                // Not for quiet moves in the race or where pieces drop: a pawn
+                // that runs past a guard, a piece dropped into an attack, are
+                // what those games are about.
+                if depth <= 6 && !promotes(&m) && (!quiet || quiet_exchanges_count(pos)) {
                     let margin = if quiet { 25 * depth * depth } else { 90 * depth };
                     if self.see(pos, &m).is_some_and(|gain| gain < -margin) {
                         continue;
@@ -860,6 +863,13 @@ fn pick(scored: &mut MoveScores, i: usize) -> Move {
     }
     scored.swap(i, best);
     scored[i].1
+}
+
+/// Whether a quiet move that loses material by the static exchange may be
+/// pruned: not in Alapawn's race nor in drop games.
+fn quiet_exchanges_count(pos: &Position) -> bool {
+    let v = pos.variant();
+    v.goal != Goal::PawnRace && !v.drops
 }
 
 /// Whether `m` puts a piece where it attacks the enemy royal piece (checks
