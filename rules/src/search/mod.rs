@@ -699,6 +699,9 @@ impl Engine {
         frame: &mut Frame,
     ) -> (i32, Option<Move>) {
         let Frame { moves, scored } = frame;
+        // Where pieces drop, checks decide games: at its first ply the
+        // quiescence search tries the quiet moves that check too.
+        let with_checks = qply == 0 && pos.variant().drops;
         moves.clear();
         scored.clear();
         if in_check || pos.variant().goal == Goal::PawnRace {
@@ -708,9 +711,7 @@ impl Engine {
             if moves.is_empty() && !pos.variant().pawn_pairs {
                 return (no_moves(pos, in_check, ply as i32), None);
             }
-        } else if qply == 0 && pos.variant().drops {
-            // Where pieces drop, checks decide games: at its first ply the
-            // quiescence search tries the quiet moves that check too.
+        } else if with_checks {
             pos.legal_moves_into(moves);
             moves.retain(|m| is_noisy(pos, m) || checks_directly(pos, m));
         } else {
@@ -730,7 +731,7 @@ impl Engine {
         }
         let mut best = if in_check { -INF } else { stand };
         let mut best_move = None;
-        if !in_check && !(qply == 0 && pos.variant().drops) {
+        if !in_check && !with_checks {
             moves.retain(|m| is_noisy(pos, m));
         }
         self.score_moves(pos, moves, tt_move, ply, scored);

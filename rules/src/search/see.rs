@@ -45,10 +45,10 @@ pub(super) fn exchange(pos: &Position, m: &Move, values: &mut Values) -> i32 {
     if let Some(from) = from {
         occ ^= from.bb();
     }
-    if let Move::EnPassant { from, to, .. } = *m {
-        if let Some(victim) = crate::types::Square::from_coords(to.file(), from.rank()) {
-            occ ^= victim.bb();
-        }
+    if let Move::EnPassant { from, to, .. } = *m
+        && let Some(victim) = crate::types::Square::from_coords(to.file(), from.rank())
+    {
+        occ ^= victim.bb();
     }
     // gains[d]: what the side making the d-th capture has gained if the
     // exchange stops right after it.
