@@ -194,7 +194,7 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         score[side] += values.of(pos, moves);
         if joined == Powers::PAWN {
             if chess_like {
-                census.guard(side, pos.attacks(sq, moves, p.color, occ), true);
+                census.pawn_guard(side, pos.attacks(sq, moves, p.color, occ));
             }
             score[side] += if race { advance * advance * 14 } else { advance * 6 };
             if (spans[side][sq.index()] & pawns[1 - side]).is_empty() {
@@ -217,9 +217,6 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         score[side] += reach.count() as i32 * 3;
         let pressed = (attacks & zone[1 - side]).count() as i32;
         pressure[side] += pressed;
-        if chess_like {
-            census.guard(side, attacks, false);
-        }
         if chess_like && pressed > 0 {
             // Heavier pieces weigh more in an attack on the royal piece.
             let weight = (values.of(pos, moves) / 250).clamp(1, 4);
@@ -245,8 +242,6 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
     let us = pos.turn().index();
     if chess_like {
         board_game_terms(pos, &pawns, royal, &census, &mut score);
-        // The move is worth something.
-        score[us] += 12;
     }
     score[us] - score[1 - us]
 }
@@ -289,19 +284,14 @@ struct Census {
     attack: [i32; 2],
     /// Where the pieces besides pawns and royal pieces stand.
     squares: [Bitboard; 2],
-    /// The squares each side's pawns attack, and all that its pieces and
-    /// pawns attack (royal pieces aside).
+    /// The squares each side's pawns attack.
     pawn_attacks: [Bitboard; 2],
-    attacked: [Bitboard; 2],
 }
 
 impl Census {
     #[inline]
-    fn guard(&mut self, side: usize, attacks: Bitboard, pawn: bool) {
-        self.attacked[side] |= attacks;
-        if pawn {
-            self.pawn_attacks[side] |= attacks;
-        }
+    fn pawn_guard(&mut self, side: usize, attacks: Bitboard) {
+        self.pawn_attacks[side] |= attacks;
     }
 
     #[inline]
@@ -334,16 +324,17 @@ fn board_game_terms(
     score: &mut [i32; 2],
 ) {
     let v = pos.variant();
-    let Census { pieces, bishops, rooks, attackers, attack, squares, pawn_attacks, attacked } = census;
+    let Census { pieces, bishops, rooks, attackers, attack, squares, pawn_attacks } = census;
     let spans = spans();
     // 14 pieces besides pawns and kings at the start: 0 (an ending) to 1.
     let phase = (pieces[0] + pieces[1]).min(12) * 100 / 12;
     for side in 0..2 {
         let color = if side == 0 { Color::White } else { Color::Black };
-        // Threats: pieces a pawn attacks, and pieces attacked and unguarded.
+        // Threats: pieces a pawn attacks. (A term for pieces attacked and
+        // unguarded, with one for the side to move, hid Morphy's mate in two
+        // in rules/tests/search.rs at every depth.)
         let enemy = squares[1 - side];
         score[side] += 50 * (enemy & pawn_attacks[side]).count() as i32;
-        score[side] += 25 * (enemy & attacked[side] & !attacked[1 - side]).count() as i32;
         if attackers[side] >= 2 {
             // An attack by several pieces on the royal piece's surroundings
             // grows faster than the pieces in it.
