@@ -15,8 +15,10 @@ use std::time::{Duration, Instant};
 mod eval;
 mod levels;
 mod see;
+mod slots;
 
 use arrayvec::ArrayVec;
+use slots::Slots;
 
 pub use eval::evaluate;
 use eval::{Values, evaluate_with, is_noisy, promotes, victim_value};
@@ -128,7 +130,7 @@ enum Bound {
 
 /// A search engine with its transposition table, reusable across searches.
 pub struct Engine {
-    table: Vec<Entry>,
+    table: Slots<Entry>,
     deadline: Instant,
     node_limit: u64,
     stopped: bool,
@@ -146,7 +148,7 @@ pub struct Engine {
     root_best: Option<(Move, i32)>,
     values: Values,
     /// Evaluations by hash.
-    evals: Vec<(u64, i32)>,
+    evals: Slots<(u64, i32)>,
     frames: Vec<Option<Box<Frame>>>,
     cancel: Arc<AtomicBool>,
 }
@@ -159,7 +161,7 @@ impl Engine {
     pub fn new(megabytes: usize) -> Engine {
         let entries = (megabytes.max(1) << 20) / std::mem::size_of::<Entry>();
         Engine {
-            table: vec![Entry::default(); entries.next_power_of_two() / 2],
+            table: Slots::new(entries.next_power_of_two() / 2, Entry::default()),
             deadline: Instant::now(),
             node_limit: u64::MAX,
             stopped: false,
@@ -172,7 +174,7 @@ impl Engine {
             earlier: Vec::new(),
             root_best: None,
             values: Values::new(),
-            evals: vec![(0, 0); 1 << 16],
+            evals: Slots::new(1 << 17, (0, 0)),
             frames: (0..MAX_PLY).map(|_| None).collect(),
             cancel: Arc::new(AtomicBool::new(false)),
         }
@@ -187,9 +189,9 @@ impl Engine {
 
     /// Forgets everything learnt in earlier searches (a new game).
     pub fn clear(&mut self) {
-        self.table.iter_mut().for_each(|e| *e = Entry::default());
+        self.table.fill(Entry::default());
         self.history.iter_mut().for_each(|h| *h = 0);
-        self.evals.iter_mut().for_each(|e| *e = (0, 0));
+        self.evals.fill((0, 0));
         self.earlier.clear();
     }
 
@@ -325,16 +327,22 @@ impl Engine {
         score
     }
 
-    /// Asks the processor to fetch the table entry for `key` while the node
-    /// is still being prepared: the table is far larger than the caches.
+    /// Asks the processor to fetch the table entry and the cached
+    /// evaluation for `key` while the node is still being prepared: both
+    /// tables are far larger than the caches.
     #[inline]
     fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
         {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
             let entry: *const Entry = &self.table[self.slot(key)];
+            let eval: *const (u64, i32) = &self.evals[(key as usize) & (self.evals.len() - 1)];
             // SAFETY: a prefetch is only a hint: it reads nothing the
-            // program sees and cannot fault, and `entry` points into the table.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(entry.cast()) };
+            // program sees and cannot fault, and both point into their tables.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(entry.cast());
+                _mm_prefetch::<_MM_HINT_T0>(eval.cast());
+            }
         }
     }
 
@@ -755,6 +763,7 @@ impl Engine {
             }
             let mut next = pos.clone();
             next.play_unchecked(m);
+            self.prefetch(next.hash());
             let score = -self.quiesce(&next, ply + 1, -beta, -alpha, qply + 1);
             if self.stopped {
                 return (0, None);
