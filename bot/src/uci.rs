@@ -319,6 +319,7 @@ impl Uci {
             "go" => self.go(rest),
             "stop" => self.finish_search(End::Stop),
             "ponderhit" => self.ponderhit(),
+            "eval" => self.static_evaluation(),
             "quit" => return false,
             _ => {
                 let shown: String = line.chars().take(80).collect();
@@ -405,6 +406,19 @@ impl Uci {
         match &self.position {
             Some(p) => Ok(p.clone()),
             None => start_position(self.variant).map(|p| (p, Vec::new())),
+        }
+    }
+
+    /// `eval`: the search's static evaluation of the current position (no
+    /// search), in centipawns from White's side, as tuning tools want it.
+    fn static_evaluation(&self) {
+        match self.current() {
+            Ok((pos, _)) => {
+                let cp = kibitz_rules::search::evaluate(&pos);
+                let white = if pos.turn() == Color::White { cp } else { -cp };
+                self.out.line(&format!("info string evaluation {white} cp from White's side"));
+            }
+            Err(e) => self.out.error(&e),
         }
     }
 

@@ -301,6 +301,22 @@ fn history_makes_a_repetition_a_draw() {
     assert!(cp < -500, "{lines:#?}");
 }
 
+/// `eval` answers the static evaluation from White's side whoever is to
+/// move: White a queen up is far ahead in both cases.
+#[test]
+fn eval_gives_the_static_evaluation_from_whites_side() {
+    let mut s = Session::start();
+    let mut seen = Vec::new();
+    for fen in ["4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "4k3/8/8/8/8/8/8/3QK3 b - - 0 1", "3qk3/8/8/8/8/8/8/4K3 w - - 0 1"] {
+        s.send(&format!("position fen {fen}"));
+        s.send("eval");
+        let lines = s.until(Duration::from_secs(5), |l| l.starts_with("info string evaluation"));
+        let cp: i32 = lines.last().unwrap().split_whitespace().nth(3).unwrap().parse().unwrap();
+        seen.push(cp);
+    }
+    assert!(seen[0] > 700 && seen[1] > 700 && seen[2] < -700, "{seen:?}");
+}
+
 #[test]
 fn bad_input_is_answered_and_the_engine_goes_on() {
     let mut s = Session::start();

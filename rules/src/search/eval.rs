@@ -173,11 +173,23 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
     // For the chess-like terms: pieces besides pawns and royals, bishops, rooks.
     let mut census = Census::default();
     let spans = spans();
+    let tuned = super::tuned::of(v);
+    // The fitted terms, by side, middlegame and ending, and the phase.
+    let mut fitted = [[0i32; 2]; 2];
+    let mut material = 0;
     for sq in occ {
         let Some(p) = pos.piece_at(sq) else { continue };
         let side = p.color.index();
         let moves = pos.moves_of(p);
         let advance = if p.color == Color::White { sq.rank() } else { v.height - 1 - sq.rank() } as i32;
+        let kind = tuned.and_then(|t| {
+            let kind = t.kind(p.royal, moves.joined())?;
+            let at = super::tuned::oriented(sq, side, v.height);
+            fitted[side][0] += i32::from(t.pst[kind][0][at]);
+            fitted[side][1] += i32::from(t.pst[kind][1][at]);
+            material += t.phase_weight(kind);
+            Some(kind)
+        });
         if p.royal {
             // PA3: a King that absorbed powers is stronger, though PA6 keeps
             // its slides short.
@@ -215,6 +227,11 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         let attacks = pos.attacks(sq, moves, p.color, occ);
         let reach = attacks & !pos.pieces_of(p.color);
         score[side] += reach.count() as i32 * 3;
+        if let (Some(t), Some(kind @ 1..=4)) = (tuned, kind) {
+            let count = (reach.count() as usize).min(27);
+            fitted[side][0] += i32::from(t.mobility[kind - 1][0][count]);
+            fitted[side][1] += i32::from(t.mobility[kind - 1][1][count]);
+        }
         let pressed = (attacks & zone[1 - side]).count() as i32;
         pressure[side] += pressed;
         if chess_like && pressed > 0 {
@@ -239,10 +256,25 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
             }
         }
     }
-    let us = pos.turn().index();
     if chess_like {
         board_game_terms(pos, &pawns, royal, &census, &mut score);
     }
+    if let Some(t) = tuned {
+        for c in Color::ALL {
+            for (i, pt) in v.pieces.iter().enumerate() {
+                let held = i32::from(pos.hand(c, i as u8));
+                if let Some(kind @ 0..5) = (held > 0).then(|| t.kind(false, pt.powers)).flatten() {
+                    fitted[c.index()][0] += held * i32::from(t.hand[kind]);
+                    fitted[c.index()][1] += held * i32::from(t.hand[kind]);
+                }
+            }
+        }
+        let phase = if t.phased { material.min(24) } else { 24 };
+        for side in 0..2 {
+            score[side] += (fitted[side][0] * phase + fitted[side][1] * (24 - phase)) / 24;
+        }
+    }
+    let us = pos.turn().index();
     score[us] - score[1 - us]
 }
 

@@ -16,6 +16,7 @@ mod eval;
 mod levels;
 mod see;
 mod slots;
+mod tuned;
 
 use arrayvec::ArrayVec;
 use slots::Slots;
@@ -118,6 +119,22 @@ struct Entry {
     score: i32,
     depth: i8,
     bound: Bound,
+}
+
+impl Entry {
+    /// The entry's score at `ply` if its bound settles the window
+    /// (`alpha`, `beta`): an exact score, a lower bound at or above beta,
+    /// an upper bound at or below alpha.
+    #[inline]
+    fn cutoff(&self, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+        let s = from_table(self.score, ply as i32);
+        match self.bound {
+            Bound::Exact => Some(s),
+            Bound::Lower if s >= beta => Some(s),
+            Bound::Upper if s <= alpha => Some(s),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
@@ -417,6 +434,14 @@ impl Engine {
         (us & !pos.pure_pawns() & !pos.royal).any() || pos.hands[pos.turn().index()].iter().any(|&n| n > 0)
     }
 
+    /// Whether the side to move has a single piece besides pawns and a
+    /// royal piece, and none in hand: where it must move, it may have to
+    /// give something up.
+    fn zugzwang_prone(pos: &Position) -> bool {
+        let us = pos.pieces_of(pos.turn());
+        (us & !pos.pure_pawns() & !pos.royal).count() <= 1 && pos.hands[pos.turn().index()].iter().all(|&n| n == 0)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn negamax(
         &mut self,
@@ -459,14 +484,12 @@ impl Engine {
         let mut tt_move = None;
         if entry.key == hash {
             tt_move = entry.best;
-            if ply > 0 && entry.depth as i32 >= depth && (!pv_node || entry.bound == Bound::Exact) {
-                let s = from_table(entry.score, ply as i32);
-                match entry.bound {
-                    Bound::Exact => return s,
-                    Bound::Lower if s >= beta => return s,
-                    Bound::Upper if s <= alpha => return s,
-                    _ => {}
-                }
+            if ply > 0
+                && entry.depth as i32 >= depth
+                && (!pv_node || entry.bound == Bound::Exact)
+                && let Some(s) = entry.cutoff(ply, alpha, beta)
+            {
+                return s;
             }
         }
         let mut frame = self.take_frame(ply);
@@ -512,7 +535,21 @@ impl Engine {
                     return 0;
                 }
                 if score >= beta {
-                    return if score > MATE - 1000 { beta } else { score };
+                    let score = if score > MATE - 1000 { beta } else { score };
+                    // Passing is no fair test in a zugzwang, where every move
+                    // loses (Morphy's 1.Ra6!): deep nodes, and sides with a
+                    // single piece besides pawns, confirm the cut-off with a
+                    // search of their own moves as deep as the null move's.
+                    if depth < 8 && !Self::zugzwang_prone(pos) {
+                        return score;
+                    }
+                    let verified = self.negamax(pos, (depth - r).max(1), ply, beta - 1, beta, false, false);
+                    if self.stopped {
+                        return 0;
+                    }
+                    if verified >= beta {
+                        return score;
+                    }
                 }
             }
         }
@@ -665,12 +702,8 @@ impl Engine {
         let mut tt_move = None;
         if entry.key == hash {
             tt_move = entry.best;
-            let s = from_table(entry.score, ply as i32);
-            match entry.bound {
-                Bound::Exact => return s,
-                Bound::Lower if s >= beta => return s,
-                Bound::Upper if s <= alpha => return s,
-                _ => {}
+            if let Some(s) = entry.cutoff(ply, alpha, beta) {
+                return s;
             }
         }
         let in_check = pos.is_check();

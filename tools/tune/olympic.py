@@ -1,0 +1,98 @@
+"""Labelled positions for tuning Olympic's evaluation: Fairy-Stockfish
+(with tests/fsf/variants.ini) plays itself at a few hundred to a few thousand
+nodes a move from random openings, now and then a random move; about every
+other quiet position (not in check, no capture of a piece worth as much as
+the capturer) is written with both static evaluations, Fairy-Stockfish's and
+Kibitz's, from White's side in centipawns.
+
+    python3 olympic.py FAIRY_STOCKFISH KIBITZ VARIANTS_INI SEED GAMES OUT.csv
+"""
+import random
+import subprocess
+import sys
+
+import pyffish as sf
+
+VARIANT = "olympic"
+WORTH = {"p": 1, "s": 3, "g": 4, "b": 4, "r": 5, "k": 100}
+
+
+class Engine:
+    def __init__(self, command, variants):
+        self.p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.ask(f"uci\nsetoption name VariantPath value {variants}\nsetoption name UCI_Variant value {VARIANT}\n"
+                 "isready\n", "readyok")
+
+    def ask(self, text, until):
+        self.p.stdin.write(text)
+        self.p.stdin.flush()
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError("the engine stopped answering")
+            if line.startswith(until):
+                return line
+
+
+def board(fen):
+    """Square name -> piece letter (upper case White)."""
+    squares = {}
+    for i, row in enumerate(fen.split("[")[0].split("/")):
+        file = 0
+        for ch in row:
+            if ch.isdigit():
+                file += int(ch)
+            elif ch != "+":
+                squares["abcde"[file] + str(5 - i)] = ch
+                file += 1
+    return squares
+
+
+def quiet(fen, moves):
+    squares = board(fen)
+    for m in moves:
+        if "@" in m or m[2:4] not in squares:
+            continue
+        if WORTH[squares[m[2:4]].lower()] >= WORTH[squares[m[:2]].lower()]:
+            return False
+    return True
+
+
+def main():
+    fsf_path, kibitz, variants, seed, games, out = sys.argv[1:7]
+    sf.load_variant_config(open(variants).read())
+    rng = random.Random(int(seed))
+    player, judge = Engine([fsf_path], variants), Engine([fsf_path], variants)
+    ours = Engine([kibitz, "uci"], variants)
+    with open(out, "w") as f:
+        for _ in range(int(games)):
+            fen = sf.start_fen(VARIANT)
+            for _ in range(rng.randint(2, 6)):
+                moves = sf.legal_moves(VARIANT, fen, [])
+                if not moves:
+                    break
+                fen = sf.get_fen(VARIANT, fen, [rng.choice(moves)])
+            for ply in range(200):
+                moves = sf.legal_moves(VARIANT, fen, [])
+                if not moves or sf.is_immediate_game_end(VARIANT, fen, [])[0]:
+                    break
+                if ply > 0 and rng.random() < 0.5 and quiet(fen, moves):
+                    line = judge.ask(f"position fen {fen}\neval\n", "Final evaluation")
+                    try:
+                        theirs = round(float(line.split()[2]) * 100)
+                    except ValueError:  # "none (in check)"
+                        theirs = None
+                    if theirs is not None:
+                        line = ours.ask(f"position fen {fen}\neval\n", "info string evaluation")
+                        f.write(f"{fen},{theirs},{int(line.split()[3])}\n")
+                if rng.random() < 0.06:
+                    move = rng.choice(moves)
+                else:
+                    nodes = rng.choice([500, 2000, 6000])
+                    move = player.ask(f"position fen {fen}\ngo nodes {nodes}\n", "bestmove").split()[1]
+                fen = sf.get_fen(VARIANT, fen, [move])
+            f.flush()
+
+
+if __name__ == "__main__":
+    main()
