@@ -393,10 +393,11 @@ fn review_flags_the_hung_queen_and_writes_graph_and_pgn() {
     let flagged: Vec<&&str> = lines.iter().filter(|l| l.contains('(')).collect();
     assert_eq!(flagged.len(), 1, "{out}");
     assert!(flagged[0].starts_with("2... Qg5?? (Blunder, "), "{out}");
-    // The better move keeps e5 defended; which defence the search prefers is
-    // its own choice.
+    // The better move is a sound answer to 2.Nf3: a defence of e5 or the
+    // Petrov's counter-attack 2...Nf6; which one the search prefers is its
+    // own choice.
     let best = flagged[0].split(" best ").nth(1).and_then(|b| b.split(':').next()).unwrap_or("");
-    assert!(["Nc6", "d6", "Qe7", "Qf6"].contains(&best), "{out}");
+    assert!(["Nc6", "d6", "Nf6", "Qe7", "Qf6"].contains(&best), "{out}");
     let png = std::fs::read(&graph).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 800);

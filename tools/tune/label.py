@@ -6,10 +6,11 @@ capturer or left undefended.
 
     python3 label.py FAIRY_STOCKFISH KIBITZ POSITIONS OUT.csv
 """
-import subprocess
 import sys
 
 import chess
+
+from uci import Engine
 
 VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 100}
 
@@ -28,21 +29,6 @@ def quiet(board):
             if not board.is_attacked_by(not board.turn, move.to_square):
                 return False
     return True
-
-
-class Engine:
-    def __init__(self, command):
-        self.p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-
-    def ask(self, text, until):
-        self.p.stdin.write(text)
-        self.p.stdin.flush()
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("the engine stopped answering")
-            if line.startswith(until):
-                return line
 
 
 def main():

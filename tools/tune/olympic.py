@@ -8,30 +8,14 @@ Kibitz's, from White's side in centipawns.
     python3 olympic.py FAIRY_STOCKFISH KIBITZ VARIANTS_INI SEED GAMES OUT.csv
 """
 import random
-import subprocess
 import sys
 
 import pyffish as sf
 
+from uci import Engine
+
 VARIANT = "olympic"
 WORTH = {"p": 1, "s": 3, "g": 4, "b": 4, "r": 5, "k": 100}
-
-
-class Engine:
-    def __init__(self, command, variants):
-        self.p = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.ask(f"uci\nsetoption name VariantPath value {variants}\nsetoption name UCI_Variant value {VARIANT}\n"
-                 "isready\n", "readyok")
-
-    def ask(self, text, until):
-        self.p.stdin.write(text)
-        self.p.stdin.flush()
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("the engine stopped answering")
-            if line.startswith(until):
-                return line
 
 
 def board(fen):
@@ -62,8 +46,9 @@ def main():
     fsf_path, kibitz, variants, seed, games, out = sys.argv[1:7]
     sf.load_variant_config(open(variants).read())
     rng = random.Random(int(seed))
-    player, judge = Engine([fsf_path], variants), Engine([fsf_path], variants)
-    ours = Engine([kibitz, "uci"], variants)
+    setup = f"uci\nsetoption name VariantPath value {variants}\nsetoption name UCI_Variant value {VARIANT}\n"
+    player, judge = Engine([fsf_path], setup), Engine([fsf_path], setup)
+    ours = Engine([kibitz, "uci"], setup)
     with open(out, "w") as f:
         for _ in range(int(games)):
             fen = sf.start_fen(VARIANT)
