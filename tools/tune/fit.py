@@ -1,14 +1,15 @@
 """Fits the evaluation's fitted terms by ridge least squares, so that Kibitz's
 static evaluation comes close to Fairy-Stockfish's (scaled) on labelled quiet
-positions: for chess (rules/src/search/tuned_chess.rs, labels from label.py)
-piece-square tables for the middlegame and the ending and mobility curves;
-for Olympic (tuned_olympic.rs, labels from olympic.py) one piece-square
+positions: for chess (rules/src/search/tuned_chess.rs, labels from label.py) and
+Alapawn (tuned_alapawn.rs, labels from selfplay.py) piece-square tables for
+the middlegame and the ending and mobility curves;
+for Olympic (tuned_olympic.rs, labels from selfplay.py) one piece-square
 table per kind and the worth of each kind in hand. The labels hold Kibitz's
 evaluation with the tables then in use; their part is taken out, so a fit
 starts from the hand-set terms alone. One position in ten is held out to
 show how well the fit generalises.
 
-    python3 fit.py chess|olympic LABELS.csv TABLES.rs [RIDGE [SCALE]]
+    python3 fit.py chess|alapawn|olympic LABELS.csv TABLES.rs [RIDGE [SCALE]]
 
 RIDGE (default 300) pulls rarely seen squares towards zero; SCALE is how
 much larger Fairy-Stockfish's evaluations run than Kibitz's (the slope of
@@ -38,6 +39,11 @@ def read_tables(path):
 
 
 class Chess:
+    """A chess position, or an Alapawn one: the same pieces on the same board
+    (Alapawn's King is not royal, and its pawns step differently, but only
+    the pieces' squares and the reach of knights, bishops, rooks and queens
+    count here)."""
+
     phased = True
 
     def __init__(self, fen):
@@ -138,7 +144,7 @@ def write_tables(path, name, pst, mobility, hand, variant):
         out.write("// middlegame then ending, by square (rank * 8 + file) from White's side; mobility by kinds\n")
         out.write("// 1-4 and number of squares reached; pieces in hand by kind.\n")
         out.write(f"pub(super) static {name}: Tuned = Tuned {{\n")
-        if variant == "chess":
+        if variant in ("chess", "alapawn"):
             out.write("    kinds: [Powers::PAWN, Powers::KNIGHT, Powers::BISHOP, Powers::ROOK, QUEEN],\n    phased: true,\n")
         else:
             out.write("    kinds: [Powers::PAWN, Powers::SILVER, Powers::GOLD, Powers::BISHOP, Powers::ROOK],\n    phased: false,\n")
@@ -159,7 +165,7 @@ def main():
     variant, labels, tables = sys.argv[1], sys.argv[2], sys.argv[3]
     ridge = float(sys.argv[4]) if len(sys.argv) > 4 else 300.0
     scale = float(sys.argv[5]) if len(sys.argv) > 5 else (1.1 if variant == "chess" else 1.0)
-    Position = {"chess": Chess, "olympic": Olympic}[variant]
+    Position = {"chess": Chess, "alapawn": Chess, "olympic": Olympic}[variant]
     now = read_tables(tables)
     rows, cols, vals, theirs, ours = [], [], [], [], []
     n = 0
@@ -199,14 +205,14 @@ def main():
     curves = w[PIECES:PIECES + MOBILITY].reshape(4, 4)
     counts = np.arange(28)
     mobility = np.zeros((4, 2, 28))
-    if variant == "chess":
+    if Position.phased:
         for kind in range(4):
             a_mg, a_eg, b_mg, b_eg = curves[kind]
             mobility[kind, 0] = a_mg * counts + b_mg * np.sqrt(counts) * 10
             mobility[kind, 1] = a_eg * counts + b_eg * np.sqrt(counts) * 10
     hand = w[PIECES + MOBILITY:]
     print("in hand:", np.round(hand).astype(int))
-    write_tables(tables, {"chess": "CHESS", "olympic": "OLYMPIC"}[variant], pst, mobility, hand, variant)
+    write_tables(tables, variant.upper(), pst, mobility, hand, variant)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ use crate::variant::Variant;
 
 /// Fitted terms for one variant.
 pub(super) struct Tuned {
-    /// The kinds of pieces besides the royal one, by the powers they move
-    /// with; the royal piece is kind 5.
+    /// The kinds of pieces besides the King, by the powers they move with;
+    /// the King (royal or not) is kind 5.
     pub(super) kinds: [Powers; 5],
     /// Whether the game has a middlegame and an ending to blend between
     /// (else only the middlegame tables count).
@@ -31,25 +31,31 @@ const QUEEN: Powers = Powers::ROOK.with(Powers::BISHOP);
 
 include!("tuned_chess.rs");
 include!("tuned_olympic.rs");
+include!("tuned_alapawn.rs");
 
-/// The fitted terms of `v`, if it has any: chess and Olympic, whose pieces
-/// never change their powers except by promotion.
+/// The fitted terms of `v`, if it has any: chess, Olympic and Alapawn, whose
+/// pieces never change their powers except by promotion. (Balanced Alapawn's
+/// two-step turn changes what a square is worth too much to share
+/// Alapawn's.)
 #[inline]
 pub(super) fn of(v: &Variant) -> Option<&'static Tuned> {
     if std::ptr::eq(v, &crate::variant::CHESS) {
         Some(&CHESS)
     } else if std::ptr::eq(v, &crate::variant::OLYMPIC) {
         Some(&OLYMPIC)
+    } else if std::ptr::eq(v, &crate::variant::ALAPAWN) {
+        Some(&ALAPAWN)
     } else {
         None
     }
 }
 
 impl Tuned {
-    /// The kind of a piece: its index in `kinds`, 5 if royal.
+    /// The kind of a piece: its index in `kinds`, 5 if royal or a King
+    /// (Alapawn's is not royal, A1).
     #[inline]
     pub(super) fn kind(&self, royal: bool, powers: Powers) -> Option<usize> {
-        if royal { Some(5) } else { self.kinds.iter().position(|&k| k == powers) }
+        if royal || powers == Powers::KING { Some(5) } else { self.kinds.iter().position(|&k| k == powers) }
     }
 
     /// How much a piece of `kind` counts towards the middlegame (24 in all
@@ -64,4 +70,32 @@ impl Tuned {
 #[inline]
 pub(super) fn oriented(sq: Square, side: usize, height: u8) -> usize {
     if side == 0 { sq.index() } else { usize::from(height - 1 - sq.rank()) * 8 + usize::from(sq.file()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::{ALAPAWN, ALAPAWN_BALANCED, CHESS, CLASH, OLYMPIC};
+
+    #[test]
+    fn kings_royal_or_not_share_a_kind() {
+        let alapawn = of(&ALAPAWN).expect("Alapawn has fitted terms");
+        // A1: Alapawn's King is an ordinary piece, with the King's powers.
+        assert_eq!(alapawn.kind(false, Powers::KING), Some(5));
+        assert_eq!(alapawn.kind(false, Powers::PAWN), Some(0));
+        assert_eq!(alapawn.kind(false, QUEEN), Some(4));
+        assert_eq!(of(&CHESS).unwrap().kind(true, Powers::KING), Some(5));
+        assert_eq!(of(&OLYMPIC).unwrap().kind(false, Powers::GOLD), Some(2));
+        assert!(of(&ALAPAWN_BALANCED).is_none() && of(&CLASH).is_none());
+    }
+
+    #[test]
+    fn alapawn_tables_are_fitted() {
+        // Not the zeros of a table never fitted: pawns and knights differ by square.
+        let t = of(&ALAPAWN).unwrap();
+        for kind in [0, 1] {
+            let table = &t.pst[kind][0];
+            assert!(table.iter().any(|&v| v != table[8]), "kind {kind}");
+        }
+    }
 }

@@ -1,11 +1,11 @@
-"""Labelled positions for tuning Olympic's evaluation: Fairy-Stockfish
-(with tests/fsf/variants.ini) plays itself at a few hundred to a few thousand
-nodes a move from random openings, now and then a random move; about every
-other quiet position (not in check, no capture of a piece worth as much as
-the capturer) is written with both static evaluations, Fairy-Stockfish's and
-Kibitz's, from White's side in centipawns.
+"""Labelled positions for tuning the evaluation of Olympic or Alapawn:
+Fairy-Stockfish (with tests/fsf/variants.ini) plays itself at a few hundred
+to a few thousand nodes a move from random openings, now and then a random
+move; about every other quiet position (not in check, no capture of a piece
+worth as much as the capturer) is written with both static evaluations,
+Fairy-Stockfish's and Kibitz's, from White's side in centipawns.
 
-    python3 olympic.py FAIRY_STOCKFISH KIBITZ VARIANTS_INI SEED GAMES OUT.csv
+    python3 selfplay.py olympic|alapawn FAIRY_STOCKFISH KIBITZ VARIANTS_INI SEED GAMES OUT.csv
 """
 import random
 import sys
@@ -14,20 +14,21 @@ import pyffish as sf
 
 from uci import Engine
 
-VARIANT = "olympic"
-WORTH = {"p": 1, "s": 3, "g": 4, "b": 4, "r": 5, "k": 100}
+# Rough worth of each letter, to tell a capture that wins material.
+WORTH = {"p": 1, "n": 3, "s": 3, "g": 4, "b": 4, "r": 5, "q": 9, "k": 100}
 
 
 def board(fen):
     """Square name -> piece letter (upper case White)."""
     squares = {}
-    for i, row in enumerate(fen.split("[")[0].split("/")):
+    rows = fen.split("[")[0].split()[0].split("/")
+    for i, row in enumerate(rows):
         file = 0
         for ch in row:
             if ch.isdigit():
                 file += int(ch)
             elif ch != "+":
-                squares["abcde"[file] + str(5 - i)] = ch
+                squares["abcdefgh"[file] + str(len(rows) - i)] = ch
                 file += 1
     return squares
 
@@ -43,23 +44,23 @@ def quiet(fen, moves):
 
 
 def main():
-    fsf_path, kibitz, variants, seed, games, out = sys.argv[1:7]
+    variant, fsf_path, kibitz, variants, seed, games, out = sys.argv[1:8]
     sf.load_variant_config(open(variants).read())
     rng = random.Random(int(seed))
-    setup = f"uci\nsetoption name VariantPath value {variants}\nsetoption name UCI_Variant value {VARIANT}\n"
+    setup = f"uci\nsetoption name VariantPath value {variants}\nsetoption name UCI_Variant value {variant}\n"
     player, judge = Engine([fsf_path], setup), Engine([fsf_path], setup)
     ours = Engine([kibitz, "uci"], setup)
     with open(out, "w") as f:
         for _ in range(int(games)):
-            fen = sf.start_fen(VARIANT)
+            fen = sf.start_fen(variant)
             for _ in range(rng.randint(2, 6)):
-                moves = sf.legal_moves(VARIANT, fen, [])
+                moves = sf.legal_moves(variant, fen, [])
                 if not moves:
                     break
-                fen = sf.get_fen(VARIANT, fen, [rng.choice(moves)])
+                fen = sf.get_fen(variant, fen, [rng.choice(moves)])
             for ply in range(200):
-                moves = sf.legal_moves(VARIANT, fen, [])
-                if not moves or sf.is_immediate_game_end(VARIANT, fen, [])[0]:
+                moves = sf.legal_moves(variant, fen, [])
+                if not moves or sf.is_immediate_game_end(variant, fen, [])[0]:
                     break
                 if ply > 0 and rng.random() < 0.5 and quiet(fen, moves):
                     line = judge.ask(f"position fen {fen}\neval\n", "Final evaluation")
@@ -75,7 +76,7 @@ def main():
                 else:
                     nodes = rng.choice([500, 2000, 6000])
                     move = player.ask(f"position fen {fen}\ngo nodes {nodes}\n", "bestmove").split()[1]
-                fen = sf.get_fen(VARIANT, fen, [move])
+                fen = sf.get_fen(variant, fen, [move])
             f.flush()
 
 
