@@ -45,6 +45,7 @@ class Chess:
     count here)."""
 
     phased = True
+    kinds = "Powers::PAWN, Powers::KNIGHT, Powers::BISHOP, Powers::ROOK, QUEEN"
 
     def __init__(self, fen):
         import chess
@@ -70,6 +71,7 @@ class Chess:
 
 class Olympic:
     phased = False
+    kinds = "Powers::PAWN, Powers::SILVER, Powers::GOLD, Powers::BISHOP, Powers::ROOK"
 
     def __init__(self, fen):
         board, _, rest = fen.partition("[")
@@ -135,7 +137,7 @@ def features(pos, n, rows, cols, vals):
         vals.append(sign)
 
 
-def write_tables(path, name, pst, mobility, hand, variant):
+def write_tables(path, name, pst, mobility, hand, position):
     def row(values):
         return "[" + ", ".join(str(int(round(v))) for v in values) + "]"
 
@@ -144,10 +146,7 @@ def write_tables(path, name, pst, mobility, hand, variant):
         out.write("// middlegame then ending, by square (rank * 8 + file) from White's side; mobility by kinds\n")
         out.write("// 1-4 and number of squares reached; pieces in hand by kind.\n")
         out.write(f"pub(super) static {name}: Tuned = Tuned {{\n")
-        if variant in ("chess", "alapawn"):
-            out.write("    kinds: [Powers::PAWN, Powers::KNIGHT, Powers::BISHOP, Powers::ROOK, QUEEN],\n    phased: true,\n")
-        else:
-            out.write("    kinds: [Powers::PAWN, Powers::SILVER, Powers::GOLD, Powers::BISHOP, Powers::ROOK],\n    phased: false,\n")
+        out.write(f"    kinds: [{position.kinds}],\n    phased: {str(position.phased).lower()},\n")
         out.write("    pst: [\n")
         for kind in range(6):
             out.write("        [\n")
@@ -183,9 +182,6 @@ def main():
     size = PIECES + MOBILITY + HAND
     x = np.zeros((n, size))
     np.add.at(x, (np.array(rows), np.array(cols)), np.array(vals))
-    if not Position.phased:
-        # One table: the ending's columns are empty, the middlegame's hold all.
-        pass
     y = np.array(theirs) / scale - np.array(ours)
     order = np.random.default_rng(1).permutation(n)
     held, train = order[: n // 10], order[n // 10:]
@@ -212,7 +208,7 @@ def main():
             mobility[kind, 1] = a_eg * counts + b_eg * np.sqrt(counts) * 10
     hand = w[PIECES + MOBILITY:]
     print("in hand:", np.round(hand).astype(int))
-    write_tables(tables, variant.upper(), pst, mobility, hand, variant)
+    write_tables(tables, variant.upper(), pst, mobility, hand, Position)
 
 
 if __name__ == "__main__":
