@@ -182,6 +182,26 @@ fn black_repeats_in_olympic_because_white_loses_o6() {
     assert!(found.mate_in().is_none(), "{found:?}");
 }
 
+/// O6 counts the third occurrence: a position the game went through once
+/// before the search may come back a second time, and the game goes on.
+/// Black, able to return to the start position for the second time, sees no
+/// win in it (a search that scored every return as a third one would).
+#[test]
+fn a_second_occurrence_decides_nothing_o6() {
+    let v = Variant::by_id("olympic").unwrap();
+    let mut game = Game::new(v);
+    for m in ["d1e2", "b5a4", "e2d1"] {
+        game.play_text(m).unwrap();
+    }
+    let pos = game.position().clone();
+    let mut engine = Engine::new(8);
+    engine.set_history(&game.earlier_visits());
+    let found = engine.search(&pos, Limits::new(Duration::from_secs(20), 4)).unwrap();
+    assert!(found.mate_in().is_none(), "a second occurrence wins nothing: {found:?}");
+    game.play_text("a4b5").unwrap();
+    assert_eq!(game.outcome(), None, "the game agrees");
+}
+
 /// O6: a third occurrence after Black checked with every move since the
 /// previous one wins for White. White, checked back and forth by a Rook,
 /// returns to the position a third time and scores it as a win.

@@ -402,14 +402,21 @@ impl Engine {
         pos.race_decided().map(|w| won_or_lost(w == pos.turn(), ply))
     }
 
-    /// The score of `pos` if it repeats an earlier position of the game or of
-    /// the line searched (looking back no further than the last capture or
-    /// pawn move): a draw, or in Olympic Chess (O6) a loss for White unless
-    /// every Black move since gave check, which wins for White.
+    /// The score of `pos` if it repeats a position of the line searched, or
+    /// for the third time one the game went through before the search (a
+    /// second time the game could still leave it): a draw, or in Olympic
+    /// Chess (O6) a loss for White unless every Black move since gave check,
+    /// which wins for White. Where captured pieces go to hand and come back,
+    /// a capture or a drop does not rule a repetition out, and the look goes
+    /// back to the start; elsewhere to the last capture or pawn move.
     fn repetition(&self, pos: &Position, hash: u64, in_check: bool, ply: usize) -> Option<i32> {
-        let back = (pos.halfmoves() as usize).min(self.path.len());
         let end = self.path.len();
-        let d = (2..=back).step_by(2).find(|&d| self.path[end - d].hash == hash)?;
+        let back = if pos.variant().drops { end } else { (pos.halfmoves() as usize).min(end) };
+        let mut earlier = (2..=back).step_by(2).filter(|&d| self.path[end - d].hash == hash);
+        let d = earlier.next()?;
+        if d >= ply && earlier.next().is_none() {
+            return None;
+        }
         Some(match pos.variant().repetition {
             Repetition::WhiteLoses => {
                 // The positions after Black's moves since the earlier
