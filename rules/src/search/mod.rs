@@ -414,6 +414,7 @@ impl Engine {
         let back = if pos.variant().drops { end } else { (pos.halfmoves() as usize).min(end) };
         let mut earlier = (2..=back).step_by(2).filter(|&d| self.path[end - d].hash == hash);
         let d = earlier.next()?;
+        // The root (d == ply) is a position of the game, not of the line.
         if d >= ply && earlier.next().is_none() {
             return None;
         }
