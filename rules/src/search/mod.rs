@@ -4,21 +4,24 @@
 //! transposition table keyed by the Zobrist hash, a quiescence search over
 //! captures (and, in Alapawn, pawn steps onto the last rank), and move
 //! ordering by the table's move, captures (most valuable victim, least
-//! valuable attacker), killer moves and history. The clock is checked every
-//! few thousand nodes, so a time limit is kept to within a millisecond or
-//! two. Whatever it finds is one of the position's legal moves.
+//! valuable attacker), killer moves and histories (`history.rs`). The
+//! clock is checked every few thousand nodes, so a time limit is kept to
+//! within a millisecond or two. Whatever it finds is one of the position's
+//! legal moves.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 mod eval;
+mod history;
 mod levels;
 mod see;
 mod slots;
 mod tuned;
 
 use arrayvec::ArrayVec;
+use history::Histories;
 use slots::Slots;
 
 pub use eval::evaluate;
@@ -156,7 +159,10 @@ pub struct Engine {
     killers: [[Option<Move>; 2]; MAX_PLY],
     /// The static evaluation of each node of the line searched, by ply.
     static_evals: [i32; MAX_PLY],
-    history: Vec<i32>,
+    history: Histories,
+    /// The key of the move played at each ply of the line searched
+    /// ([`history::key`]; `None` for a null move or one without a key).
+    played: [Option<history::Key>; MAX_PLY],
     /// The game's earlier positions, then those of the line searched.
     path: Vec<Visit>,
     earlier: Vec<Visit>,
@@ -170,8 +176,8 @@ pub struct Engine {
     cancel: Arc<AtomicBool>,
 }
 
-/// Moves searched with the full depth before later quiet ones are reduced.
-const FULL_DEPTH_MOVES: usize = 3;
+/// Moves searched with the full depth before later ones are reduced.
+const FULL_DEPTH_MOVES: usize = 2;
 
 impl Engine {
     /// An engine whose table takes about `megabytes` of memory.
@@ -186,7 +192,8 @@ impl Engine {
             seldepth: 0,
             killers: [[None; 2]; MAX_PLY],
             static_evals: [0; MAX_PLY],
-            history: vec![0; HISTORY_SIZE],
+            history: Histories::new(),
+            played: [None; MAX_PLY],
             path: Vec::with_capacity(MAX_PLY),
             earlier: Vec::new(),
             root_best: None,
@@ -207,7 +214,7 @@ impl Engine {
     /// Forgets everything learnt in earlier searches (a new game).
     pub fn clear(&mut self) {
         self.table.fill(Entry::default());
-        self.history.iter_mut().for_each(|h| *h = 0);
+        self.history.clear();
         self.evals.fill((0, 0));
         self.earlier.clear();
     }
@@ -244,7 +251,7 @@ impl Engine {
         self.nodes = 0;
         self.seldepth = 0;
         self.killers = [[None; 2]; MAX_PLY];
-        self.history.iter_mut().for_each(|h| *h /= 8);
+        self.history.age();
         self.path.clear();
         self.path.extend_from_slice(&self.earlier);
         let mut found =
@@ -506,7 +513,8 @@ impl Engine {
             }
         }
         let mut frame = self.take_frame(ply);
-        let node = Node { depth, ply, alpha, beta, null_ok, in_check, hash, tt_move, slot };
+        let tt = (entry.key == hash).then_some(entry);
+        let node = Node { depth, ply, alpha, beta, null_ok, in_check, hash, tt_move, slot, tt, excluded: None };
         let score = self.expand(pos, node, &mut frame);
         self.frames[ply] = Some(frame);
         score
@@ -515,7 +523,7 @@ impl Engine {
     /// The moves of a node that the table did not settle: generated into
     /// `frame` (kept per ply, off the stack), pruned, searched.
     fn expand(&mut self, pos: &Position, node: Node, frame: &mut Frame) -> i32 {
-        let Node { depth, ply, mut alpha, beta, null_ok, in_check, hash, tt_move, slot } = node;
+        let Node { depth, ply, mut alpha, beta, null_ok, in_check, hash, tt_move, slot, tt, excluded } = node;
         let pv_node = beta - alpha > 1;
         let Frame { moves, scored } = frame;
         moves.clear();
@@ -530,7 +538,7 @@ impl Engine {
         // way to tell): lines that are getting worse deserve less effort.
         let improving = !in_check && (ply < 2 || static_eval > self.static_evals[ply - 2]);
         let decided = beta.abs() > MATE - 1000;
-        if !pv_node && !in_check && ply > 0 && !decided {
+        if !pv_node && !in_check && ply > 0 && !decided && excluded.is_none() {
             // Reverse futility: far enough above beta that a shallow search
             // will not bring it down.
             if depth <= 6 && static_eval - 100 * depth + 50 * i32::from(improving) >= beta {
@@ -542,6 +550,7 @@ impl Engine {
                 let mut next = pos.clone();
                 next.play_null();
                 self.path.push(Visit { hash, check: false });
+                self.played[ply] = None;
                 let score = -self.negamax(&next, depth - 1 - r, ply + 1, -beta, -beta + 1, false, false);
                 self.path.pop();
                 if self.stopped {
@@ -566,15 +575,56 @@ impl Engine {
                 }
             }
         }
+        // Singular extension: a table move far better than every other move
+        // (a search without it at half the depth falls short of its score
+        // by a margin) is searched a ply deeper; if even without it the
+        // position holds beta, the node is cut at once.
+        let mut singular = None;
+        if let (Some(e), Some(tm), None) = (tt, tt_move, excluded)
+            && ply > 0
+            && depth >= 8
+            && e.depth as i32 >= depth - 3
+            && e.bound != Bound::Upper
+        {
+            let tt_score = from_table(e.score, ply as i32);
+            if tt_score.abs() < MATE - 1000 {
+                let bar = tt_score - 2 * depth;
+                let mut inner = Box::new(Frame { moves: MoveList::new(), scored: MoveScores::new() });
+                let probe = Node {
+                    depth: (depth - 1) / 2,
+                    alpha: bar - 1,
+                    beta: bar,
+                    null_ok: false,
+                    excluded: Some(tm),
+                    tt: None,
+                    ..node
+                };
+                let s = self.expand(pos, probe, &mut inner);
+                if self.stopped {
+                    return 0;
+                }
+                if s < bar {
+                    singular = Some(tm);
+                } else if bar >= beta {
+                    return bar;
+                }
+            }
+        }
         self.score_moves(pos, moves, tt_move, ply, scored);
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_move = moves[0];
-        let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
+        let mut quiets_tried: ArrayVec<history::Key, 64> = ArrayVec::new();
         self.path.push(Visit { hash, check: in_check });
         for i in 0..scored.len() {
             let m = pick(scored, i);
+            if Some(m) == excluded {
+                continue;
+            }
             let quiet = !is_noisy(pos, &m);
+            let key = history::key(pos, &m);
+            self.played[ply] = key;
+            let depth = depth + i32::from(Some(m) == singular);
             let mut next = pos.clone();
             next.play_unchecked(m);
             self.prefetch(next.hash());
@@ -604,11 +654,18 @@ impl Engine {
             let score = if i == 0 {
                 -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha, true, gives_check)
             } else {
-                let reduction = if depth >= 3 && i >= FULL_DEPTH_MOVES && quiet && !in_check && !gives_check {
-                    let history = history_index(&m).map_or(0, |h| self.history[h]);
+                // Late moves are searched less deep at first: quiet ones
+                // most, checks and captures a ply less than those.
+                let reduction = if depth >= 2 && i >= FULL_DEPTH_MOVES && !in_check && !promotes(&m) {
+                    let history = match key {
+                        Some(k) if quiet => self.history.score(pos.turn().index(), k, self.before(ply)),
+                        _ => 0,
+                    };
                     let r = reduction(depth, i) - i32::from(pv_node) - i32::from(self.is_killer(ply, m))
                         + i32::from(!improving)
-                        - history / 6000;
+                        - i32::from(gives_check)
+                        - i32::from(!quiet)
+                        - history / 10_000;
                     r.clamp(0, depth - 2)
                 } else {
                     0
@@ -638,15 +695,22 @@ impl Engine {
             }
             if alpha >= beta {
                 if quiet {
-                    self.reward(ply, m, depth, &quiets_tried);
+                    self.reward(pos, ply, m, key, depth, &quiets_tried);
                 }
                 break;
             }
-            if quiet && !quiets_tried.is_full() {
-                quiets_tried.push(m);
+            if quiet
+                && let Some(k) = key
+                && !quiets_tried.is_full()
+            {
+                quiets_tried.push(k);
             }
         }
         self.path.pop();
+        if excluded.is_some() {
+            // A probe for a singular move: only its score counts.
+            return if best == -INF { alpha } else { best };
+        }
         if best == -INF {
             // Every move was pruned: the static score stands for them.
             return alpha.max(static_eval.min(beta));
@@ -683,25 +747,37 @@ impl Engine {
         self.killers.get(ply).is_some_and(|k| k[0] == Some(m) || k[1] == Some(m))
     }
 
-    /// A quiet move that refuted the position: a killer, and its history
-    /// rises while the quiet moves tried before it fall.
-    fn reward(&mut self, ply: usize, m: Move, depth: i32, tried: &[Move]) {
+    /// A quiet move that refuted the position: a killer, and its histories
+    /// rise while those of the quiet moves tried before it fall.
+    fn reward(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        m: Move,
+        key: Option<history::Key>,
+        depth: i32,
+        tried: &[history::Key],
+    ) {
         let k = &mut self.killers[ply];
         if k[0] != Some(m) {
             k[1] = k[0];
             k[0] = Some(m);
         }
-        let bonus = (depth * depth).min(400);
-        if let Some(i) = history_index(&m) {
-            let h = &mut self.history[i];
-            *h += bonus * 32 - *h * bonus / 512;
+        let bonus = (depth * depth).min(400) * 32;
+        let side = pos.turn().index();
+        let before = self.before(ply);
+        if let Some(key) = key {
+            self.history.update(side, key, before, bonus);
         }
-        for t in tried {
-            if let Some(i) = history_index(t) {
-                let h = &mut self.history[i];
-                *h -= bonus * 32 + *h * bonus / 512;
-            }
+        for &t in tried {
+            self.history.update(side, t, before, -bonus);
         }
+    }
+
+    /// The keys of the moves one and two plies before `ply`.
+    #[inline]
+    fn before(&self, ply: usize) -> [Option<history::Key>; 2] {
+        [ply.checked_sub(1).and_then(|p| self.played[p]), ply.checked_sub(2).and_then(|p| self.played[p])]
     }
 
     fn quiesce(&mut self, pos: &Position, ply: usize, alpha: i32, beta: i32, qply: u32) -> i32 {
@@ -807,6 +883,7 @@ impl Engine {
                     continue;
                 }
             }
+            self.played[ply] = history::key(pos, &m);
             let mut next = pos.clone();
             next.play_unchecked(m);
             self.prefetch(next.hash());
@@ -863,6 +940,8 @@ impl Engine {
         scored: &mut MoveScores,
     ) {
         let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
+        let side = pos.turn().index();
+        let before = self.before(ply);
         for &m in moves {
             let s = if Some(m) == tt_move {
                 1 << 30
@@ -878,7 +957,7 @@ impl Engine {
             } else if killers[1] == Some(m) {
                 (1 << 22) - 1
             } else {
-                history_index(&m).map_or(0, |i| self.history[i]).clamp(-(1 << 19), 1 << 19)
+                history::key(pos, &m).map_or(0, |k| self.history.score(side, k, before))
             };
             scored.push((s, m));
         }
@@ -906,6 +985,10 @@ struct Node {
     hash: u64,
     tt_move: Option<Move>,
     slot: usize,
+    /// The table's entry for the position, if it has one.
+    tt: Option<Entry>,
+    /// A move left out (the probe for a singular move).
+    excluded: Option<Move>,
 }
 
 /// The best-scored move among those from `i` on, swapped into place `i`:
@@ -944,16 +1027,6 @@ fn checks_directly(pos: &Position, m: &Move) -> bool {
     };
     let occ = pos.occupied() | to.bb();
     pos.attacks(to, powers, pos.turn(), occ).has(king)
-}
-
-/// Entries of the history table: one per origin and destination.
-const HISTORY_SIZE: usize = 64 * 64;
-
-/// A quiet move's place in the history table. Drops and grants have none:
-/// ordered by a history of their own they did worse against
-/// Fairy-Stockfish in Olympic (22.5% and 15% against 25% and 32.5%).
-fn history_index(m: &Move) -> Option<usize> {
-    m.from().map(|f| f.index() * 64 + m.to().index())
 }
 
 /// Plies a late quiet move is searched less deep: more for later moves at

@@ -1,0 +1,136 @@
+//! What quiet moves did before, for ordering them and for how much a late
+//! one is reduced: a history by the side to move and the move, and two
+//! continuation histories by the move one and two plies before and the move.
+//!
+//! A move is known by the kind of piece that makes it and the square it goes
+//! to, so a Knight's jump to f3 shares what it learnt whichever Knight makes
+//! it, and a drop (a kind of its own for each piece in hand) learns as the
+//! board's moves do.
+
+use crate::moves::Move;
+use crate::position::Position;
+
+/// A move's key: its piece kind (16) and destination (64).
+pub(super) type Key = u16;
+
+const KINDS: usize = 16;
+const KEYS: usize = KINDS * 64;
+/// Entries saturate at this size: each update moves an entry towards it by
+/// a share of the distance left.
+const LIMIT: i32 = 16_384;
+
+/// The key of `m` in `pos`, if it has one (Alapawn's pawn pairs do not).
+/// Board moves take the piece's type in the variant (the first seven; any
+/// other, such as a piece of absorbed powers, shares the eighth); drops and
+/// grants take 8 and up by the type they put on the board.
+#[inline]
+pub(super) fn key(pos: &Position, m: &Move) -> Option<Key> {
+    let (kind, to) = match *m {
+        Move::Normal { from, to, .. } | Move::EnPassant { from, to, .. } => {
+            let p = pos.piece_at(from)?;
+            (pos.variant().piece_index_of(p.powers, p.royal).map_or(7, |i| usize::from(i).min(7)), to)
+        }
+        Move::Castle { king, .. } => {
+            let p = pos.piece_at(king)?;
+            (pos.variant().piece_index_of(p.powers, p.royal).map_or(7, |i| usize::from(i).min(7)), m.to())
+        }
+        Move::Drop { piece, to } => (8 + usize::from(piece).min(7), to),
+        Move::Grant { piece, .. } => (8 + usize::from(piece).min(7), m.to()),
+        _ => return None,
+    };
+    Some((kind * 64 + to.index()) as Key)
+}
+
+/// The history tables of one engine.
+pub(super) struct Histories {
+    /// By side to move, then key.
+    main: Vec<i16>,
+    /// By the key of the move one ply before (`[0]`) or two (`[1]`), then
+    /// the move's key.
+    continuation: [Vec<i16>; 2],
+}
+
+impl Histories {
+    pub(super) fn new() -> Histories {
+        Histories { main: vec![0; 2 * KEYS], continuation: [vec![0; KEYS * KEYS], vec![0; KEYS * KEYS]] }
+    }
+
+    /// Forgets everything (a new game).
+    pub(super) fn clear(&mut self) {
+        self.main.fill(0);
+        self.continuation.iter_mut().for_each(|c| c.fill(0));
+    }
+
+    /// Between searches of one game: what the main history learnt fades, as
+    /// the game moves on; the continuations, which say how to answer a
+    /// move, keep theirs.
+    pub(super) fn age(&mut self) {
+        self.main.iter_mut().for_each(|h| *h /= 8);
+    }
+
+    /// The move's worth for ordering: the sum of the three tables.
+    #[inline]
+    pub(super) fn score(&self, side: usize, key: Key, before: [Option<Key>; 2]) -> i32 {
+        let k = usize::from(key);
+        let mut s = i32::from(self.main[side * KEYS + k]);
+        for (table, prev) in self.continuation.iter().zip(before) {
+            if let Some(p) = prev {
+                s += i32::from(table[usize::from(p) * KEYS + k]);
+            }
+        }
+        s
+    }
+
+    /// Moves the move's entries by `bonus` (negative for a move that failed).
+    pub(super) fn update(&mut self, side: usize, key: Key, before: [Option<Key>; 2], bonus: i32) {
+        let k = usize::from(key);
+        nudge(&mut self.main[side * KEYS + k], bonus);
+        for (table, prev) in self.continuation.iter_mut().zip(before) {
+            if let Some(p) = prev {
+                nudge(&mut table[usize::from(p) * KEYS + k], bonus);
+            }
+        }
+    }
+}
+
+/// Adds `bonus` to `entry`, less the more the entry already leans that way,
+/// so that it stays within ±[`LIMIT`].
+#[inline]
+fn nudge(entry: &mut i16, bonus: i32) {
+    let h = i32::from(*entry);
+    let next = h + bonus - h * bonus.abs() / LIMIT;
+    *entry = next.clamp(-LIMIT, LIMIT) as i16;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::{CHESS, OLYMPIC};
+
+    #[test]
+    fn keys_tell_pieces_and_drops_apart() {
+        let pos = Position::new(&CHESS);
+        let knight = pos.parse_move("g1f3").unwrap();
+        let pawn = pos.parse_move("e2e4").unwrap();
+        let (kn, pa) = (key(&pos, &knight).unwrap(), key(&pos, &pawn).unwrap());
+        assert_ne!(kn / 64, pa / 64);
+        assert_eq!(usize::from(kn % 64), knight.to().index());
+        let olympic = Position::from_fen(&OLYMPIC, "rbgsk/p3p/5/P3P/KSGBR[S] w - - 0 1").unwrap();
+        let drop = olympic.legal_moves().into_iter().find(|m| matches!(m, Move::Drop { .. })).unwrap();
+        assert!(key(&olympic, &drop).unwrap() / 64 >= 8);
+    }
+
+    #[test]
+    fn entries_stay_within_their_limit() {
+        let mut h = Histories::new();
+        for _ in 0..1000 {
+            h.update(0, 5, [Some(7), None], 12_800);
+        }
+        let top = h.score(0, 5, [Some(7), None]);
+        assert!(top <= 2 * LIMIT && top > LIMIT, "{top}");
+        for _ in 0..1000 {
+            h.update(0, 5, [Some(7), None], -12_800);
+        }
+        assert!(h.score(0, 5, [Some(7), None]) >= -2 * LIMIT);
+    }
+}
