@@ -25,20 +25,15 @@ const LIMIT: i32 = 16_384;
 /// grants take 8 and up by the type they put on the board.
 #[inline]
 pub(super) fn key(pos: &Position, m: &Move) -> Option<Key> {
-    let (kind, to) = match *m {
-        Move::Normal { from, to, .. } | Move::EnPassant { from, to, .. } => {
+    let kind = match *m {
+        Move::Normal { from, .. } | Move::EnPassant { from, .. } | Move::Castle { king: from, .. } => {
             let p = pos.piece_at(from)?;
-            (pos.variant().piece_index_of(p.powers, p.royal).map_or(7, |i| usize::from(i).min(7)), to)
+            pos.variant().piece_index_of(p.powers, p.royal).map_or(7, |i| usize::from(i).min(7))
         }
-        Move::Castle { king, .. } => {
-            let p = pos.piece_at(king)?;
-            (pos.variant().piece_index_of(p.powers, p.royal).map_or(7, |i| usize::from(i).min(7)), m.to())
-        }
-        Move::Drop { piece, to } => (8 + usize::from(piece).min(7), to),
-        Move::Grant { piece, .. } => (8 + usize::from(piece).min(7), m.to()),
+        Move::Drop { piece, .. } | Move::Grant { piece, .. } => 8 + usize::from(piece).min(7),
         _ => return None,
     };
-    Some((kind * 64 + to.index()) as Key)
+    Some((kind * 64 + m.to().index()) as Key)
 }
 
 /// The history tables of one engine.

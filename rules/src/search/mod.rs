@@ -173,6 +173,9 @@ pub struct Engine {
     /// Evaluations by hash.
     evals: Slots<(u64, i32)>,
     frames: Vec<Option<Box<Frame>>>,
+    /// The move lists of singular-extension probes (one at a time: a probe
+    /// never starts another).
+    probe_frame: Option<Box<Frame>>,
     cancel: Arc<AtomicBool>,
 }
 
@@ -200,6 +203,7 @@ impl Engine {
             values: Values::new(),
             evals: Slots::new(1 << 17, (0, 0)),
             frames: (0..MAX_PLY).map(|_| None).collect(),
+            probe_frame: None,
             cancel: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -501,20 +505,17 @@ impl Engine {
         }
         let slot = self.slot(hash);
         let entry = self.table[slot];
-        let mut tt_move = None;
-        if entry.key == hash {
-            tt_move = entry.best;
-            if ply > 0
-                && entry.depth as i32 >= depth
-                && (!pv_node || entry.bound == Bound::Exact)
-                && let Some(s) = entry.cutoff(ply, alpha, beta)
-            {
-                return s;
-            }
+        let tt = (entry.key == hash).then_some(entry);
+        if let Some(e) = tt
+            && ply > 0
+            && e.depth as i32 >= depth
+            && (!pv_node || e.bound == Bound::Exact)
+            && let Some(s) = e.cutoff(ply, alpha, beta)
+        {
+            return s;
         }
         let mut frame = self.take_frame(ply);
-        let tt = (entry.key == hash).then_some(entry);
-        let node = Node { depth, ply, alpha, beta, null_ok, in_check, hash, tt_move, slot, tt, excluded: None };
+        let node = Node { depth, ply, alpha, beta, null_ok, in_check, hash, slot, tt, excluded: None };
         let score = self.expand(pos, node, &mut frame);
         self.frames[ply] = Some(frame);
         score
@@ -523,7 +524,8 @@ impl Engine {
     /// The moves of a node that the table did not settle: generated into
     /// `frame` (kept per ply, off the stack), pruned, searched.
     fn expand(&mut self, pos: &Position, node: Node, frame: &mut Frame) -> i32 {
-        let Node { depth, ply, mut alpha, beta, null_ok, in_check, hash, tt_move, slot, tt, excluded } = node;
+        let Node { depth, ply, mut alpha, beta, null_ok, in_check, hash, slot, tt, excluded } = node;
+        let tt_move = tt.and_then(|e| e.best);
         let pv_node = beta - alpha > 1;
         let Frame { moves, scored } = frame;
         moves.clear();
@@ -589,17 +591,19 @@ impl Engine {
             let tt_score = from_table(e.score, ply as i32);
             if tt_score.abs() < MATE - 1000 {
                 let bar = tt_score - 2 * depth;
-                let mut inner = Box::new(Frame { moves: MoveList::new(), scored: MoveScores::new() });
+                // The probe's moves need lists of their own: this node's are
+                // in `frame`.
+                let mut inner = self.probe_frame.take().unwrap_or_else(Frame::boxed);
                 let probe = Node {
                     depth: (depth - 1) / 2,
                     alpha: bar - 1,
                     beta: bar,
                     null_ok: false,
                     excluded: Some(tm),
-                    tt: None,
                     ..node
                 };
                 let s = self.expand(pos, probe, &mut inner);
+                self.probe_frame = Some(inner);
                 if self.stopped {
                     return 0;
                 }
@@ -740,7 +744,7 @@ impl Engine {
     }
 
     fn take_frame(&mut self, ply: usize) -> Box<Frame> {
-        self.frames[ply].take().unwrap_or_else(|| Box::new(Frame { moves: MoveList::new(), scored: MoveScores::new() }))
+        self.frames[ply].take().unwrap_or_else(Frame::boxed)
     }
 
     fn is_killer(&self, ply: usize, m: Move) -> bool {
@@ -973,6 +977,12 @@ struct Frame {
     scored: MoveScores,
 }
 
+impl Frame {
+    fn boxed() -> Box<Frame> {
+        Box::new(Frame { moves: MoveList::new(), scored: MoveScores::new() })
+    }
+}
+
 /// What [`Engine::expand`] needs to know about its node.
 #[derive(Clone, Copy)]
 struct Node {
@@ -983,9 +993,9 @@ struct Node {
     null_ok: bool,
     in_check: bool,
     hash: u64,
-    tt_move: Option<Move>,
     slot: usize,
-    /// The table's entry for the position, if it has one.
+    /// The table's entry for the position, if it has one (its move is tried
+    /// first).
     tt: Option<Entry>,
     /// A move left out (the probe for a singular move).
     excluded: Option<Move>,
