@@ -9,8 +9,8 @@
 //! within a millisecond or two. Whatever it finds is one of the position's
 //! legal moves.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 mod eval;
@@ -514,6 +514,12 @@ impl Engine {
         {
             return s;
         }
+        // No table move at a node this deep: nothing searched it before, so
+        // a ply less will do, and leaves a move for the next iteration
+        // (+10 +- 48 Elo in 200 Olympic games, +31 +- 49 in 100 of chess).
+        if depth >= 4 && tt.and_then(|e| e.best).is_none() {
+            depth -= 1;
+        }
         let mut frame = self.take_frame(ply);
         let node = Node { depth, ply, alpha, beta, null_ok, in_check, hash, slot, tt, excluded: None };
         let score = self.expand(pos, node, &mut frame);
@@ -952,7 +958,9 @@ impl Engine {
             } else if let Some(v) = self.victim(pos, &m) {
                 let attacker = m.from().and_then(|f| pos.piece_at(f));
                 let a = attacker.map_or(0, |p| if p.royal { 0 } else { self.values.of(pos, pos.moves_of(p)) });
-                let base = if self.losing_capture(pos, &m, v) { 1 << 20 } else { 1 << 24 };
+                // Captures that lose material come after the quiet moves
+                // (+14 +- 49 Elo in Olympic, +35 +- 49 in chess).
+                let base = if self.losing_capture(pos, &m, v) { -(1 << 20) } else { 1 << 24 };
                 base + v * 16 - a / 16
             } else if promotes(&m) {
                 1 << 23
@@ -1042,8 +1050,15 @@ fn checks_directly(pos: &Position, m: &Move) -> bool {
 /// Plies a late quiet move is searched less deep: more for later moves at
 /// greater depths.
 fn reduction(depth: i32, index: usize) -> i32 {
-    let r = 0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25;
-    r as i32
+    static TABLE: LazyLock<[[u8; 64]; 64]> = LazyLock::new(|| {
+        std::array::from_fn(|d| {
+            std::array::from_fn(|i| {
+                let r = 0.75 + (d.max(1) as f64).ln() * (i.max(1) as f64).ln() / 2.25;
+                r as u8
+            })
+        })
+    });
+    i32::from(TABLE[depth.clamp(0, 63) as usize][index.min(63)])
 }
 
 /// A decided game, `ply` plies from the root, for the side to move.
