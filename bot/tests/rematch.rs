@@ -129,7 +129,7 @@ fn against_the_bot_the_rematch_starts_at_once() {
     let started = texts(&say(&core, "alice", &button.command, 3));
     // The bot has White now, and has moved already.
     assert!(
-        started.contains("<@kibitz> (White) vs <@alice> (Black), Chess, 3+2, me at level 2 (about 750)."),
+        started.contains("<@kibitz> (White) vs <@alice> (Black), Chess, 3+2, me at level 2 (about 500)."),
         "{started}"
     );
     assert!(started.contains("<@kibitz> played"), "{started}");
