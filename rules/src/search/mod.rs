@@ -9,8 +9,8 @@
 //! within a millisecond or two. Whatever it finds is one of the position's
 //! legal moves.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 mod eval;
@@ -1058,15 +1058,8 @@ fn checks_directly(pos: &Position, m: &Move) -> bool {
 /// Plies a late quiet move is searched less deep: more for later moves at
 /// greater depths.
 fn reduction(depth: i32, index: usize) -> i32 {
-    static TABLE: LazyLock<[[u8; 64]; 64]> = LazyLock::new(|| {
-        std::array::from_fn(|d| {
-            std::array::from_fn(|i| {
-                let r = 0.75 + (d.max(1) as f64).ln() * (i.max(1) as f64).ln() / 2.25;
-                r as u8
-            })
-        })
-    });
-    i32::from(TABLE[depth.clamp(0, 63) as usize][index.min(63)])
+    let r = 0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25;
+    r as i32
 }
 
 /// A decided game, `ply` plies from the root, for the side to move.
