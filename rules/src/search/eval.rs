@@ -177,6 +177,8 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
     // The fitted terms, by side, middlegame and ending, and the phase.
     let mut fitted = [[0i32; 2]; 2];
     let mut material = 0;
+    let threats = super::threats::apply_to(v);
+    let mut reach = super::threats::Reach::default();
     for sq in occ {
         let Some(p) = pos.piece_at(sq) else { continue };
         let side = p.color.index();
@@ -191,6 +193,9 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
             Some(kind)
         });
         if p.royal {
+            if threats && let Some(k) = royal[side] {
+                reach.add(side, 5, sq, zone[side] & !k.bb());
+            }
             // PA3: a King that absorbed powers is stronger, though PA6 keeps
             // its slides short.
             let extra = moves.without(Powers::KING);
@@ -206,7 +211,11 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         score[side] += values.of(pos, moves);
         if joined == Powers::PAWN {
             if chess_like {
-                census.pawn_guard(side, pos.attacks(sq, moves, p.color, occ));
+                let attacks = pos.attacks(sq, moves, p.color, occ);
+                census.pawn_guard(side, attacks);
+                if threats {
+                    reach.add(side, 0, sq, attacks);
+                }
             }
             score[side] += if race { advance * advance * 14 } else { advance * 6 };
             if (spans[side][sq.index()] & pawns[1 - side]).is_empty() {
@@ -225,10 +234,13 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         // Pieces like the centre, and room to move.
         score[side] += (v.width as i32 - off_centre(pos, sq)) * 4;
         let attacks = pos.attacks(sq, moves, p.color, occ);
-        let reach = attacks & !pos.pieces_of(p.color);
-        score[side] += reach.count() as i32 * 3;
+        let free = attacks & !pos.pieces_of(p.color);
+        score[side] += free.count() as i32 * 3;
+        if let (true, Some(kind)) = (threats, kind) {
+            reach.add(side, kind, sq, attacks);
+        }
         if let (Some(t), Some(kind @ 1..=4)) = (tuned, kind) {
-            let count = (reach.count() as usize).min(27);
+            let count = (free.count() as usize).min(27);
             fitted[side][0] += i32::from(t.mobility[kind - 1][0][count]);
             fitted[side][1] += i32::from(t.mobility[kind - 1][1][count]);
         }
@@ -267,6 +279,13 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
                     fitted[c.index()][0] += held * i32::from(t.hand[kind]);
                     fitted[c.index()][1] += held * i32::from(t.hand[kind]);
                 }
+            }
+        }
+        if threats {
+            let terms = super::threats::terms(pos, &reach, &zone);
+            for side in 0..2 {
+                fitted[side][0] += terms[side][0];
+                fitted[side][1] += terms[side][1];
             }
         }
         let phase = if t.phased { material.min(24) } else { 24 };
@@ -405,7 +424,7 @@ fn board_game_terms(
 
 /// The files beside file `f` on a board `width` files wide.
 #[inline]
-fn beside(f: u8, width: u8) -> Bitboard {
+pub(super) fn beside(f: u8, width: u8) -> Bitboard {
     let mut b = Bitboard::EMPTY;
     if f > 0 {
         b |= Bitboard::file(f - 1);
@@ -441,7 +460,7 @@ fn front_span(sq: Square, color: Color) -> Bitboard {
 }
 
 /// [`front_span`] of every square, by colour index.
-fn spans() -> &'static [[Bitboard; 64]; 2] {
+pub(super) fn spans() -> &'static [[Bitboard; 64]; 2] {
     static SPANS: LazyLock<[[Bitboard; 64]; 2]> = LazyLock::new(|| {
         [Color::White, Color::Black].map(|c| std::array::from_fn(|i| front_span(Square::new(i as u8), c)))
     });

@@ -18,6 +18,7 @@ mod history;
 mod levels;
 mod see;
 mod slots;
+mod threats;
 mod tuned;
 
 use arrayvec::ArrayVec;

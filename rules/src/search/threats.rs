@@ -1,0 +1,253 @@
+//! Fitted chess terms beyond squares and mobility: threats, the danger to
+//! each King (safe checks, weak squares around it, pawn storms, open files),
+//! passed pawns by how free their way is, pawn structure, outposts and
+//! space. Each is a count per side, weighed for the middlegame and the
+//! ending by tools/tune/terms.py against Fairy-Stockfish's classical
+//! evaluation, and blended by the same phase as the fitted tables.
+
+use crate::piece::Powers;
+use crate::position::Position;
+use crate::types::{Bitboard, Color, Square};
+use crate::variant::Variant;
+
+/// Kinds as in [`super::tuned::Tuned::kinds`] for chess.
+const PAWN: usize = 0;
+const KNIGHT: usize = 1;
+const BISHOP: usize = 2;
+const ROOK: usize = 3;
+const QUEEN: usize = 4;
+const KING: usize = 5;
+
+/// The terms, in the order of [`WEIGHTS`] and of tools/tune/terms.py.
+mod term {
+    pub const TEMPO: usize = 0;
+    /// Passed pawns by rank (1-6 from their side), then those whose next
+    /// square is empty, then those whose next square is also unattacked.
+    pub const PASSED: usize = 1;
+    pub const FREE: usize = 7;
+    pub const SAFE: usize = 13;
+    /// Pawns guarded by a pawn or beside one, by rank.
+    pub const CONNECTED: usize = 19;
+    pub const BACKWARD: usize = 25;
+    /// Enemy pawns attacked and unguarded.
+    pub const WEAK_PAWN: usize = 26;
+    /// Enemy knights, bishops, rooks, queens attacked by a knight or bishop.
+    pub const MINOR_ON: usize = 27;
+    pub const ROOK_ON_QUEEN: usize = 31;
+    /// Enemy pieces (not pawns) attacked and unguarded, and those the King
+    /// attacks among them.
+    pub const HANGING: usize = 32;
+    pub const KING_ON: usize = 33;
+    /// Squares around the enemy King attacked, and those weakly guarded.
+    pub const ZONE: usize = 34;
+    pub const ZONE_WEAK: usize = 35;
+    /// A safe check is there for a knight, bishop, rook, queen.
+    pub const SAFE_CHECK: usize = 36;
+    /// Own pawns near the enemy King's files, by ranks away from it (0-3).
+    pub const STORM: usize = 40;
+    /// Files at or beside the own King with no own pawn in front of it.
+    pub const OPEN_FILE: usize = 44;
+    pub const ROOK_SEVENTH: usize = 45;
+    /// Knights and bishops on an outpost.
+    pub const OUTPOST: usize = 46;
+    /// Own pawns on the colour of each own bishop.
+    pub const BISHOP_PAWNS: usize = 48;
+    /// Safe central squares behind the pawns, times the own pieces.
+    pub const SPACE: usize = 49;
+    pub const COUNT: usize = 50;
+}
+
+/// Middlegame and ending weights of the terms, in centipawns (space in
+/// sixteenths).
+static WEIGHTS: [[i16; 2]; term::COUNT] = include!("threats_weights.rs");
+
+/// Whether the terms apply to `v`: chess only (they were fitted there).
+#[inline]
+pub(super) fn apply_to(v: &Variant) -> bool {
+    std::ptr::eq(v, &crate::variant::CHESS)
+}
+
+/// What the evaluation's pass over the board gathers for the terms.
+#[derive(Default)]
+pub(super) struct Reach {
+    /// The squares each side attacks, those it attacks twice or more, and
+    /// those each kind attacks.
+    all: [Bitboard; 2],
+    twice: [Bitboard; 2],
+    by_kind: [[Bitboard; 6]; 2],
+    /// Where each kind stands.
+    placed: [[Bitboard; 6]; 2],
+}
+
+impl Reach {
+    /// A piece of `kind` on `sq` of side `side` attacks `attacks`.
+    #[inline]
+    pub(super) fn add(&mut self, side: usize, kind: usize, sq: Square, attacks: Bitboard) {
+        self.twice[side] |= self.all[side] & attacks;
+        self.all[side] |= attacks;
+        self.by_kind[side][kind] |= attacks;
+        self.placed[side][kind] |= sq.bb();
+    }
+}
+
+/// Rank of `sq` from `color`'s side.
+#[inline]
+fn relative_rank(sq: Square, color: Color) -> usize {
+    usize::from(if color == Color::White { sq.rank() } else { 7 - sq.rank() })
+}
+
+/// The ranks at or behind rank `rank` (absolute) for `color`.
+#[inline]
+fn at_or_behind(rank: u8, color: Color) -> Bitboard {
+    let below = |r: u8| if r >= 8 { Bitboard::FULL } else { Bitboard((1u64 << (8 * r)) - 1) };
+    match color {
+        Color::White => below(rank + 1),
+        Color::Black => !below(rank),
+    }
+}
+
+/// The files beside `f`.
+#[inline]
+fn beside(f: u8) -> Bitboard {
+    super::eval::beside(f, 8)
+}
+
+const LIGHT: Bitboard = Bitboard(0x55AA_55AA_55AA_55AA);
+/// Ranks 2-4 from White's side, and from Black's.
+const WHITE_SPACE: Bitboard = Bitboard(0x0000_0000_FFFF_FF00);
+const BLACK_SPACE: Bitboard = Bitboard(0x00FF_FFFF_0000_0000);
+/// Files c-f.
+const CENTRE_FILES: Bitboard = Bitboard(0x3C3C_3C3C_3C3C_3C3C);
+
+/// The terms' middlegame and ending sums for each side. `reach` must hold
+/// every piece, the Kings included.
+pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i32; 2]; 2] {
+    let mut out = [[0i32; 2]; 2];
+    let occ = pos.occupied();
+    let spans = super::eval::spans();
+    for us in 0..2 {
+        let them = 1 - us;
+        let color = if us == 0 { Color::White } else { Color::Black };
+        let mut f = [0i32; term::COUNT];
+        let placed = &reach.placed[us];
+        let theirs = &reach.placed[them];
+        let pawns = placed[PAWN];
+        let their_pawns = theirs[PAWN];
+        if pos.turn() == color {
+            f[term::TEMPO] = 1;
+        }
+        for sq in pawns {
+            let r = relative_rank(sq, color);
+            if !(1..=6).contains(&r) {
+                continue;
+            }
+            let Some(stop) = sq.offset(0, if us == 0 { 1 } else { -1 }) else { continue };
+            if (spans[us][sq.index()] & their_pawns).is_empty() {
+                f[term::PASSED + r - 1] += 1;
+                if !occ.has(stop) {
+                    f[term::FREE + r - 1] += 1;
+                    if !reach.all[them].has(stop) {
+                        f[term::SAFE + r - 1] += 1;
+                    }
+                }
+            }
+            let side_by_side = (sq.offset(-1, 0).map_or(Bitboard::EMPTY, Square::bb)
+                | sq.offset(1, 0).map_or(Bitboard::EMPTY, Square::bb))
+                & pawns;
+            if reach.by_kind[us][PAWN].has(sq) || side_by_side.any() {
+                f[term::CONNECTED + r - 1] += 1;
+            }
+            if reach.by_kind[them][PAWN].has(stop)
+                && (pawns & beside(sq.file()) & at_or_behind(sq.rank(), color)).is_empty()
+            {
+                f[term::BACKWARD] += 1;
+            }
+        }
+        // Threats.
+        let hit = reach.all[us];
+        let unguarded = !reach.all[them];
+        let minors = reach.by_kind[us][KNIGHT] | reach.by_kind[us][BISHOP];
+        let mut pieces = Bitboard::EMPTY;
+        for kind in KNIGHT..=QUEEN {
+            f[term::MINOR_ON + kind - 1] = (theirs[kind] & minors).count() as i32;
+            pieces |= theirs[kind];
+        }
+        f[term::ROOK_ON_QUEEN] = (theirs[QUEEN] & reach.by_kind[us][ROOK]).count() as i32;
+        f[term::HANGING] = (pieces & hit & unguarded).count() as i32;
+        f[term::KING_ON] = (pieces & reach.by_kind[us][KING] & unguarded).count() as i32;
+        f[term::WEAK_PAWN] = (their_pawns & hit & unguarded).count() as i32;
+        // The enemy King.
+        if let Some(k) = theirs[KING].first() {
+            let near = zone[them];
+            f[term::ZONE] = (near & hit).count() as i32;
+            let weak =
+                near & hit & !reach.twice[them] & (unguarded | reach.by_kind[them][KING] | reach.by_kind[them][QUEEN]);
+            f[term::ZONE_WEAK] = weak.count() as i32;
+            let safe = (unguarded | (weak & reach.twice[us])) & !pos.pieces_of(color);
+            let other = !color;
+            let knight = pos.attacks(k, Powers::KNIGHT, other, occ);
+            let bishop = pos.attacks(k, Powers::BISHOP, other, occ);
+            let rook = pos.attacks(k, Powers::ROOK, other, occ);
+            let checks = [(KNIGHT, knight), (BISHOP, bishop), (ROOK, rook), (QUEEN, bishop | rook)];
+            for (i, (kind, from)) in checks.into_iter().enumerate() {
+                if (reach.by_kind[us][kind] & from & safe).any() {
+                    f[term::SAFE_CHECK + i] = 1;
+                }
+            }
+            for p in pawns & (Bitboard::file(k.file()) | beside(k.file())) {
+                let d = usize::from(p.rank().abs_diff(k.rank()));
+                if d <= 3 {
+                    f[term::STORM + d] += 1;
+                }
+            }
+        }
+        // The own King.
+        if let Some(k) = placed[KING].first() {
+            let ahead = !at_or_behind(k.rank(), color);
+            for file in k.file().saturating_sub(1)..=(k.file() + 1).min(7) {
+                if (pawns & Bitboard::file(file) & ahead).is_empty() {
+                    f[term::OPEN_FILE] += 1;
+                }
+            }
+        }
+        let seventh = Bitboard::rank(if us == 0 { 6 } else { 1 });
+        f[term::ROOK_SEVENTH] = (placed[ROOK] & seventh).count() as i32;
+        for (i, kind) in [KNIGHT, BISHOP].into_iter().enumerate() {
+            for sq in placed[kind] {
+                let r = relative_rank(sq, color);
+                if (3..=5).contains(&r)
+                    && reach.by_kind[us][PAWN].has(sq)
+                    && (spans[us][sq.index()] & !Bitboard::file(sq.file()) & their_pawns).is_empty()
+                {
+                    f[term::OUTPOST + i] += 1;
+                }
+            }
+        }
+        for sq in placed[BISHOP] {
+            let colour = if LIGHT.has(sq) { LIGHT } else { !LIGHT };
+            f[term::BISHOP_PAWNS] += (pawns & colour).count() as i32;
+        }
+        let home = if us == 0 { WHITE_SPACE } else { BLACK_SPACE };
+        let space = CENTRE_FILES & home & !reach.by_kind[them][PAWN] & !pawns;
+        f[term::SPACE] = space.count() as i32 * pos.pieces_of(color).count() as i32;
+        // Space, the last term, counts in sixteenths.
+        let (&space, counts) = f.split_last().unwrap_or((&0, &[]));
+        for phase in 0..2 {
+            let sum: i32 = counts.iter().zip(&WEIGHTS).map(|(&n, w)| n * i32::from(w[phase])).sum();
+            out[us][phase] = sum + space * i32::from(WEIGHTS[term::SPACE][phase]) / 16;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_behind() {
+        assert_eq!(at_or_behind(0, Color::White), Bitboard::rank(0));
+        assert_eq!(at_or_behind(7, Color::Black), Bitboard::rank(7));
+        assert_eq!(at_or_behind(7, Color::White), Bitboard::FULL);
+    }
+}
