@@ -193,8 +193,8 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
             Some(kind)
         });
         if p.royal {
-            if threats && let Some(k) = royal[side] {
-                reach.add(side, 5, sq, zone[side] & !k.bb());
+            if threats {
+                reach.add(side, super::threats::KING, sq, zone[side] & !sq.bb());
             }
             // PA3: a King that absorbed powers is stronger, though PA6 keeps
             // its slides short.
@@ -214,7 +214,7 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
                 let attacks = pos.attacks(sq, moves, p.color, occ);
                 census.pawn_guard(side, attacks);
                 if threats {
-                    reach.add(side, 0, sq, attacks);
+                    reach.add(side, super::threats::PAWN, sq, attacks);
                 }
             }
             score[side] += if race { advance * advance * 14 } else { advance * 6 };

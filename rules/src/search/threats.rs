@@ -11,12 +11,12 @@ use crate::types::{Bitboard, Color, Square};
 use crate::variant::Variant;
 
 /// Kinds as in [`super::tuned::Tuned::kinds`] for chess.
-const PAWN: usize = 0;
+pub(super) const PAWN: usize = 0;
 const KNIGHT: usize = 1;
 const BISHOP: usize = 2;
 const ROOK: usize = 3;
 const QUEEN: usize = 4;
-const KING: usize = 5;
+pub(super) const KING: usize = 5;
 
 /// The terms, in the order of [`WEIGHTS`] and of tools/tune/terms.py.
 mod term {
@@ -243,6 +243,56 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::variant::CHESS;
+
+    /// `fen` with the colours swapped and the board turned over.
+    fn mirrored(fen: &str) -> String {
+        let f: Vec<&str> = fen.split_whitespace().collect();
+        let swap = |t: &str| -> String {
+            t.chars()
+                .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
+                .collect()
+        };
+        let board: Vec<String> = f[0].split('/').rev().map(swap).collect();
+        let turn = if f[1] == "w" { "b" } else { "w" };
+        let mut castling: Vec<char> = swap(f[2]).chars().collect();
+        castling.sort_by_key(|c| (c.is_ascii_lowercase(), "KQkq".find(c.to_ascii_uppercase())));
+        let castling: String = castling.into_iter().collect();
+        let ep = match f[3].as_bytes() {
+            [file, rank] => format!("{}{}", *file as char, (b'1' + b'8' - rank) as char),
+            _ => "-".into(),
+        };
+        format!("{} {turn} {castling} {ep} {} {}", board.join("/"), f[4], f[5])
+    }
+
+    #[test]
+    fn the_evaluation_sees_both_colours_alike() {
+        // Every term counts for White as it counts for Black: a position and
+        // its mirror image (colours swapped) are worth the same to the side
+        // to move. Positions from seeded random games, where the terms'
+        // patterns (threats, checks, passed pawns) arise along the way.
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut checked = 0;
+        for _ in 0..40 {
+            let mut pos = Position::from_fen(&CHESS, CHESS.start_fen).unwrap();
+            for _ in 0..60 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let m = moves[(seed % moves.len() as u64) as usize];
+                pos.play_unchecked(m);
+                let fen = pos.fen();
+                let other = Position::from_fen(&CHESS, &mirrored(&fen)).unwrap();
+                assert_eq!(super::super::evaluate(&pos), super::super::evaluate(&other), "{fen}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000);
+    }
 
     #[test]
     fn ranks_behind() {
