@@ -45,6 +45,7 @@ class Chess:
     count here)."""
 
     phased = True
+    turned = False
     kinds = "Powers::PAWN, Powers::KNIGHT, Powers::BISHOP, Powers::ROOK, QUEEN"
 
     def __init__(self, fen):
@@ -71,6 +72,7 @@ class Chess:
 
 class Olympic:
     phased = False
+    turned = True
     kinds = "Powers::PAWN, Powers::SILVER, Powers::GOLD, Powers::BISHOP, Powers::ROOK"
 
     def __init__(self, fen):
@@ -87,7 +89,9 @@ class Olympic:
                 else:
                     kind = OLYMPIC_KINDS["g" if promoted else ch.lower()]
                     white = ch.isupper()
-                    at = (rank if white else 4 - rank) * 8 + file
+                    # Black's squares turned half round, as its army faces
+                    # White's (O1): its King's corner is White's a1.
+                    at = rank * 8 + file if white else (4 - rank) * 8 + 4 - file
                     self.squares.append((kind, at, 1 if white else -1, None))
                     file, promoted = file + 1, False
 
@@ -147,6 +151,7 @@ def write_tables(path, name, pst, mobility, hand, position):
         out.write("// 1-4 and number of squares reached; pieces in hand by kind.\n")
         out.write(f"pub(super) static {name}: Tuned = Tuned {{\n")
         out.write(f"    kinds: [{position.kinds}],\n    phased: {str(position.phased).lower()},\n")
+        out.write(f"    turned: {str(position.turned).lower()},\n")
         out.write("    pst: [\n")
         for kind in range(6):
             out.write("        [\n")

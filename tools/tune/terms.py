@@ -13,11 +13,11 @@ WEIGHTS.rs is rules/src/search/threats_weights.rs, read and then written
 over. Fairy-Stockfish's evaluations are scaled to Kibitz's by the slope of
 one on the other over these positions.
 """
-import re
 import sys
 
 import chess
-import numpy as np
+
+from ridge import fit_terms
 
 NAMES = (
     ["tempo"]
@@ -149,30 +149,7 @@ def features(fen):
 def main():
     labels, path = sys.argv[1], sys.argv[2]
     ridge = float(sys.argv[3]) if len(sys.argv) > 3 else 50.0
-    now = np.array([int(x) for x in re.findall(r"-?\d+", open(path).read())], dtype=float)
-    rows, theirs, ours = [], [], []
-    for line in open(labels):
-        fen, a, b = line.strip().rsplit(",", 2)
-        x = features(fen)
-        a, b = float(a), float(b) - float(np.dot(x, now))
-        # Lopsided positions say little about these terms.
-        if abs(a) > 700 or abs(b) > 700:
-            continue
-        rows.append(x)
-        theirs.append(a)
-        ours.append(b)
-    x, theirs, ours = np.array(rows), np.array(theirs), np.array(ours)
-    slope = float(ours @ theirs / (theirs @ theirs))
-    y = slope * theirs - ours
-    order = np.random.default_rng(1).permutation(len(y))
-    held, train = order[: len(y) // 5], order[len(y) // 5:]
-    w = np.linalg.solve(x[train].T @ x[train] + ridge * np.eye(x.shape[1]), x[train].T @ y[train])
-    gap = lambda ids, weights: float(np.mean((x[ids] @ weights - y[ids]) ** 2))
-    print(f"{len(y)} positions, Kibitz about {slope:.3f} x Fairy-Stockfish; mean squared gap before"
-          f" {gap(train, 0 * w):.0f} (held out {gap(held, 0 * w):.0f}), after {gap(train, w):.0f}"
-          f" (held out {gap(held, w):.0f})")
-    for i, n in enumerate(NAMES):
-        print(f"  {n:14s} {w[2 * i]:7.1f} {w[2 * i + 1]:7.1f}")
+    w = fit_terms(labels, path, ridge, features, NAMES)
     with open(path, "w") as out:
         out.write("[" + ", ".join(f"[{round(w[2 * i])}, {round(w[2 * i + 1])}]" for i in range(len(NAMES))) + "]\n")
 

@@ -186,7 +186,7 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         let advance = if p.color == Color::White { sq.rank() } else { v.height - 1 - sq.rank() } as i32;
         let kind = tuned.and_then(|t| {
             let kind = t.kind(p.royal, moves.joined())?;
-            let at = super::tuned::oriented(sq, side, v.height);
+            let at = t.oriented(sq, side, v.width, v.height);
             fitted[side][0] += i32::from(t.pst[kind][0][at]);
             fitted[side][1] += i32::from(t.pst[kind][1][at]);
             material += t.phase_weight(kind);
@@ -210,9 +210,11 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         }
         score[side] += values.of(pos, moves);
         if joined == Powers::PAWN {
-            if chess_like {
+            if chess_like || threats {
                 let attacks = pos.attacks(sq, moves, p.color, occ);
-                census.pawn_guard(side, attacks);
+                if chess_like {
+                    census.pawn_guard(side, attacks);
+                }
                 if threats {
                     reach.add(side, super::threats::PAWN, sq, attacks);
                 }
@@ -260,11 +262,14 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         }
     }
     hand_terms(pos, values, &mut score, &mut pressure);
+    // What pressure on the enemy royal piece is worth, where pieces drop.
+    let mut pressing = [0i32; 2];
     if v.drops {
         for side in 0..2 {
             if royal[1 - side].is_some() {
                 let units = pressure[side];
-                score[side] += (units * units * 4).min(900);
+                pressing[side] = (units * units * 4).min(900);
+                score[side] += pressing[side];
             }
         }
     }
@@ -272,17 +277,24 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         board_game_terms(pos, &pawns, royal, &census, &mut score);
     }
     if let Some(t) = tuned {
+        // Pieces in hand by side and kind.
+        let mut in_hand = [[0i32; 5]; 2];
         for c in Color::ALL {
             for (i, pt) in v.pieces.iter().enumerate() {
                 let held = i32::from(pos.hand(c, i as u8));
                 if let Some(kind @ 0..5) = (held > 0).then(|| t.kind(false, pt.powers)).flatten() {
                     fitted[c.index()][0] += held * i32::from(t.hand[kind]);
                     fitted[c.index()][1] += held * i32::from(t.hand[kind]);
+                    in_hand[c.index()][kind] += held;
                 }
             }
         }
         if threats {
-            let terms = super::threats::terms(pos, &reach, &zone);
+            let terms = if v.drops {
+                super::drop_threats::terms(pos, &reach, &zone, &in_hand, pressing).map(|t| [t, t])
+            } else {
+                super::threats::terms(pos, &reach, &zone)
+            };
             for side in 0..2 {
                 fitted[side][0] += terms[side][0];
                 fitted[side][1] += terms[side][1];

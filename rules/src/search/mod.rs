@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+mod drop_threats;
 mod eval;
 mod history;
 mod levels;
@@ -655,9 +656,8 @@ impl Engine {
                         continue;
                     }
                 }
-                // Not for quiet moves in the race or where pieces drop: a pawn
-                // that runs past a guard, a piece dropped into an attack, are
-                // what those games are about.
+                // Not for quiet moves in the race: a pawn that runs past a
+                // guard is what that game is about.
                 if depth <= 6 && !promotes(&m) && (!quiet || quiet_exchanges_count(pos)) {
                     let margin = if quiet { 25 * depth * depth } else { 90 * depth };
                     if self.see(pos, &m).is_some_and(|gain| gain < -margin) {
@@ -1032,10 +1032,11 @@ fn pick(scored: &mut MoveScores, i: usize) -> Move {
 }
 
 /// Whether a quiet move that loses material by the static exchange may be
-/// pruned: not in Alapawn's race nor in drop games.
+/// pruned: not in Alapawn's race. (Where pieces drop, a drop or move that
+/// gives a piece away without check is pruned like any other.)
 fn quiet_exchanges_count(pos: &Position) -> bool {
     let v = pos.variant();
-    v.goal != Goal::PawnRace && !v.drops
+    v.goal != Goal::PawnRace
 }
 
 /// Whether `m` puts a piece where it attacks the enemy royal piece (checks

@@ -61,10 +61,11 @@ mod term {
 /// sixteenths).
 static WEIGHTS: [[i16; 2]; term::COUNT] = include!("threats_weights.rs");
 
-/// Whether the terms apply to `v`: chess only (they were fitted there).
+/// Whether counted terms apply to `v`: these in chess, those of
+/// [`super::drop_threats`] in Olympic (each fitted there).
 #[inline]
 pub(super) fn apply_to(v: &Variant) -> bool {
-    std::ptr::eq(v, &crate::variant::CHESS)
+    std::ptr::eq(v, &crate::variant::CHESS) || std::ptr::eq(v, &crate::variant::OLYMPIC)
 }
 
 /// What the evaluation's pass over the board gathers for the terms.
@@ -72,11 +73,11 @@ pub(super) fn apply_to(v: &Variant) -> bool {
 pub(super) struct Reach {
     /// The squares each side attacks, those it attacks twice or more, and
     /// those each kind attacks.
-    all: [Bitboard; 2],
-    twice: [Bitboard; 2],
-    by_kind: [[Bitboard; 6]; 2],
+    pub(super) all: [Bitboard; 2],
+    pub(super) twice: [Bitboard; 2],
+    pub(super) by_kind: [[Bitboard; 6]; 2],
     /// Where each kind stands.
-    placed: [[Bitboard; 6]; 2],
+    pub(super) placed: [[Bitboard; 6]; 2],
 }
 
 impl Reach {

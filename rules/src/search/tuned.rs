@@ -17,6 +17,10 @@ pub(super) struct Tuned {
     /// Whether the game has a middlegame and an ending to blend between
     /// (else only the middlegame tables count).
     pub(super) phased: bool,
+    /// Whether Black's squares are seen from White's side turned half round
+    /// (Olympic, whose armies face each other that way, O1) rather than
+    /// reflected rank for rank (chess, Alapawn).
+    pub(super) turned: bool,
     /// By kind, middlegame then ending, by square (`rank * 8 + file`) from
     /// White's side.
     pub(super) pst: [[[i16; 64]; 2]; 6],
@@ -64,12 +68,15 @@ impl Tuned {
     pub(super) fn phase_weight(&self, kind: usize) -> i32 {
         [0, 1, 1, 2, 4, 0][kind]
     }
-}
 
-/// `sq` seen from White's side for a piece of the side `side` (0 White).
-#[inline]
-pub(super) fn oriented(sq: Square, side: usize, height: u8) -> usize {
-    if side == 0 { sq.index() } else { usize::from(height - 1 - sq.rank()) * 8 + usize::from(sq.file()) }
+    /// `sq` seen from White's side for a piece of the side `side` (0 White)
+    /// on a board `width` by `height`.
+    #[inline]
+    pub(super) fn oriented(&self, sq: Square, side: usize, width: u8, height: u8) -> usize {
+        let file = if side == 1 && self.turned { width - 1 - sq.file() } else { sq.file() };
+        let rank = if side == 1 { height - 1 - sq.rank() } else { sq.rank() };
+        usize::from(rank) * 8 + usize::from(file)
+    }
 }
 
 #[cfg(test)]

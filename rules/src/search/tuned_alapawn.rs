@@ -4,6 +4,7 @@
 pub(super) static ALAPAWN: Tuned = Tuned {
     kinds: [Powers::PAWN, Powers::KNIGHT, Powers::BISHOP, Powers::ROOK, QUEEN],
     phased: true,
+    turned: false,
     pst: [
         [
             [0, 0, 0, 0, 0, 0, 0, 0, -28, -10, -28, -8, -6, -7, -6, -15, -60, -49, -41, -50, -34, -53, -38, -48, -51, -97, -80, -80, -79, -70, -77, -45, -47, -87, -86, -80, -94, -60, -80, -52, -39, -20, -21, -10, -6, -15, -4, -30, 0, 0, 0, 0, -1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0],

@@ -4,6 +4,7 @@
 pub(super) static CHESS: Tuned = Tuned {
     kinds: [Powers::PAWN, Powers::KNIGHT, Powers::BISHOP, Powers::ROOK, QUEEN],
     phased: true,
+    turned: false,
     pst: [
         [
             [0, 0, 0, 0, 0, 0, 0, 0, -4, -7, -11, -23, -25, -2, 9, -11, -4, -12, -9, -15, -18, -9, -2, -7, -12, -16, -13, 9, 7, -7, -6, -10, -17, -12, -3, 4, 11, 7, -3, -17, -9, -1, 6, 7, 11, 4, 2, -7, 1, 0, -1, -2, 0, 2, -1, -2, 0, 0, 0, 0, 0, 0, 0, 0],
