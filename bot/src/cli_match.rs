@@ -30,6 +30,8 @@ pub struct MatchArgs<'a> {
     pub seed: u64,
     pub opening_plies: u32,
     pub concurrency: usize,
+    /// Where to write every game as PGN, in the games' order.
+    pub pgn: Option<&'a Path>,
 }
 
 /// A match player.
@@ -312,15 +314,21 @@ struct GameResult {
     first: Color,
     plies: usize,
     reason: String,
+    /// The game as PGN, its random opening marked by a comment.
+    pgn: String,
 }
 
 impl GameResult {
-    fn line(&self, games: u32) -> String {
-        let score = match self.winner {
+    fn score(&self) -> &'static str {
+        match self.winner {
             Some(Color::White) => "1-0",
             Some(Color::Black) => "0-1",
             None => "1/2-1/2",
-        };
+        }
+    }
+
+    fn line(&self, games: u32) -> String {
+        let score = self.score();
         format!(
             "game {}/{games}: {} (White) {score} {}, {} moves, {}",
             self.index + 1,
@@ -386,6 +394,7 @@ fn play_game(
 ) -> Result<GameResult, String> {
     let v = args.variant;
     let (mut game, moves) = opening(v, args.seed, g, args.opening_plies)?;
+    let opening_plies = moves.len();
     let mut record = Record { start_fen: game.start().fen(), moves, hashes: Vec::new() };
     let mut replay = game.start().clone();
     for m in game.moves() {
@@ -430,7 +439,35 @@ fn play_game(
         (None, Some(outcome)) => (outcome.winner, outcome.reason.to_string()),
         (None, None) => (None, format!("adjudicated a draw after {MAX_PLIES} plies")),
     };
-    Ok(GameResult { index: g, names, winner, first, plies, reason })
+    let mut result = GameResult { index: g, names, winner, first, plies, reason, pgn: String::new() };
+    result.pgn = game_pgn(args, &game, &result, opening_plies);
+    Ok(result)
+}
+
+/// Game `r` as PGN: the moves from the variant's start (or Clash's armies),
+/// a comment after the last random move of the opening, and the result
+/// (the rules', a forfeit's or an adjudication's) with its reason.
+fn game_pgn(args: &MatchArgs, game: &Game, r: &GameResult, opening_plies: usize) -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let date = chrono::DateTime::from_timestamp(now as i64, 0)
+        .map_or_else(|| "????.??.??".to_string(), |t| t.format("%Y.%m.%d").to_string());
+    let round = (r.index + 1).to_string();
+    let time = format!("{} ms a move", args.time.as_millis());
+    let tags = [
+        ("Event", "kibitz match"),
+        ("Date", date.as_str()),
+        ("Round", round.as_str()),
+        ("White", r.names[0].as_str()),
+        ("Black", r.names[1].as_str()),
+        ("Result", r.score()),
+        ("Termination", r.reason.as_str()),
+        ("MoveTime", time.as_str()),
+    ];
+    let comments = match opening_plies {
+        0 => vec![],
+        n => vec![(n - 1, "end of the random opening")],
+    };
+    game.pgn(&tags, &comments)
 }
 
 /// The score of a match and its error margin, as shares of the points and
@@ -504,6 +541,16 @@ pub fn run_match(args: &MatchArgs) -> Result<(), String> {
     let options = args.uci_options.iter().map(|o| parse_option(o)).collect::<Result<Vec<_>, _>>()?;
     let games = args.games;
     let threads = args.concurrency.clamp(1, games.max(1) as usize);
+    // Created before the first game, so that a path that cannot be written
+    // fails at once rather than after the match.
+    let mut pgn = match args.pgn {
+        Some(path) => Some(
+            std::fs::File::create(path)
+                .map(std::io::BufWriter::new)
+                .map_err(|e| format!("cannot write the games to {}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
     // Every thread has its own engines, all started before the first game.
     let mut tables = Vec::with_capacity(threads);
     for _ in 0..threads {
@@ -550,6 +597,13 @@ pub fn run_match(args: &MatchArgs) -> Result<(), String> {
             }
             while let Some(r) = waiting.remove(&printed) {
                 println!("{}", r.line(games));
+                if let (Some(file), Some(path)) = (pgn.as_mut(), args.pgn) {
+                    // Each game as it ends: a match stopped early keeps those played.
+                    if let Err(e) = writeln!(file, "{}", r.pgn).and_then(|()| file.flush()) {
+                        error.get_or_insert(format!("cannot write the games to {}: {e}", path.display()));
+                        failed.store(true, Ordering::SeqCst);
+                    }
+                }
                 match r.winner {
                     Some(c) if c == r.first => wins += 1,
                     Some(_) => losses += 1,

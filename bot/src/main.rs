@@ -249,6 +249,9 @@ enum Command {
         /// Games played at once, each thread with its own engines.
         #[arg(long, default_value_t = 1)]
         concurrency: usize,
+        /// Where to write every game as PGN (in the games' order, each as it ends).
+        #[arg(long)]
+        pgn: Option<PathBuf>,
     },
     /// Speak the Universal Chess Interface on stdin and stdout (for GUIs and match tools).
     Uci,
@@ -421,6 +424,7 @@ fn main() -> ExitCode {
             seed,
             opening_plies,
             concurrency,
+            pgn,
         }) => variant(&id).and_then(|v| {
             cli_match::run_match(&cli_match::MatchArgs {
                 variant: v,
@@ -432,6 +436,7 @@ fn main() -> ExitCode {
                 seed,
                 opening_plies,
                 concurrency,
+                pgn: pgn.as_deref(),
             })
         }),
         Some(Command::Uci) => uci::run(),

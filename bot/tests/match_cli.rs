@@ -164,3 +164,98 @@ fn an_engine_that_does_not_answer_loses_on_time_and_is_stopped() {
     // Ten times the move time and 5 s, then it is killed, not waited for.
     assert!(started.elapsed() < std::time::Duration::from_secs(8), "{:?}", started.elapsed());
 }
+
+/// The games of a PGN file: each game's tags and its movetext.
+fn pgn_games(text: &str) -> Vec<(Vec<(String, String)>, String)> {
+    let mut games = Vec::new();
+    let (mut tags, mut moves) = (Vec::new(), String::new());
+    for line in text.lines() {
+        if let Some(tag) = line.strip_prefix('[') {
+            if !moves.is_empty() {
+                games.push((std::mem::take(&mut tags), std::mem::take(&mut moves)));
+            }
+            let (name, value) = tag.trim_end_matches(']').split_once(' ').unwrap();
+            tags.push((name.to_string(), value.trim_matches('"').to_string()));
+        } else if !line.trim().is_empty() {
+            moves.push_str(line);
+            moves.push(' ');
+        }
+    }
+    if !tags.is_empty() {
+        games.push((tags, moves));
+    }
+    games
+}
+
+#[test]
+fn games_are_written_as_pgn_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.pgn");
+    let out = stdout(&kibitz(&[
+        "match",
+        "--variant",
+        "olympic",
+        "--first",
+        "level1",
+        "--second",
+        "random",
+        "--games",
+        "4",
+        "--time",
+        "10",
+        "--concurrency",
+        "2",
+        "--pgn",
+        path.to_str().unwrap(),
+    ]));
+    summary(&out, 4, "Olympic Chess", "level1", "random");
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("game ")).collect();
+    let games = pgn_games(&std::fs::read_to_string(&path).unwrap());
+    assert_eq!(games.len(), 4);
+    let olympic = kibitz_rules::Variant::by_id("olympic").unwrap();
+    for (i, (tags, movetext)) in games.iter().enumerate() {
+        let tag = |name: &str| tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str()).unwrap_or("");
+        assert_eq!(tag("Round"), (i + 1).to_string());
+        assert_eq!(tag("Variant"), "Olympic Chess");
+        // The first player has White in the even games (counted from 0).
+        let (white, black) = if i % 2 == 0 { ("level1", "random") } else { ("random", "level1") };
+        assert_eq!((tag("White"), tag("Black")), (white, black));
+        let line = lines[i];
+        assert!(line.contains(&format!(" (White) {} ", tag("Result"))), "{line} against {tags:?}");
+        assert!(line.ends_with(tag("Termination")), "{line} against {tags:?}");
+        // The moves replay by the rules from the start, to the result given.
+        assert!(movetext.contains("{end of the random opening}"), "{movetext}");
+        let mut game = kibitz_rules::Game::new(olympic);
+        let mut tokens: Vec<&str> = Vec::new();
+        let mut in_comment = false;
+        for t in movetext.split_whitespace() {
+            if t.starts_with('{') || in_comment {
+                in_comment = !t.ends_with('}');
+                continue;
+            }
+            tokens.push(t);
+        }
+        assert_eq!(tokens.pop(), Some(tag("Result")));
+        for t in tokens.into_iter().filter(|t| !t.ends_with('.')) {
+            let m = game.position().parse_move(t).unwrap_or_else(|e| panic!("{t} in game {}: {e}", i + 1));
+            game.play(m).unwrap();
+        }
+        let plies = line.split(", ").nth(1).unwrap().trim_end_matches(" moves").parse::<usize>().unwrap();
+        assert_eq!(game.moves().len().div_ceil(2), plies, "{line}");
+        if let Some(outcome) = game.outcome() {
+            assert_eq!(outcome.score(), tag("Result"));
+        }
+    }
+}
+
+#[test]
+fn an_unwritable_pgn_path_fails_before_any_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing").join("games.pgn");
+    let out = kibitz(&["match", "--games", "2", "--time", "10", "--pgn", path.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("game 1/2"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot write the games to") && stderr.contains("games.pgn"), "{stderr}");
+}
