@@ -319,6 +319,13 @@ impl Position {
         a & self.mask
     }
 
+    /// [`Position::attacks`] for the Pawn power alone, without the look at
+    /// every other power: the evaluation asks it for every pawn.
+    #[inline]
+    pub(crate) fn pawn_attacks(&self, sq: Square, color: Color) -> Bitboard {
+        tables().pawn(color, sq) & self.mask
+    }
+
     /// Pieces among `candidates` (all of colour `by`) that attack `sq` when
     /// the occupied squares are `occ`.
     #[inline]

@@ -211,7 +211,11 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         score[side] += values.of(pos, moves);
         if joined == Powers::PAWN {
             if chess_like || threats {
-                let attacks = pos.attacks(sq, moves, p.color, occ);
+                let attacks = if moves == Powers::PAWN {
+                    pos.pawn_attacks(sq, p.color)
+                } else {
+                    pos.attacks(sq, moves, p.color, occ)
+                };
                 if chess_like {
                     census.pawn_guard(side, attacks);
                 }
