@@ -927,8 +927,19 @@ impl Engine {
     /// exchange on its square where that can be worked out, else a capture by
     /// a piece worth more than its victim of a piece the opponent defends.
     fn losing_capture(&mut self, pos: &Position, m: &Move, victim: i32) -> bool {
-        if let Some(gain) = self.see(pos, m) {
-            return gain < 0;
+        if see::fits(pos) {
+            // Taking a piece worth at least the taker cannot lose by the
+            // exchange (at worst the taker is taken back), whatever follows:
+            // no need to work it out.
+            if let Move::Normal { from, .. } = *m
+                && let Some(attacker) = pos.piece_at(from)
+                && !attacker.royal
+                && victim > 1
+                && victim >= self.values.of(pos, pos.moves_of(attacker))
+            {
+                return false;
+            }
+            return see::exchange(pos, m, &mut self.values) < 0;
         }
         let Move::Normal { from, to, .. } = *m else { return false };
         let Some(attacker) = pos.piece_at(from) else { return false };
