@@ -155,7 +155,7 @@ impl Engine {
             .map(|&m| {
                 let mut next = pos.clone();
                 next.play_unchecked(m);
-                let score = -self.quiesce(&next, 1, -INF, INF, 0);
+                let score = -self.quiesce(&next, 1, -INF, INF, 0, None);
                 (if self.stopped { -evaluate(&next) } else { score }, m)
             })
             .collect();

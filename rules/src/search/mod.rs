@@ -503,7 +503,7 @@ impl Engine {
             depth += 1;
         }
         if depth <= 0 {
-            return self.quiesce(pos, ply, alpha, beta, 0);
+            return self.quiesce(pos, ply, alpha, beta, 0, Some(in_check));
         }
         let slot = self.slot(hash);
         let entry = self.table[slot];
@@ -541,10 +541,6 @@ impl Engine {
         let Frame { moves, scored } = frame;
         moves.clear();
         scored.clear();
-        pos.legal_moves_into(moves);
-        if moves.is_empty() {
-            return no_moves(pos, in_check, ply as i32);
-        }
         let static_eval = if in_check { -INF } else { self.evaluate(pos) };
         self.static_evals[ply] = static_eval;
         // Better than two plies ago, when this side was last to move (or no
@@ -587,6 +583,13 @@ impl Engine {
                     }
                 }
             }
+        }
+        // The moves are generated only for a node the cuts above did not
+        // settle (a stalemate such a cut passes over is found a ply later,
+        // as in most engines).
+        pos.legal_moves_into(moves);
+        if moves.is_empty() {
+            return no_moves(pos, in_check, ply as i32);
         }
         // Singular extension: a table move far better than every other move
         // (a search without it at half the depth falls short of its score
@@ -794,7 +797,9 @@ impl Engine {
         [ply.checked_sub(1).and_then(|p| self.played[p]), ply.checked_sub(2).and_then(|p| self.played[p])]
     }
 
-    fn quiesce(&mut self, pos: &Position, ply: usize, alpha: i32, beta: i32, qply: u32) -> i32 {
+    /// `in_check` where the caller knows it (else it is worked out here,
+    /// once the table has not settled the node).
+    fn quiesce(&mut self, pos: &Position, ply: usize, alpha: i32, beta: i32, qply: u32, in_check: Option<bool>) -> i32 {
         if let Some(score) = self.enter(pos, ply as i32) {
             return score;
         }
@@ -809,7 +814,7 @@ impl Engine {
                 return s;
             }
         }
-        let in_check = pos.is_check();
+        let in_check = in_check.unwrap_or_else(|| pos.is_check());
         let mut frame = self.take_frame(ply);
         let (score, best) = self.quiesce_moves(pos, ply, alpha, beta, qply, tt_move, in_check, &mut frame);
         self.frames[ply] = Some(frame);
@@ -855,13 +860,6 @@ impl Engine {
             if moves.is_empty() && !pos.variant().pawn_pairs {
                 return (no_moves(pos, in_check, ply as i32), None);
             }
-        } else if with_checks {
-            pos.legal_moves_into(moves);
-            moves.retain(|m| is_noisy(pos, m) || checks_directly(pos, m));
-        } else {
-            // Out of check only captures and promotions are tried (a
-            // stalemate here goes unseen, as in most engines).
-            pos.generate_forcing(moves);
         }
         let stand = self.evaluate(pos);
         if !in_check {
@@ -872,6 +870,18 @@ impl Engine {
         }
         if qply > 8 || ply >= MAX_PLY - 2 {
             return (stand, None);
+        }
+        // Out of check the moves are generated only once standing pat and
+        // the depth have not settled the node.
+        if !in_check && pos.variant().goal != Goal::PawnRace {
+            if with_checks {
+                pos.legal_moves_into(moves);
+                moves.retain(|m| is_noisy(pos, m) || checks_directly(pos, m));
+            } else {
+                // Only captures and promotions (a stalemate here goes unseen,
+                // as in most engines).
+                pos.generate_forcing(moves);
+            }
         }
         let mut best = if in_check { -INF } else { stand };
         let mut best_move = None;
@@ -901,7 +911,7 @@ impl Engine {
             let mut next = pos.clone();
             next.play_unchecked(m);
             self.prefetch(next.hash());
-            let score = -self.quiesce(&next, ply + 1, -beta, -alpha, qply + 1);
+            let score = -self.quiesce(&next, ply + 1, -beta, -alpha, qply + 1, None);
             if self.stopped {
                 return (0, None);
             }
