@@ -643,30 +643,25 @@ impl Engine {
             let key = history::key(pos, &m);
             self.played[ply] = key;
             let depth = depth + i32::from(Some(m) == singular);
+            // Shallow moves late in the list, far below alpha or giving
+            // material away: skipped unless they check, once a move that does
+            // not lose is in hand. A plain move is known to check or not
+            // before it is played, and one skipped is never played.
+            let prunable = !pv_node && !in_check && i > 0 && best > -(MATE - 1000);
+            let checks = if prunable { pos.quiet_move_checks(&m) } else { None };
+            if checks == Some(false) && self.skips(pos, &m, quiet, i, depth, improving, static_eval, alpha) {
+                continue;
+            }
             let mut next = pos.clone();
             next.play_unchecked(m);
             self.prefetch(next.hash());
-            let gives_check = next.is_check();
-            // Shallow moves late in the list, far below alpha or giving
-            // material away: skipped once a move that does not lose is in hand.
-            if !pv_node && !in_check && !gives_check && i > 0 && best > -(MATE - 1000) {
-                if quiet {
-                    let late = 3 + depth as usize * depth as usize * if improving { 2 } else { 1 };
-                    if depth <= 4 && i >= late {
-                        continue;
-                    }
-                    if depth <= 3 && static_eval + 80 + 80 * depth <= alpha {
-                        continue;
-                    }
-                }
-                // Not for quiet moves in the race: a pawn that runs past a
-                // guard is what that game is about.
-                if depth <= 6 && !promotes(&m) && (!quiet || quiet_exchanges_count(pos)) {
-                    let margin = if quiet { 25 * depth * depth } else { 90 * depth };
-                    if self.see(pos, &m).is_some_and(|gain| gain < -margin) {
-                        continue;
-                    }
-                }
+            let gives_check = checks.unwrap_or_else(|| next.is_check());
+            if prunable
+                && checks.is_none()
+                && !gives_check
+                && self.skips(pos, &m, quiet, i, depth, improving, static_eval, alpha)
+            {
+                continue;
             }
             let score = if i == 0 {
                 -self.negamax(&next, depth - 1, ply + 1, -beta, -alpha, true, gives_check)
@@ -750,6 +745,39 @@ impl Engine {
             };
         }
         best
+    }
+
+    /// Whether a move that gives no check is skipped at a node where moves
+    /// may be ([`Engine::expand`]): a quiet one late in the list or far below
+    /// alpha, or one losing more material than the depth allows.
+    #[allow(clippy::too_many_arguments)]
+    fn skips(
+        &mut self,
+        pos: &Position,
+        m: &Move,
+        quiet: bool,
+        index: usize,
+        depth: i32,
+        improving: bool,
+        static_eval: i32,
+        alpha: i32,
+    ) -> bool {
+        if quiet {
+            let late = 3 + depth as usize * depth as usize * if improving { 2 } else { 1 };
+            if depth <= 4 && index >= late {
+                return true;
+            }
+            if depth <= 3 && static_eval + 80 + 80 * depth <= alpha {
+                return true;
+            }
+        }
+        // Not for quiet moves in the race: a pawn that runs past a guard is
+        // what that game is about.
+        if depth <= 6 && !promotes(m) && (!quiet || quiet_exchanges_count(pos)) {
+            let margin = if quiet { 25 * depth * depth } else { 90 * depth };
+            return self.see(pos, m).is_some_and(|gain| gain < -margin);
+        }
+        false
     }
 
     fn victim(&mut self, pos: &Position, m: &Move) -> Option<i32> {
