@@ -220,7 +220,7 @@ impl Powers {
     }
 
     #[inline]
-    pub(crate) fn bits(self) -> u32 {
+    pub(crate) const fn bits(self) -> u32 {
         self.0
     }
 

@@ -285,7 +285,30 @@ impl Position {
     #[inline]
     pub(crate) fn attacks(&self, sq: Square, powers: Powers, color: Color, occ: Bitboard) -> Bitboard {
         let t = tables();
+        // The pieces of chess, Olympic and Alapawn first: one table each.
+        const QUEEN: u32 = Powers::ROOK.with(Powers::BISHOP).bits();
+        const KNIGHT: u32 = Powers::KNIGHT.bits();
+        const BISHOP: u32 = Powers::BISHOP.bits();
+        const ROOK: u32 = Powers::ROOK.bits();
+        const SILVER: u32 = Powers::SILVER.bits();
+        const GOLD: u32 = Powers::GOLD.bits();
+        const KING: u32 = Powers::KING.bits();
+        const PAWN: u32 = Powers::PAWN.bits();
         let bits = powers.bits();
+        let single = match bits {
+            KNIGHT => Some(t.knight(sq)),
+            BISHOP => Some(t.bishop(sq, occ | !self.mask)),
+            ROOK => Some(t.rook(sq, occ | !self.mask)),
+            QUEEN => Some(t.rook(sq, occ | !self.mask) | t.bishop(sq, occ | !self.mask)),
+            SILVER => Some(t.silver(color, sq)),
+            GOLD => Some(t.gold(color, sq)),
+            KING => Some(t.king(sq)),
+            PAWN => Some(t.pawn(color, sq)),
+            _ => None,
+        };
+        if let Some(a) = single {
+            return a & self.mask;
+        }
         let has = |p: Power| bits >> p as u32 & 1 != 0;
         let mut a = Bitboard::EMPTY;
         if has(Power::Rook) {
