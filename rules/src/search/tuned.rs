@@ -66,7 +66,8 @@ impl Tuned {
     /// at the start of chess).
     #[inline]
     pub(super) fn phase_weight(&self, kind: usize) -> i32 {
-        [0, 1, 1, 2, 4, 0][kind]
+        const WEIGHTS: [i32; 6] = [0, 1, 1, 2, 4, 0];
+        WEIGHTS[kind]
     }
 
     /// `sq` seen from White's side for a piece of the side `side` (0 White)
