@@ -142,7 +142,8 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
             if !(1..=6).contains(&r) {
                 continue;
             }
-            let Some(stop) = sq.offset(0, if us == 0 { 1 } else { -1 }) else { continue };
+            // Ranks 1-6 from its side: the square ahead is on the board.
+            let stop = Square::new(if us == 0 { sq.index() + 8 } else { sq.index() - 8 } as u8);
             if (spans[us][sq.index()] & their_pawns).is_empty() {
                 f[term::PASSED + r - 1] += 1;
                 if !occ.has(stop) {
@@ -152,9 +153,7 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
                     }
                 }
             }
-            let side_by_side = (sq.offset(-1, 0).map_or(Bitboard::EMPTY, Square::bb)
-                | sq.offset(1, 0).map_or(Bitboard::EMPTY, Square::bb))
-                & pawns;
+            let side_by_side = beside(sq.file()) & Bitboard::rank(sq.rank()) & pawns;
             if reach.by_kind[us][PAWN].has(sq) || side_by_side.any() {
                 f[term::CONNECTED + r - 1] += 1;
             }
