@@ -419,23 +419,33 @@ fn board_game_terms(
         if bishops[side] >= 2 {
             score[side] += 30;
         }
-        if pawns[side].is_empty() && rooks[side].is_empty() {
-            continue;
-        }
-        for f in 0..v.width {
-            let file = Bitboard::file(f);
-            let own = (pawns[side] & file).count() as i32;
-            if own > 1 {
-                score[side] -= 12 * (own - 1);
-            }
-            if own > 0 && (pawns[side] & beside(f, v.width)).is_empty() {
-                score[side] -= 10 * own;
-            }
-            if own == 0 && (rooks[side] & file).any() {
-                score[side] += if (pawns[1 - side] & file).is_empty() { 20 } else { 10 };
-            }
-        }
+        // By files, as the bits of a rank: a pawn beyond the first on its
+        // file is doubled, pawns with none on the files beside are isolated,
+        // and a file with a rook and no own pawn is half open or open.
+        let own = files_of(pawns[side]);
+        score[side] -= 12 * (pawns[side].count() as i32 - own.count_ones() as i32);
+        let isolated = own & !((own << 1) | (own >> 1));
+        score[side] -= 10 * (pawns[side] & spread(isolated)).count() as i32;
+        let open = files_of(rooks[side]) & !own;
+        let theirs = files_of(pawns[1 - side]);
+        score[side] += 20 * (open & !theirs).count_ones() as i32 + 10 * (open & theirs).count_ones() as i32;
     }
+}
+
+/// The files `b` occupies, as the low bits of a number (file a the lowest).
+#[inline]
+fn files_of(b: Bitboard) -> u64 {
+    let mut x = b.0;
+    x |= x >> 32;
+    x |= x >> 16;
+    x |= x >> 8;
+    x & 0xFF
+}
+
+/// The files of `files` ([`files_of`]'s form) as squares.
+#[inline]
+fn spread(files: u64) -> Bitboard {
+    Bitboard(files * 0x0101_0101_0101_0101)
 }
 
 /// The files beside file `f` on a board `width` files wide.
