@@ -448,19 +448,6 @@ fn spread(files: u64) -> Bitboard {
     Bitboard(files * 0x0101_0101_0101_0101)
 }
 
-/// The files beside file `f` on a board `width` files wide.
-#[inline]
-pub(super) fn beside(f: u8, width: u8) -> Bitboard {
-    let mut b = Bitboard::EMPTY;
-    if f > 0 {
-        b |= Bitboard::file(f - 1);
-    }
-    if f + 1 < width {
-        b |= Bitboard::file(f + 1);
-    }
-    b
-}
-
 /// The two ranks in front of `k` for `color`.
 fn zone_ranks(k: Square, color: Color) -> Bitboard {
     let r = k.rank() as i32;

@@ -110,7 +110,19 @@ fn at_or_behind(rank: u8, color: Color) -> Bitboard {
 /// The files beside `f`.
 #[inline]
 fn beside(f: u8) -> Bitboard {
-    super::eval::beside(f, 8)
+    const FILE_A: u64 = 0x0101_0101_0101_0101;
+    const BESIDE: [Bitboard; 8] = {
+        let mut table = [Bitboard(0); 8];
+        let mut f = 0;
+        while f < 8 {
+            let left = if f > 0 { FILE_A << (f - 1) } else { 0 };
+            let right = if f < 7 { FILE_A << (f + 1) } else { 0 };
+            table[f] = Bitboard(left | right);
+            f += 1;
+        }
+        table
+    };
+    BESIDE[usize::from(f & 7)]
 }
 
 const LIGHT: Bitboard = Bitboard(0x55AA_55AA_55AA_55AA);
