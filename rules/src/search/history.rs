@@ -8,6 +8,7 @@
 //! board's moves do.
 
 use crate::moves::Move;
+use crate::piece::Powers;
 use crate::position::Position;
 
 /// A move's key: its piece kind (16) and destination (64).
@@ -19,21 +20,55 @@ const KEYS: usize = KINDS * 64;
 /// a share of the distance left.
 const LIMIT: i32 = 16_384;
 
-/// The key of `m` in `pos`, if it has one (Alapawn's pawn pairs do not).
-/// Board moves take the piece's type in the variant (the first seven; any
-/// other, such as a piece of absorbed powers, shares the eighth); drops and
-/// grants take 8 and up by the type they put on the board.
-#[inline]
-pub(super) fn key(pos: &Position, m: &Move) -> Option<Key> {
-    let kind = match *m {
-        Move::Normal { from, .. } | Move::EnPassant { from, .. } | Move::Castle { king: from, .. } => {
-            let p = pos.piece_at(from)?;
-            pos.variant().piece_index_of(p.powers, p.royal).map_or(7, |i| usize::from(i).min(7))
+/// The piece types of the moves' keys, remembered by powers: the move
+/// ordering asks for the key of nearly every move it sees.
+pub(super) struct Types {
+    variant: usize,
+    /// By a hash of the powers' bits (the top one for a royal piece): the
+    /// bits and the type's kind.
+    slots: [(u32, u8); 64],
+}
+
+impl Default for Types {
+    fn default() -> Types {
+        Types { variant: 0, slots: [(u32::MAX, 0); 64] }
+    }
+}
+
+impl Types {
+    /// The key of `m` in `pos`, if it has one (Alapawn's pawn pairs do not).
+    /// Board moves take the piece's type in the variant (the first seven;
+    /// any other, such as a piece of absorbed powers, shares the eighth);
+    /// drops and grants take 8 and up by the type they put on the board.
+    #[inline]
+    pub(super) fn key(&mut self, pos: &Position, m: &Move) -> Option<Key> {
+        let kind = match *m {
+            Move::Normal { from, .. } | Move::EnPassant { from, .. } | Move::Castle { king: from, .. } => {
+                let p = pos.piece_at(from)?;
+                self.kind(pos, p.powers, p.royal)
+            }
+            Move::Drop { piece, .. } | Move::Grant { piece, .. } => 8 + usize::from(piece).min(7),
+            _ => return None,
+        };
+        Some((kind * 64 + m.to().index()) as Key)
+    }
+
+    #[inline]
+    fn kind(&mut self, pos: &Position, powers: Powers, royal: bool) -> usize {
+        let bits = powers.bits() | u32::from(royal) << 31;
+        let i = (bits.wrapping_mul(0x9E37_79B1) >> 26) as usize;
+        let variant = pos.variant() as *const _ as usize;
+        if self.slots[i].0 == bits && self.variant == variant {
+            return usize::from(self.slots[i].1);
         }
-        Move::Drop { piece, .. } | Move::Grant { piece, .. } => 8 + usize::from(piece).min(7),
-        _ => return None,
-    };
-    Some((kind * 64 + m.to().index()) as Key)
+        if self.variant != variant {
+            self.slots = [(u32::MAX, 0); 64];
+            self.variant = variant;
+        }
+        let kind = pos.variant().piece_index_of(powers, royal).map_or(7, |i| i.min(7));
+        self.slots[i] = (bits, kind);
+        usize::from(kind)
+    }
 }
 
 /// The history tables of one engine.
@@ -107,12 +142,27 @@ mod tests {
         let pos = Position::new(&CHESS);
         let knight = pos.parse_move("g1f3").unwrap();
         let pawn = pos.parse_move("e2e4").unwrap();
-        let (kn, pa) = (key(&pos, &knight).unwrap(), key(&pos, &pawn).unwrap());
+        let (kn, pa) = (Types::default().key(&pos, &knight).unwrap(), Types::default().key(&pos, &pawn).unwrap());
         assert_ne!(kn / 64, pa / 64);
         assert_eq!(usize::from(kn % 64), knight.to().index());
         let olympic = Position::from_fen(&OLYMPIC, "rbgsk/p3p/5/P3P/KSGBR[S] w - - 0 1").unwrap();
         let drop = olympic.legal_moves().into_iter().find(|m| matches!(m, Move::Drop { .. })).unwrap();
-        assert!(key(&olympic, &drop).unwrap() / 64 >= 8);
+        assert!(Types::default().key(&olympic, &drop).unwrap() / 64 >= 8);
+    }
+
+    #[test]
+    fn remembered_types_follow_the_variant() {
+        // One engine plays one game after another: a type remembered in one
+        // variant is not taken for another's, whose types are numbered anew.
+        let mut types = Types::default();
+        for pos in [Position::new(&CHESS), Position::new(&OLYMPIC), Position::new(&CHESS)] {
+            for m in pos.legal_moves() {
+                let Move::Normal { from, .. } = m else { continue };
+                let p = pos.piece_at(from).unwrap();
+                let index = pos.variant().piece_index_of(p.powers, p.royal).map_or(7, |i| usize::from(i).min(7));
+                assert_eq!(types.key(&pos, &m), Some((index * 64 + m.to().index()) as Key));
+            }
+        }
     }
 
     #[test]

@@ -163,7 +163,7 @@ pub struct Engine {
     static_evals: [i32; MAX_PLY],
     history: Histories,
     /// The key of the move played at each ply of the line searched
-    /// ([`history::key`]; `None` for a null move or one without a key).
+    /// ([`history::Types::key`]; `None` for a null move or one without a key).
     played: [Option<history::Key>; MAX_PLY],
     /// The game's earlier positions, then those of the line searched.
     path: Vec<Visit>,
@@ -172,6 +172,8 @@ pub struct Engine {
     /// that beat the first one is worth playing even if time runs out.
     root_best: Option<(Move, i32)>,
     values: Values,
+    /// The piece types of the history keys.
+    types: history::Types,
     /// Evaluations by hash.
     evals: Slots<(u64, i32)>,
     frames: Vec<Option<Box<Frame>>>,
@@ -203,6 +205,7 @@ impl Engine {
             earlier: Vec::new(),
             root_best: None,
             values: Values::new(),
+            types: history::Types::default(),
             evals: Slots::new(1 << 17, (0, 0)),
             frames: (0..MAX_PLY).map(|_| None).collect(),
             probe_frame: None,
@@ -640,7 +643,7 @@ impl Engine {
                 continue;
             }
             let quiet = !is_noisy(pos, &m);
-            let key = history::key(pos, &m);
+            let key = self.types.key(pos, &m);
             self.played[ply] = key;
             let depth = depth + i32::from(Some(m) == singular);
             // Shallow moves late in the list, far below alpha or giving
@@ -935,7 +938,7 @@ impl Engine {
                     continue;
                 }
             }
-            self.played[ply] = history::key(pos, &m);
+            self.played[ply] = self.types.key(pos, &m);
             let mut next = pos.clone();
             next.play_unchecked(m);
             self.prefetch(next.hash());
@@ -1027,7 +1030,7 @@ impl Engine {
             } else if killers[1] == Some(m) {
                 (1 << 22) - 1
             } else {
-                history::key(pos, &m).map_or(0, |k| self.history.score(side, k, before))
+                self.types.key(pos, &m).map_or(0, |k| self.history.score(side, k, before))
             };
             scored.push((s, m));
         }
