@@ -922,6 +922,7 @@ impl Engine {
         self.score_moves(pos, moves, tt_move, ply, scored);
         for i in 0..scored.len() {
             let m = pick(scored, i);
+            let order = scored[i].0;
             if !in_check && !is_noisy(pos, &m) {
                 // A quiet check: worth a look unless it gives material away.
                 if self.see(pos, &m).is_some_and(|gain| gain < 0) {
@@ -934,7 +935,14 @@ impl Engine {
                 if stand + victim + 200 <= alpha {
                     continue;
                 }
-                if self.losing_capture(pos, &m, victim) {
+                // The ordering worked out whether it loses, unless it is
+                // the table's move.
+                let losing = if order == order::TABLE_MOVE {
+                    self.losing_capture(pos, &m, victim)
+                } else {
+                    order < order::PROMOTION
+                };
+                if losing {
                     continue;
                 }
             }
@@ -1010,7 +1018,7 @@ impl Engine {
         let before = self.before(ply);
         for &m in moves {
             let s = if Some(m) == tt_move {
-                1 << 30
+                order::TABLE_MOVE
             } else if let Some(v) = self.victim(pos, &m) {
                 let attacker = m.from().and_then(|f| pos.piece_at(f));
                 let a = attacker.map_or(0, |p| if p.royal { 0 } else { self.values.of(pos, pos.moves_of(p)) });
@@ -1018,17 +1026,17 @@ impl Engine {
                 // (+35 +- 49 Elo in 100 games of chess), except where pieces
                 // drop (see the reduction without a table move).
                 let base = match self.losing_capture(pos, &m, v) {
-                    false => 1 << 24,
-                    true if pos.variant().drops => 1 << 20,
-                    true => -(1 << 20),
+                    false => order::CAPTURE,
+                    true if pos.variant().drops => order::LOSING_DROPPING,
+                    true => order::LOSING,
                 };
                 base + v * 16 - a / 16
             } else if promotes(&m) {
-                1 << 23
+                order::PROMOTION
             } else if killers[0] == Some(m) {
-                1 << 22
+                order::KILLER
             } else if killers[1] == Some(m) {
-                (1 << 22) - 1
+                order::KILLER - 1
             } else {
                 self.types.key(pos, &m).map_or(0, |k| self.history.score(side, k, before))
             };
@@ -1038,6 +1046,23 @@ impl Engine {
 }
 
 type MoveScores = ArrayVec<(i32, Move), MAX_MOVES>;
+
+/// The bands of the move ordering's scores ([`Engine::score_moves`]): a
+/// capture's adds its victim's worth less a little of its taker's (at most
+/// a few tens of thousands), a quiet move's is its history (less than the
+/// killers' band). Every capture that loses material scores below
+/// [`order::PROMOTION`], every other above it.
+mod order {
+    pub const TABLE_MOVE: i32 = 1 << 30;
+    pub const CAPTURE: i32 = 1 << 24;
+    pub const PROMOTION: i32 = 1 << 23;
+    pub const KILLER: i32 = 1 << 22;
+    /// Where pieces drop, losing captures come before the quiet moves (see
+    /// the reduction without a table move in [`super::Engine::negamax`]);
+    /// elsewhere after them.
+    pub const LOSING_DROPPING: i32 = 1 << 20;
+    pub const LOSING: i32 = -(1 << 20);
+}
 
 /// A node's move lists: tens of kilobytes, so they live on the heap, one
 /// pair per ply, rather than on the stack of a deep recursion.
