@@ -107,6 +107,36 @@ fn at_or_behind(rank: u8, color: Color) -> Bitboard {
     }
 }
 
+/// Ranks 2-7 (1-6 counted from 0), from either side.
+const MIDDLE_RANKS: Bitboard = Bitboard(0x00FF_FFFF_FFFF_FF00);
+
+/// The squares beside those of `b` on their ranks.
+#[inline]
+fn sideways(b: Bitboard) -> Bitboard {
+    const FILE_A: u64 = 0x0101_0101_0101_0101;
+    const FILE_H: u64 = FILE_A << 7;
+    Bitboard(((b.0 & !FILE_H) << 1) | ((b.0 & !FILE_A) >> 1))
+}
+
+/// `b` and every square ahead of its squares for `color`.
+#[inline]
+fn fill(b: Bitboard, color: Color) -> Bitboard {
+    let mut x = b.0;
+    match color {
+        Color::White => {
+            x |= x << 8;
+            x |= x << 16;
+            x |= x << 32;
+        }
+        Color::Black => {
+            x |= x >> 8;
+            x |= x >> 16;
+            x |= x >> 32;
+        }
+    }
+    Bitboard(x)
+}
+
 /// The files beside `f`.
 #[inline]
 fn beside(f: u8) -> Bitboard {
@@ -149,31 +179,27 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
         if pos.turn() == color {
             f[term::TEMPO] = 1;
         }
-        for sq in pawns {
+        // The pawn terms, for the pawns on ranks 1-6 from their side, by
+        // sets: passed (no enemy pawn ahead on its file or the files
+        // beside), with its next square empty, and also unattacked;
+        // connected (guarded by a pawn, or with one beside it); backward
+        // (its next square attacked by a pawn, and no own pawn on the files
+        // beside that is not ahead of it).
+        let back = |b: Bitboard| b.forward(!color);
+        let middle = pawns & MIDDLE_RANKS;
+        let passed = middle & !fill(back(their_pawns | sideways(their_pawns)), !color);
+        let free = passed & back(!occ);
+        let safe = free & back(!reach.all[them]);
+        let connected = middle & (reach.by_kind[us][PAWN] | sideways(pawns));
+        let backward = middle & back(reach.by_kind[them][PAWN]) & !fill(sideways(pawns), color);
+        for sq in middle {
             let r = relative_rank(sq, color);
-            if !(1..=6).contains(&r) {
-                continue;
-            }
-            // Ranks 1-6 from its side: the square ahead is on the board.
-            let stop = Square::new(if us == 0 { sq.index() + 8 } else { sq.index() - 8 } as u8);
-            if (spans[us][sq.index()] & their_pawns).is_empty() {
-                f[term::PASSED + r - 1] += 1;
-                if !occ.has(stop) {
-                    f[term::FREE + r - 1] += 1;
-                    if !reach.all[them].has(stop) {
-                        f[term::SAFE + r - 1] += 1;
-                    }
-                }
-            }
-            let side_by_side = beside(sq.file()) & Bitboard::rank(sq.rank()) & pawns;
-            if reach.by_kind[us][PAWN].has(sq) || side_by_side.any() {
-                f[term::CONNECTED + r - 1] += 1;
-            }
-            if reach.by_kind[them][PAWN].has(stop)
-                && (pawns & beside(sq.file()) & at_or_behind(sq.rank(), color)).is_empty()
-            {
-                f[term::BACKWARD] += 1;
-            }
+            let b = sq.bb();
+            f[term::PASSED + r - 1] += i32::from((passed & b).any());
+            f[term::FREE + r - 1] += i32::from((free & b).any());
+            f[term::SAFE + r - 1] += i32::from((safe & b).any());
+            f[term::CONNECTED + r - 1] += i32::from((connected & b).any());
+            f[term::BACKWARD] += i32::from((backward & b).any());
         }
         // Threats.
         let hit = reach.all[us];
