@@ -184,8 +184,9 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         let side = p.color.index();
         let moves = pos.moves_of(p);
         let advance = if p.color == Color::White { sq.rank() } else { v.height - 1 - sq.rank() } as i32;
+        let joined = moves.joined();
         let kind = tuned.and_then(|t| {
-            let kind = t.kind(p.royal, moves.joined())?;
+            let kind = t.kind(p.royal, joined)?;
             let at = t.oriented(sq, side, v.width, v.height);
             fitted[side][0] += i32::from(t.pst[kind][0][at]);
             fitted[side][1] += i32::from(t.pst[kind][1][at]);
@@ -204,7 +205,6 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
             }
             continue;
         }
-        let joined = moves.joined();
         if chess_like && !pure.has(sq) {
             census.count(sq, side, joined);
         }

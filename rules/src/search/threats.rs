@@ -270,9 +270,13 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
         f[term::SPACE] = space.count() as i32 * pos.pieces_of(color).count() as i32;
         // Space, the last term, counts in sixteenths.
         let (&space, counts) = f.split_last().unwrap_or((&0, &[]));
+        let mut sum = [0i32; 2];
+        for (&n, w) in counts.iter().zip(&WEIGHTS) {
+            sum[0] += n * i32::from(w[0]);
+            sum[1] += n * i32::from(w[1]);
+        }
         for phase in 0..2 {
-            let sum: i32 = counts.iter().zip(&WEIGHTS).map(|(&n, w)| n * i32::from(w[phase])).sum();
-            out[us][phase] = sum + space * i32::from(WEIGHTS[term::SPACE][phase]) / 16;
+            out[us][phase] = sum[phase] + space * i32::from(WEIGHTS[term::SPACE][phase]) / 16;
         }
     }
     out
