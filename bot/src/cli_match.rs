@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use kibitz_rules::{Color, Game, Move, Position, Variant, search};
+use kibitz_rules::{Color, Game, Move, Outcome, Position, Variant, search};
 
 /// A game still running after this many plies is drawn (adjudicated).
 const MAX_PLIES: usize = 400;
@@ -320,11 +320,7 @@ struct GameResult {
 
 impl GameResult {
     fn score(&self) -> &'static str {
-        match self.winner {
-            Some(Color::White) => "1-0",
-            Some(Color::Black) => "0-1",
-            None => "1/2-1/2",
-        }
+        Outcome::score_of(self.winner)
     }
 
     fn line(&self, games: u32) -> String {
@@ -439,28 +435,36 @@ fn play_game(
         (None, Some(outcome)) => (outcome.winner, outcome.reason.to_string()),
         (None, None) => (None, format!("adjudicated a draw after {MAX_PLIES} plies")),
     };
-    let mut result = GameResult { index: g, names, winner, first, plies, reason, pgn: String::new() };
-    result.pgn = game_pgn(args, &game, &result, opening_plies);
-    Ok(result)
+    let pgn = game_pgn(args, &game, g, &names, Outcome::score_of(winner), &reason, opening_plies);
+    Ok(GameResult { index: g, names, winner, first, plies, reason, pgn })
 }
 
-/// Game `r` as PGN: the moves from the variant's start (or Clash's armies),
-/// a comment after the last random move of the opening, and the result
-/// (the rules', a forfeit's or an adjudication's) with its reason.
-fn game_pgn(args: &MatchArgs, game: &Game, r: &GameResult, opening_plies: usize) -> String {
+/// Game number `index` (from 0) between `names` (White, Black) as PGN: the
+/// moves from the variant's start (or Clash's armies), a comment after the
+/// last random move of the opening, and the result (the rules', a
+/// forfeit's or an adjudication's) with its reason.
+fn game_pgn(
+    args: &MatchArgs,
+    game: &Game,
+    index: u32,
+    names: &[String; 2],
+    result: &str,
+    reason: &str,
+    opening_plies: usize,
+) -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let date = chrono::DateTime::from_timestamp(now as i64, 0)
         .map_or_else(|| "????.??.??".to_string(), |t| t.format("%Y.%m.%d").to_string());
-    let round = (r.index + 1).to_string();
+    let round = (index + 1).to_string();
     let time = format!("{} ms a move", args.time.as_millis());
     let tags = [
         ("Event", "kibitz match"),
         ("Date", date.as_str()),
         ("Round", round.as_str()),
-        ("White", r.names[0].as_str()),
-        ("Black", r.names[1].as_str()),
-        ("Result", r.score()),
-        ("Termination", r.reason.as_str()),
+        ("White", names[0].as_str()),
+        ("Black", names[1].as_str()),
+        ("Result", result),
+        ("Termination", reason),
         ("MoveTime", time.as_str()),
     ];
     let comments = match opening_plies {

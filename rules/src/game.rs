@@ -70,7 +70,12 @@ impl Outcome {
 
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub fn score(&self) -> &'static str {
-        match self.winner {
+        Outcome::score_of(self.winner)
+    }
+
+    /// The score of a game `winner` won (`None`: drawn), as PGN writes it.
+    pub fn score_of(winner: Option<Color>) -> &'static str {
+        match winner {
             Some(Color::White) => "1-0",
             Some(Color::Black) => "0-1",
             None => "1/2-1/2",

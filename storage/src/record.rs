@@ -148,6 +148,19 @@ pub enum Outcome {
     Aborted,
 }
 
+impl Outcome {
+    /// The result as PGN writes it: `1-0`, `0-1`, `1/2-1/2`, or `*` for a
+    /// game called off.
+    pub fn pgn_result(self) -> &'static str {
+        match self {
+            Outcome::WhiteWins => "1-0",
+            Outcome::BlackWins => "0-1",
+            Outcome::Draw => "1/2-1/2",
+            Outcome::Aborted => "*",
+        }
+    }
+}
+
 /// A player's rating before and after a game.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RatingChange {

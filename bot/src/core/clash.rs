@@ -1143,12 +1143,7 @@ impl Core {
         let rounds = r.clash.as_ref().map(|c| c.rounds.clone()).unwrap_or_default();
         for cr in &rounds {
             let record = m.history.iter().find(|h| u32::from(h.round) == cr.number);
-            let result = match record.map(|h| h.result.winner) {
-                Some(Some(Color::White)) => "1-0",
-                Some(Some(Color::Black)) => "0-1",
-                Some(None) => "1/2-1/2",
-                None => "*",
-            };
+            let result = record.map_or("*", |h| kibitz_rules::Outcome::score_of(h.result.winner));
             let mut standing = format!("round {}", cr.number);
             if let Some(h) = record {
                 match h.scored_winner {

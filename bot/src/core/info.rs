@@ -147,12 +147,7 @@ impl Core {
         let r = &loaded.record;
         let date = date_of(r.started_at);
         let site = format!("Kibitz {}", r.key.channel.platform);
-        let result = match r.result.as_ref().map(|x| x.outcome) {
-            Some(Outcome::WhiteWins) => "1-0",
-            Some(Outcome::BlackWins) => "0-1",
-            Some(Outcome::Draw) => "1/2-1/2",
-            Some(Outcome::Aborted) | None => "*",
-        };
+        let result = r.result.as_ref().map_or("*", |x| x.outcome.pgn_result());
         // Players by the names they go by, not their platform ids.
         let (white, black) =
             (self.name(&r.key.channel.platform, &r.white), self.name(&r.key.channel.platform, &r.black));
@@ -215,19 +210,12 @@ impl Core {
     }
 }
 
+/// The UTC date of `t` as PGN's `Date` tag writes it: `2026.11.28`.
 pub(super) fn date_of(t: Timestamp) -> String {
-    // Days since 1970-01-01 to a civil date (proleptic Gregorian).
-    let days = (t.0 / 86_400_000) as i64;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}.{m:02}.{d:02}")
+    i64::try_from(t.0)
+        .ok()
+        .and_then(chrono::DateTime::from_timestamp_millis)
+        .map_or_else(|| "????.??.??".to_string(), |d| d.format("%Y.%m.%d").to_string())
 }
 
 pub(super) fn help() -> String {
@@ -375,4 +363,18 @@ fn compound_group(v: &Variant, powers: kibitz_rules::Powers, royal: bool) -> Str
     }
     s.push(')');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_written_as_pgn_writes_them() {
+        assert_eq!(date_of(Timestamp(0)), "1970.01.01");
+        // 2000-02-29T00:00:00Z and 2026-11-28T23:28:36Z.
+        assert_eq!(date_of(Timestamp(951_782_400_000)), "2000.02.29");
+        assert_eq!(date_of(Timestamp(1_795_908_516_000)), "2026.11.28");
+        assert_eq!(date_of(Timestamp(u64::MAX)), "????.??.??");
+    }
 }

@@ -405,12 +405,7 @@ impl Core {
                 format!("Review of {}: {white} (White) vs {black} (Black). {result}.", subject.name())
             }
             None => {
-                let result = match r.result.as_ref().map(|x| x.outcome) {
-                    Some(Outcome::WhiteWins) => "1-0",
-                    Some(Outcome::BlackWins) => "0-1",
-                    Some(Outcome::Draw) => "1/2-1/2",
-                    Some(Outcome::Aborted) | None => "*",
-                };
+                let result = r.result.as_ref().map_or("*", |x| x.outcome.pgn_result());
                 format!("Review of {}: {white} (White) vs {black} (Black), {result}.", subject.name())
             }
         };
