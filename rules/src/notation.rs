@@ -204,14 +204,33 @@ impl Position {
                 let code = self.piece_code_at(from);
                 let _ = write!(s, "{code}{from}<>{king}");
             }
-            Move::Chain { .. } => {
-                s.push_str(&self.chain_san(m));
-                if m.chain_shape().is_some_and(|(_, off)| off) {
-                    s.push('x');
+            Move::Chain { from, .. } => {
+                let off = if m.chain_shape().is_some_and(|(_, off)| off) { "x" } else { "" };
+                let plain = format!("{}{off}", self.chain_san(m));
+                // Another move may read the same: a Rabbit landing alike
+                // (`Txf4` from c4 over e4, and from f6 over f5), or one
+                // sliding there (`Tf3` for a chain from f1 and a step from
+                // f2). The origin then tells them apart (`Tc4xf4`), as it
+                // does for the other pieces.
+                if legal.is_empty() || self.matching(&plain, legal) == [*m] {
+                    s.push_str(&plain);
+                } else {
+                    let code = self.piece_code_at(from);
+                    let _ = write!(s, "{code}{from}{}", &plain[code.len()..]);
                 }
             }
             Move::Shoot { from, target } => {
-                let _ = write!(s, "{}^{target}", self.piece_code_at(from));
+                // Two shooters of a kind aiming at one target: the origin
+                // tells them apart (`Mc3^c5`).
+                let code = self.piece_code_at(from);
+                let shared = legal.iter().any(|o| {
+                    matches!(*o, Move::Shoot { from: f, target: t } if t == target && f != from && self.piece_code_at(f) == code)
+                });
+                if shared {
+                    let _ = write!(s, "{code}{from}^{target}");
+                } else {
+                    let _ = write!(s, "{code}^{target}");
+                }
             }
             Move::Shield { .. } => s.push('D'),
             Move::PawnPair { first, second } => {
@@ -251,6 +270,13 @@ impl Position {
                         .filter_map(|o| match *o {
                             Move::Normal { from: f, to: t, .. } if t == to && f != from => {
                                 self.piece_at(f).filter(|p| answers(*p)).map(|_| f)
+                            }
+                            // A Rabbit's chain read the same (`Tf3` for a
+                            // chain from f1 over f2 and a slide from f2).
+                            Move::Chain { from: f, .. }
+                                if f != from && self.chain_san(o).replace('x', "") == format!("{code}{to}") =>
+                            {
+                                Some(f)
                             }
                             _ => None,
                         })

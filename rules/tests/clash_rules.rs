@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use kibitz_rules::Position;
+use kibitz_rules::{Move, Position};
 
 use common::{after, legal, legal_from, pos, set};
 
@@ -253,5 +253,38 @@ fn ca2_chain_san_reads_back() {
     assert_eq!(p.san(&m), "Txd6d8x+");
     for m in p.legal_moves() {
         assert_eq!(p.parse_move(&p.san(&m)), Ok(m), "{}", p.san(&m));
+    }
+}
+
+/// G2, CA4: two War Machines that can shoot one target are told apart by
+/// their squares (`Mc3^d4`); one alone is not (`M^d4`).
+#[test]
+fn ca4_shots_at_one_target_are_told_apart() {
+    let p = clash("k7/8/8/8/3p4/2M1M3/8/7K w - - 0 1");
+    let shot = p.parse_move("c3^d4").expect("the shot exists");
+    assert_eq!(p.san(&shot), "Mc3^d4");
+    for m in p.legal_moves() {
+        assert_eq!(p.parse_move(&p.san(&m)), Ok(m), "{}", p.san(&m));
+    }
+    let alone = clash("k7/8/8/8/3p4/2M5/8/7K w - - 0 1");
+    assert_eq!(alone.san(&alone.parse_move("c3^d4").expect("the shot exists")), "M^d4");
+}
+
+/// G2, CA2: two Rabbits whose chains land alike are told apart by their
+/// squares, as other pieces are (another case the property tests found).
+#[test]
+fn ca2_rabbits_landing_alike_are_told_apart() {
+    let p = clash("8/2Z3wJ/1oy2T2/2k2b2/1fT1p2H/J3c3/3P4/6K1 w - a6 6 155");
+    let sans: Vec<String> = p.legal_moves().iter().map(|m| p.san(m)).collect();
+    assert!(sans.iter().any(|s| s.starts_with("Tc4x")), "{sans:?}");
+    assert!(sans.iter().any(|s| s.starts_with("Tf6x")), "{sans:?}");
+    // A chain from f1 over f2 and a slide from f2 both end on f3.
+    let q = clash("3Om3/k7/5E2/3wW3/8/KPwY4/1Y3T2/3O1TV1 w - - 110 263");
+    let chain = q.legal_moves().into_iter().find(|m| matches!(m, Move::Chain { .. }) && m.to().to_string() == "f3");
+    assert_eq!(q.san(&chain.expect("the chain exists")), "Tf1f3");
+    for pos in [p, q] {
+        for m in pos.legal_moves() {
+            assert_eq!(pos.parse_move(&pos.san(&m)), Ok(m), "{}", pos.san(&m));
+        }
     }
 }
