@@ -243,6 +243,13 @@ fn ca3_leapers() {
     assert_eq!(legal_from(&p, "d4").len(), 16);
 }
 
+/// Every legal move of `p` reads back from its SAN (G2).
+fn assert_san_reads_back(p: &Position) {
+    for m in p.legal_moves() {
+        assert_eq!(p.parse_move(&p.san(&m)), Ok(m), "{}", p.san(&m));
+    }
+}
+
 /// G2, CA2: every move's SAN reads back, a chain leaving the board (`Td6d8x`)
 /// included (a case the property tests found).
 #[test]
@@ -251,9 +258,7 @@ fn ca2_chain_san_reads_back() {
     let m = p.parse_move("d3d6d8x").expect("the chain exists");
     // The knight on d5 is taken on the way: `x` before that landing.
     assert_eq!(p.san(&m), "Txd6d8x+");
-    for m in p.legal_moves() {
-        assert_eq!(p.parse_move(&p.san(&m)), Ok(m), "{}", p.san(&m));
-    }
+    assert_san_reads_back(&p);
 }
 
 /// G2, CA4: two War Machines that can shoot one target are told apart by
@@ -263,9 +268,7 @@ fn ca4_shots_at_one_target_are_told_apart() {
     let p = clash("k7/8/8/8/3p4/2M1M3/8/7K w - - 0 1");
     let shot = p.parse_move("c3^d4").expect("the shot exists");
     assert_eq!(p.san(&shot), "Mc3^d4");
-    for m in p.legal_moves() {
-        assert_eq!(p.parse_move(&p.san(&m)), Ok(m), "{}", p.san(&m));
-    }
+    assert_san_reads_back(&p);
     let alone = clash("k7/8/8/8/3p4/2M5/8/7K w - - 0 1");
     assert_eq!(alone.san(&alone.parse_move("c3^d4").expect("the shot exists")), "M^d4");
 }
@@ -282,9 +285,6 @@ fn ca2_rabbits_landing_alike_are_told_apart() {
     let q = clash("3Om3/k7/5E2/3wW3/8/KPwY4/1Y3T2/3O1TV1 w - - 110 263");
     let chain = q.legal_moves().into_iter().find(|m| matches!(m, Move::Chain { .. }) && m.to().to_string() == "f3");
     assert_eq!(q.san(&chain.expect("the chain exists")), "Tf1f3");
-    for pos in [p, q] {
-        for m in pos.legal_moves() {
-            assert_eq!(pos.parse_move(&pos.san(&m)), Ok(m), "{}", pos.san(&m));
-        }
-    }
+    assert_san_reads_back(&p);
+    assert_san_reads_back(&q);
 }
