@@ -206,31 +206,10 @@ impl Position {
             }
             Move::Chain { from, .. } => {
                 let off = if m.chain_shape().is_some_and(|(_, off)| off) { "x" } else { "" };
-                let plain = format!("{}{off}", self.chain_san(m));
-                // Another move may read the same: a Rabbit landing alike
-                // (`Txf4` from c4 over e4, and from f6 over f5), or one
-                // sliding there (`Tf3` for a chain from f1 and a step from
-                // f2). The origin then tells them apart (`Tc4xf4`), as it
-                // does for the other pieces.
-                if legal.is_empty() || self.matching(&plain, legal) == [*m] {
-                    s.push_str(&plain);
-                } else {
-                    let code = self.piece_code_at(from);
-                    let _ = write!(s, "{code}{from}{}", &plain[code.len()..]);
-                }
+                s.push_str(&self.told_apart(format!("{}{off}", self.chain_san(m)), m, from, legal));
             }
             Move::Shoot { from, target } => {
-                // Two shooters of a kind aiming at one target: the origin
-                // tells them apart (`Mc3^c5`).
-                let code = self.piece_code_at(from);
-                let shared = legal.iter().any(|o| {
-                    matches!(*o, Move::Shoot { from: f, target: t } if t == target && f != from && self.piece_code_at(f) == code)
-                });
-                if shared {
-                    let _ = write!(s, "{code}{from}^{target}");
-                } else {
-                    let _ = write!(s, "{code}^{target}");
-                }
+                s.push_str(&self.told_apart(format!("{}^{target}", self.piece_code_at(from)), m, from, legal));
             }
             Move::Shield { .. } => s.push('D'),
             Move::PawnPair { first, second } => {
@@ -313,6 +292,20 @@ impl Position {
             }
         }
         s
+    }
+
+    /// `plain`, the SAN of `m` by the piece on `from`, with that square put
+    /// after the piece's letter where `plain` would read as another move
+    /// too: two Rabbits landing alike (`Txf4` from c4 over e4 and from f6
+    /// over f5: `Tc4xf4`), a chain and a slide ending on one square, two War
+    /// Machines aiming at one target (`Mc3^d4`), as the other pieces are told
+    /// apart.
+    fn told_apart(&self, plain: String, m: &Move, from: Square, legal: &MoveList) -> String {
+        if legal.is_empty() || self.matching(&plain, legal) == [*m] {
+            return plain;
+        }
+        let code = self.piece_code_at(from);
+        format!("{code}{from}{}", &plain[code.len()..])
     }
 
     /// The upper-case code of the piece on `sq` (empty if none).

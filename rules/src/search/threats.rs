@@ -113,9 +113,7 @@ const MIDDLE_RANKS: Bitboard = Bitboard(0x00FF_FFFF_FFFF_FF00);
 /// The squares beside those of `b` on their ranks.
 #[inline]
 fn sideways(b: Bitboard) -> Bitboard {
-    const FILE_A: u64 = 0x0101_0101_0101_0101;
-    const FILE_H: u64 = FILE_A << 7;
-    Bitboard(((b.0 & !FILE_H) << 1) | ((b.0 & !FILE_A) >> 1))
+    (b & !Bitboard::file(7)).shift(1) | (b & !Bitboard::file(0)).shift(-1)
 }
 
 /// `b` and every square ahead of its squares for `color`.
