@@ -9,6 +9,8 @@ use crate::position::Position;
 use crate::types::{Bitboard, Color, Square};
 use crate::variant::Goal;
 
+mod chess;
+
 pub(super) fn promotes(m: &Move) -> bool {
     matches!(m, Move::Normal { promote, .. } if *promote != Promote::No)
 }
@@ -106,8 +108,13 @@ pub(super) fn value(pos: &Position, powers: Powers) -> i32 {
 /// Distance from the centre of the board, in half squares (0 in the middle).
 fn off_centre(pos: &Position, sq: Square) -> i32 {
     let v = pos.variant();
-    let fd = (2 * sq.file() as i32 - (v.width as i32 - 1)).abs();
-    let rd = (2 * sq.rank() as i32 - (v.height as i32 - 1)).abs();
+    off_centre_of(sq, v.width, v.height)
+}
+
+/// [`off_centre`] on a board `width` by `height`.
+fn off_centre_of(sq: Square, width: u8, height: u8) -> i32 {
+    let fd = (2 * sq.file() as i32 - (width as i32 - 1)).abs();
+    let rd = (2 * sq.rank() as i32 - (height as i32 - 1)).abs();
     fd.max(rd)
 }
 
@@ -157,7 +164,14 @@ pub fn evaluate(pos: &Position) -> i32 {
 }
 
 /// [`evaluate`] with remembered piece values.
+#[inline]
 pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
+    if std::ptr::eq(pos.variant(), &crate::variant::CHESS) { chess::evaluate(pos) } else { evaluate_any(pos, values) }
+}
+
+/// The evaluation of a position of any game, piece by piece; chess's is
+/// worked out faster by [`chess::evaluate`], to the same sum.
+fn evaluate_any(pos: &Position, values: &mut Values) -> i32 {
     let v = pos.variant();
     let race = v.goal == Goal::PawnRace;
     let chess_like = !race && !v.drops;
@@ -365,6 +379,20 @@ impl Census {
     fn attack(&mut self, side: usize, weight: i32) {
         self.attackers[side] += 1;
         self.attack[side] += weight;
+    }
+
+    /// [`Census::count`] for all of `placed`, which are bishops or
+    /// pieces with the Rook's power (rooks and queens) as told.
+    #[inline]
+    fn count_all(&mut self, side: usize, placed: Bitboard, bishops: bool, rooks: bool) {
+        self.pieces[side] += placed.count() as i32;
+        self.squares[side] |= placed;
+        if bishops {
+            self.bishops[side] += placed.count() as i32;
+        }
+        if rooks {
+            self.rooks[side] |= placed;
+        }
     }
 
     #[inline]

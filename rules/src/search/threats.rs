@@ -89,6 +89,16 @@ impl Reach {
         self.by_kind[side][kind] |= attacks;
         self.placed[side][kind] |= sq.bb();
     }
+
+    /// Pieces of `kind` on `placed` attack `attacks` between them, none
+    /// of those squares twice.
+    #[inline]
+    pub(super) fn add_all(&mut self, side: usize, kind: usize, placed: Bitboard, attacks: Bitboard) {
+        self.twice[side] |= self.all[side] & attacks;
+        self.all[side] |= attacks;
+        self.by_kind[side][kind] |= attacks;
+        self.placed[side][kind] |= placed;
+    }
 }
 
 /// Rank of `sq` from `color`'s side.

@@ -1,0 +1,224 @@
+//! Chess's evaluation worked out by kinds of pieces: the same sum as
+//! [`super::evaluate_any`] makes for a chess position, term for term, but
+//! from each kind's squares (the position's boards by power) and tables
+//! made once, where the general evaluation asks every square for its
+//! piece, that piece for its powers and those for their worth. Chess's
+//! pieces never change their powers (a promotion makes a new piece), so
+//! its kinds are fixed; this is what most nodes of a chess search cost.
+
+use std::sync::LazyLock;
+
+use super::{Census, PASSED, board_game_terms, off_centre_of, spans};
+use crate::attacks::tables;
+use crate::piece::Power;
+use crate::position::Position;
+use crate::search::threats::{self, Reach};
+use crate::search::tuned;
+use crate::types::{Bitboard, Color, Square};
+
+/// Kinds in the order of the fitted tables ([`tuned::Tuned::kinds`]).
+const PAWN: usize = 0;
+const KNIGHT: usize = 1;
+const BISHOP: usize = 2;
+const ROOK: usize = 3;
+const QUEEN: usize = 4;
+const KING: usize = 5;
+
+/// What each kind adds to the middlegame phase (24 at the start).
+const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
+
+/// How heavily each kind weighs in an attack on the King's surroundings:
+/// its worth in quarters of a Rook, 1 to 4 ([`super::evaluate_any`]).
+const ATTACK_WEIGHT: [i32; 5] = [0, 1, 1, 2, 3];
+
+/// The hand-set terms that depend only on a piece's kind and square, by
+/// square seen from its own side: a piece's worth and its centralisation,
+/// a pawn's worth and advance; and a passed pawn's bonus by square.
+struct Fixed {
+    base: [[i32; 64]; 5],
+    passed: [i32; 64],
+    /// The squares within two steps of each square (the King's surroundings
+    /// where a piece counts as pressing on it).
+    near: [Bitboard; 64],
+}
+
+fn fixed() -> &'static Fixed {
+    static FIXED: LazyLock<Fixed> = LazyLock::new(|| {
+        let worth = [100, 310, 330, 500, (330 + 500) * 11 / 10];
+        let base = std::array::from_fn(|kind| {
+            std::array::from_fn(|i| {
+                let sq = Square::new(i as u8);
+                if kind == PAWN {
+                    worth[PAWN] + i32::from(sq.rank()) * 6
+                } else {
+                    worth[kind] + (8 - off_centre_of(sq, 8, 8)) * 4
+                }
+            })
+        });
+        let passed = std::array::from_fn(|i| {
+            let advance = usize::from(Square::new(i as u8).rank());
+            PASSED[(advance * 8 / 7).min(8)]
+        });
+        let near = std::array::from_fn(|i| {
+            let k = Square::new(i as u8);
+            (0..64u8)
+                .map(Square::new)
+                .filter(|sq| sq.file().abs_diff(k.file()).max(sq.rank().abs_diff(k.rank())) <= 2)
+                .fold(Bitboard::EMPTY, |b, sq| b | sq.bb())
+        });
+        Fixed { base, passed, near }
+    });
+    &FIXED
+}
+
+/// The evaluation of a chess position for the side to move.
+pub(super) fn evaluate(pos: &Position) -> i32 {
+    let fixed = fixed();
+    let t = tuned::of(pos.variant()).expect("chess has fitted terms");
+    let at = tables();
+    let spans = spans();
+    let occ = pos.occupied();
+    let diagonal = pos.power(Power::Bishop);
+    let straight = pos.power(Power::Rook);
+    let kinds = [
+        pos.power(Power::Pawn),
+        pos.power(Power::Knight),
+        diagonal & !straight,
+        straight & !diagonal,
+        diagonal & straight,
+    ];
+    let royal = [pos.royal_square(Color::White), pos.royal_square(Color::Black)];
+    let sides = [pos.pieces_of(Color::White), pos.pieces_of(Color::Black)];
+    let pawns = [kinds[PAWN] & sides[0], kinds[PAWN] & sides[1]];
+    let zone = royal.map(|k| k.map_or(Bitboard::EMPTY, |k| at.king(k) | k.bb()));
+    let mut score = [0i32; 2];
+    let mut fitted = [[0i32; 2]; 2];
+    let mut material = 0;
+    let mut census = Census::default();
+    let mut reach = Reach::default();
+    for side in 0..2 {
+        let them = 1 - side;
+        let own = sides[side];
+        // Squares seen from the side's own end of the board.
+        let flip = if side == 0 { 0 } else { 56 };
+        let add_fitted = |fitted: &mut [i32; 2], kind: usize, sq: Square| {
+            let i = sq.index() ^ flip;
+            fitted[0] += i32::from(t.pst[kind][0][i]);
+            fitted[1] += i32::from(t.pst[kind][1][i]);
+            i
+        };
+
+        // Pawns: worth, advance, passed; their attacks all at once (a square
+        // both of a pawn's captures reach is attacked by two pawns).
+        for sq in pawns[side] {
+            let i = add_fitted(&mut fitted[side], PAWN, sq);
+            score[side] += fixed.base[PAWN][i];
+            if (spans[side][sq.index()] & pawns[them]).is_empty() {
+                score[side] += fixed.passed[i];
+            }
+        }
+        let (west, east) = {
+            let p = pawns[side];
+            let not_a = p & !Bitboard::file(0);
+            let not_h = p & !Bitboard::file(7);
+            if side == 0 {
+                (Bitboard(not_a.0 << 7), Bitboard(not_h.0 << 9))
+            } else {
+                (Bitboard(not_a.0 >> 9), Bitboard(not_h.0 >> 7))
+            }
+        };
+        let pawn_attacks = west | east;
+        census.pawn_guard(side, pawn_attacks);
+        reach.twice[side] |= west & east;
+        reach.add_all(side, threats::PAWN, pawns[side], pawn_attacks);
+
+        // The King.
+        if let Some(k) = royal[side] {
+            add_fitted(&mut fitted[side], KING, k);
+            reach.add(side, threats::KING, k, zone[side] & !k.bb());
+        }
+
+        // Knights, bishops, rooks and queens.
+        let near_king = royal[them].map_or(Bitboard::EMPTY, |k| fixed.near[k.index()]);
+        for kind in KNIGHT..=QUEEN {
+            let placed = kinds[kind] & own;
+            if placed.is_empty() {
+                continue;
+            }
+            census.count_all(side, placed, kind == BISHOP, kind == ROOK || kind == QUEEN);
+            material += PHASE[kind] * placed.count() as i32;
+            score[side] += 12 * (placed & near_king).count() as i32;
+            for sq in placed {
+                let i = add_fitted(&mut fitted[side], kind, sq);
+                score[side] += fixed.base[kind][i];
+                let attacks = match kind {
+                    KNIGHT => at.knight(sq),
+                    BISHOP => at.bishop(sq, occ),
+                    ROOK => at.rook(sq, occ),
+                    _ => at.bishop(sq, occ) | at.rook(sq, occ),
+                };
+                let free = (attacks & !own).count() as usize;
+                score[side] += free as i32 * 3;
+                reach.add(side, kind, sq, attacks);
+                let mobility = &t.mobility[kind - 1];
+                fitted[side][0] += i32::from(mobility[0][free.min(27)]);
+                fitted[side][1] += i32::from(mobility[1][free.min(27)]);
+                let pressed = (attacks & zone[them]).count() as i32;
+                if pressed > 0 {
+                    census.attack(side, ATTACK_WEIGHT[kind] * pressed);
+                }
+            }
+        }
+    }
+    board_game_terms(pos, &pawns, royal, &census, &mut score);
+    let terms = threats::terms(pos, &reach, &zone);
+    let phase = material.min(24);
+    for side in 0..2 {
+        let mg = fitted[side][0] + terms[side][0];
+        let eg = fitted[side][1] + terms[side][1];
+        score[side] += (mg * phase + eg * (24 - phase)) / 24;
+    }
+    let us = pos.turn().index();
+    score[us] - score[1 - us]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::eval::{Values, evaluate_any};
+    use crate::variant::CHESS;
+
+    #[test]
+    fn the_same_sum_as_the_general_evaluation() {
+        // Seeded random games to their ends, taking captures and promotions
+        // (to every piece) more often than chance so that endings, extra
+        // queens and lone kings come up along the way, from the start and
+        // from a middlegame rich in tactics.
+        let starts = [CHESS.start_fen, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut values = Values::new();
+        let mut checked = 0;
+        for game in 0..200 {
+            let mut pos = Position::from_fen(&CHESS, starts[game % 2]).unwrap();
+            for _ in 0..300 {
+                assert_eq!(evaluate(&pos), evaluate_any(&pos, &mut values), "{}", pos.fen());
+                checked += 1;
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let sharp: Vec<_> = moves.iter().filter(|m| crate::search::eval::is_noisy(&pos, m)).copied().collect();
+                let m =
+                    if !sharp.is_empty() && next(3) > 0 { sharp[next(sharp.len())] } else { moves[next(moves.len())] };
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(checked > 20_000, "{checked}");
+    }
+}
