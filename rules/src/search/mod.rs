@@ -638,7 +638,7 @@ impl Engine {
         let mut quiets_tried: ArrayVec<history::Key, 64> = ArrayVec::new();
         self.path.push(Visit { hash, check: in_check });
         for i in 0..scored.len() {
-            let m = pick(scored, i);
+            let m = scored.pick(i);
             if Some(m) == excluded {
                 continue;
             }
@@ -921,8 +921,8 @@ impl Engine {
         }
         self.score_moves(pos, moves, tt_move, ply, scored);
         for i in 0..scored.len() {
-            let m = pick(scored, i);
-            let order = scored[i].0;
+            let m = scored.pick(i);
+            let order = scored.score(i);
             if !in_check && !is_noisy(pos, &m) {
                 // A quiet check: worth a look unless it gives material away.
                 if self.see(pos, &m).is_some_and(|gain| gain < 0) {
@@ -1040,12 +1040,56 @@ impl Engine {
             } else {
                 self.types.key(pos, &m).map_or(0, |k| self.history.score(side, k, before))
             };
-            scored.push((s, m));
+            scored.push(s, m);
         }
     }
 }
 
-type MoveScores = ArrayVec<(i32, Move), MAX_MOVES>;
+/// A node's moves with their ordering scores, kept apart so that finding
+/// the best score left reads one run of numbers.
+#[derive(Default)]
+struct MoveScores {
+    scores: ArrayVec<i32, MAX_MOVES>,
+    moves: ArrayVec<Move, MAX_MOVES>,
+}
+
+impl MoveScores {
+    #[inline]
+    fn push(&mut self, score: i32, m: Move) {
+        self.scores.push(score);
+        self.moves.push(m);
+    }
+
+    #[inline]
+    fn clear(&mut self) {
+        self.scores.clear();
+        self.moves.clear();
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// The score of the move at `i`.
+    #[inline]
+    fn score(&self, i: usize) -> i32 {
+        self.scores[i]
+    }
+
+    /// Moves the best-scored move from `i` on to `i` (the first of equals)
+    /// and returns it: a selection sort one step at a time, since most
+    /// nodes are cut after a move or two.
+    #[inline]
+    fn pick(&mut self, i: usize) -> Move {
+        let rest = &self.scores[i..];
+        let top = rest.iter().copied().max().unwrap_or(i32::MIN);
+        let best = i + rest.iter().position(|&s| s == top).unwrap_or(0);
+        self.scores.swap(i, best);
+        self.moves.swap(i, best);
+        self.moves[i]
+    }
+}
 
 /// The bands of the move ordering's scores ([`Engine::score_moves`]): a
 /// capture's adds its victim's worth less a little of its taker's (at most
@@ -1073,7 +1117,7 @@ struct Frame {
 
 impl Frame {
     fn boxed() -> Box<Frame> {
-        Box::new(Frame { moves: MoveList::new(), scored: MoveScores::new() })
+        Box::new(Frame { moves: MoveList::new(), scored: MoveScores::default() })
     }
 }
 
@@ -1093,19 +1137,6 @@ struct Node {
     tt: Option<Entry>,
     /// A move left out (the probe for a singular move).
     excluded: Option<Move>,
-}
-
-/// The best-scored move among those from `i` on, swapped into place `i`:
-/// a sort that stops as soon as a move refutes the position.
-fn pick(scored: &mut MoveScores, i: usize) -> Move {
-    let mut best = i;
-    for j in i + 1..scored.len() {
-        if scored[j].0 > scored[best].0 {
-            best = j;
-        }
-    }
-    scored.swap(i, best);
-    scored[i].1
 }
 
 /// Whether a quiet move that loses material by the static exchange may be

@@ -68,6 +68,19 @@ pub(super) fn apply_to(v: &Variant) -> bool {
     std::ptr::eq(v, &crate::variant::CHESS) || std::ptr::eq(v, &crate::variant::OLYMPIC)
 }
 
+/// The weighed sum of the terms counted so far, middlegame and ending.
+#[derive(Default)]
+struct Sum([i32; 2]);
+
+impl Sum {
+    /// `n` more of `term`.
+    #[inline]
+    fn add(&mut self, term: usize, n: i32) {
+        self.0[0] += n * i32::from(WEIGHTS[term][0]);
+        self.0[1] += n * i32::from(WEIGHTS[term][1]);
+    }
+}
+
 /// What the evaluation's pass over the board gathers for the terms.
 #[derive(Default)]
 pub(super) struct Reach {
@@ -179,13 +192,13 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
     for us in 0..2 {
         let them = 1 - us;
         let color = if us == 0 { Color::White } else { Color::Black };
-        let mut f = [0i32; term::COUNT];
+        let mut f = Sum::default();
         let placed = &reach.placed[us];
         let theirs = &reach.placed[them];
         let pawns = placed[PAWN];
         let their_pawns = theirs[PAWN];
         if pos.turn() == color {
-            f[term::TEMPO] = 1;
+            f.add(term::TEMPO, 1);
         }
         // The pawn terms, for the pawns on ranks 1-6 from their side, by
         // sets: passed (no enemy pawn ahead on its file or the files
@@ -200,35 +213,40 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
         let safe = free & back(!reach.all[them]);
         let connected = middle & (reach.by_kind[us][PAWN] | sideways(pawns));
         let backward = middle & back(reach.by_kind[them][PAWN]) & !fill(sideways(pawns), color);
-        for sq in middle {
+        for sq in passed {
             let r = relative_rank(sq, color);
-            let b = sq.bb();
-            f[term::PASSED + r - 1] += i32::from((passed & b).any());
-            f[term::FREE + r - 1] += i32::from((free & b).any());
-            f[term::SAFE + r - 1] += i32::from((safe & b).any());
-            f[term::CONNECTED + r - 1] += i32::from((connected & b).any());
-            f[term::BACKWARD] += i32::from((backward & b).any());
+            f.add(term::PASSED + r - 1, 1);
+            if free.has(sq) {
+                f.add(term::FREE + r - 1, 1);
+            }
+            if safe.has(sq) {
+                f.add(term::SAFE + r - 1, 1);
+            }
         }
+        for sq in connected {
+            f.add(term::CONNECTED + relative_rank(sq, color) - 1, 1);
+        }
+        f.add(term::BACKWARD, backward.count() as i32);
         // Threats.
         let hit = reach.all[us];
         let unguarded = !reach.all[them];
         let minors = reach.by_kind[us][KNIGHT] | reach.by_kind[us][BISHOP];
         let mut pieces = Bitboard::EMPTY;
         for kind in KNIGHT..=QUEEN {
-            f[term::MINOR_ON + kind - 1] = (theirs[kind] & minors).count() as i32;
+            f.add(term::MINOR_ON + kind - 1, (theirs[kind] & minors).count() as i32);
             pieces |= theirs[kind];
         }
-        f[term::ROOK_ON_QUEEN] = (theirs[QUEEN] & reach.by_kind[us][ROOK]).count() as i32;
-        f[term::HANGING] = (pieces & hit & unguarded).count() as i32;
-        f[term::KING_ON] = (pieces & reach.by_kind[us][KING] & unguarded).count() as i32;
-        f[term::WEAK_PAWN] = (their_pawns & hit & unguarded).count() as i32;
+        f.add(term::ROOK_ON_QUEEN, (theirs[QUEEN] & reach.by_kind[us][ROOK]).count() as i32);
+        f.add(term::HANGING, (pieces & hit & unguarded).count() as i32);
+        f.add(term::KING_ON, (pieces & reach.by_kind[us][KING] & unguarded).count() as i32);
+        f.add(term::WEAK_PAWN, (their_pawns & hit & unguarded).count() as i32);
         // The enemy King.
         if let Some(k) = theirs[KING].first() {
             let near = zone[them];
-            f[term::ZONE] = (near & hit).count() as i32;
+            f.add(term::ZONE, (near & hit).count() as i32);
             let weak =
                 near & hit & !reach.twice[them] & (unguarded | reach.by_kind[them][KING] | reach.by_kind[them][QUEEN]);
-            f[term::ZONE_WEAK] = weak.count() as i32;
+            f.add(term::ZONE_WEAK, weak.count() as i32);
             let safe = (unguarded | (weak & reach.twice[us])) & !pos.pieces_of(color);
             let other = !color;
             let knight = pos.attacks(k, Powers::KNIGHT, other, occ);
@@ -237,13 +255,13 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
             let checks = [(KNIGHT, knight), (BISHOP, bishop), (ROOK, rook), (QUEEN, bishop | rook)];
             for (i, (kind, from)) in checks.into_iter().enumerate() {
                 if (reach.by_kind[us][kind] & from & safe).any() {
-                    f[term::SAFE_CHECK + i] = 1;
+                    f.add(term::SAFE_CHECK + i, 1);
                 }
             }
             for p in pawns & (Bitboard::file(k.file()) | beside(k.file())) {
                 let d = usize::from(p.rank().abs_diff(k.rank()));
                 if d <= 3 {
-                    f[term::STORM + d] += 1;
+                    f.add(term::STORM + d, 1);
                 }
             }
         }
@@ -252,12 +270,12 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
             let ahead = !at_or_behind(k.rank(), color);
             for file in k.file().saturating_sub(1)..=(k.file() + 1).min(7) {
                 if (pawns & Bitboard::file(file) & ahead).is_empty() {
-                    f[term::OPEN_FILE] += 1;
+                    f.add(term::OPEN_FILE, 1);
                 }
             }
         }
         let seventh = Bitboard::rank(if us == 0 { 6 } else { 1 });
-        f[term::ROOK_SEVENTH] = (placed[ROOK] & seventh).count() as i32;
+        f.add(term::ROOK_SEVENTH, (placed[ROOK] & seventh).count() as i32);
         for (i, kind) in [KNIGHT, BISHOP].into_iter().enumerate() {
             for sq in placed[kind] {
                 let r = relative_rank(sq, color);
@@ -265,26 +283,20 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
                     && reach.by_kind[us][PAWN].has(sq)
                     && (spans[us][sq.index()] & !Bitboard::file(sq.file()) & their_pawns).is_empty()
                 {
-                    f[term::OUTPOST + i] += 1;
+                    f.add(term::OUTPOST + i, 1);
                 }
             }
         }
         for sq in placed[BISHOP] {
             let colour = if LIGHT.has(sq) { LIGHT } else { !LIGHT };
-            f[term::BISHOP_PAWNS] += (pawns & colour).count() as i32;
+            f.add(term::BISHOP_PAWNS, (pawns & colour).count() as i32);
         }
         let home = if us == 0 { WHITE_SPACE } else { BLACK_SPACE };
         let space = CENTRE_FILES & home & !reach.by_kind[them][PAWN] & !pawns;
-        f[term::SPACE] = space.count() as i32 * pos.pieces_of(color).count() as i32;
-        // Space, the last term, counts in sixteenths.
-        let (&space, counts) = f.split_last().unwrap_or((&0, &[]));
-        let mut sum = [0i32; 2];
-        for (&n, w) in counts.iter().zip(&WEIGHTS) {
-            sum[0] += n * i32::from(w[0]);
-            sum[1] += n * i32::from(w[1]);
-        }
+        // Space counts in sixteenths.
+        let space = space.count() as i32 * pos.pieces_of(color).count() as i32;
         for phase in 0..2 {
-            out[us][phase] = sum[phase] + space * i32::from(WEIGHTS[term::SPACE][phase]) / 16;
+            out[us][phase] = f.0[phase] + space * i32::from(WEIGHTS[term::SPACE][phase]) / 16;
         }
     }
     out
