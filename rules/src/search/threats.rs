@@ -232,9 +232,9 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
         let unguarded = !reach.all[them];
         let minors = reach.by_kind[us][KNIGHT] | reach.by_kind[us][BISHOP];
         let mut pieces = Bitboard::EMPTY;
-        for kind in KNIGHT..=QUEEN {
-            f.add(term::MINOR_ON + kind - 1, (theirs[kind] & minors).count() as i32);
-            pieces |= theirs[kind];
+        for (i, &placed) in theirs[KNIGHT..=QUEEN].iter().enumerate() {
+            f.add(term::MINOR_ON + i, (placed & minors).count() as i32);
+            pieces |= placed;
         }
         f.add(term::ROOK_ON_QUEEN, (theirs[QUEEN] & reach.by_kind[us][ROOK]).count() as i32);
         f.add(term::HANGING, (pieces & hit & unguarded).count() as i32);
