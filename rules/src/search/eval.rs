@@ -10,6 +10,7 @@ use crate::types::{Bitboard, Color, Square};
 use crate::variant::Goal;
 
 mod chess;
+mod olympic;
 
 pub(super) fn promotes(m: &Move) -> bool {
     matches!(m, Move::Normal { promote, .. } if *promote != Promote::No)
@@ -166,11 +167,19 @@ pub fn evaluate(pos: &Position) -> i32 {
 /// [`evaluate`] with remembered piece values.
 #[inline]
 pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
-    if std::ptr::eq(pos.variant(), &crate::variant::CHESS) { chess::evaluate(pos) } else { evaluate_any(pos, values) }
+    let v = pos.variant();
+    if std::ptr::eq(v, &crate::variant::CHESS) {
+        chess::evaluate(pos)
+    } else if std::ptr::eq(v, &crate::variant::OLYMPIC) {
+        olympic::evaluate(pos)
+    } else {
+        evaluate_any(pos, values)
+    }
 }
 
-/// The evaluation of a position of any game, piece by piece; chess's is
-/// worked out faster by [`chess::evaluate`], to the same sum.
+/// The evaluation of a position of any game, piece by piece; chess's and
+/// Olympic's are worked out faster by [`chess::evaluate`] and
+/// [`olympic::evaluate`], to the same sums.
 fn evaluate_any(pos: &Position, values: &mut Values) -> i32 {
     let v = pos.variant();
     let race = v.goal == Goal::PawnRace;
