@@ -9,6 +9,7 @@ use crate::position::Position;
 use crate::types::{Bitboard, Color, Square};
 use crate::variant::Goal;
 
+mod alapawn;
 mod chess;
 mod olympic;
 
@@ -172,14 +173,17 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
         chess::evaluate(pos)
     } else if std::ptr::eq(v, &crate::variant::OLYMPIC) {
         olympic::evaluate(pos)
+    } else if std::ptr::eq(v, &crate::variant::ALAPAWN) {
+        alapawn::evaluate(pos)
     } else {
         evaluate_any(pos, values)
     }
 }
 
-/// The evaluation of a position of any game, piece by piece; chess's and
-/// Olympic's are worked out faster by [`chess::evaluate`] and
-/// [`olympic::evaluate`], to the same sums.
+/// The evaluation of a position of any game, piece by piece; chess's,
+/// Olympic's and Alapawn's are worked out faster by kinds of pieces
+/// ([`chess::evaluate`], [`olympic::evaluate`], [`alapawn::evaluate`]), to
+/// the same sums.
 fn evaluate_any(pos: &Position, values: &mut Values) -> i32 {
     let v = pos.variant();
     let race = v.goal == Goal::PawnRace;

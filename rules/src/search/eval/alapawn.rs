@@ -1,0 +1,172 @@
+//! Alapawn's evaluation worked out by kinds of pieces: the same sum as
+//! [`super::evaluate_any`] makes for an Alapawn position, term for term,
+//! from the position's boards by power and tables made once (see
+//! [`super::chess`]). No piece is royal (A1), so nothing presses on a King,
+//! and the pawns' race is the hand-set evaluation's main term.
+
+use std::sync::LazyLock;
+
+use super::{PASSED, off_centre_of, spans};
+use crate::attacks::tables;
+use crate::piece::Power;
+use crate::position::Position;
+use crate::search::tuned;
+use crate::types::{Color, Square};
+
+/// Kinds in the order of the fitted tables ([`tuned::Tuned::kinds`]).
+const PAWN: usize = 0;
+const KNIGHT: usize = 1;
+const BISHOP: usize = 2;
+const ROOK: usize = 3;
+const QUEEN: usize = 4;
+const KING: usize = 5;
+
+/// What each kind adds to the middlegame phase (24 at the start).
+const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
+
+/// The hand-set terms that depend only on a piece's kind and square, by
+/// square seen from its own side: a piece's worth and its centralisation,
+/// a pawn's worth and its advance in the race; and a passed pawn's bonus.
+struct Fixed {
+    base: [[i32; 64]; 6],
+    passed: [i32; 64],
+}
+
+fn fixed() -> &'static Fixed {
+    static FIXED: LazyLock<Fixed> = LazyLock::new(|| {
+        // A pawn is worth more in the race; the King is an ordinary piece.
+        let worth = [250, 310, 330, 500, (330 + 500) * 11 / 10, 250];
+        let base = std::array::from_fn(|kind| {
+            std::array::from_fn(|i| {
+                let sq = Square::new(i as u8);
+                let advance = i32::from(sq.rank());
+                if kind == PAWN {
+                    worth[PAWN] + advance * advance * 14
+                } else {
+                    worth[kind] + (8 - off_centre_of(sq, 8, 8)) * 4
+                }
+            })
+        });
+        let passed = std::array::from_fn(|i| {
+            let advance = usize::from(Square::new(i as u8).rank());
+            PASSED[(advance * 8 / 7).min(8)] * 3
+        });
+        Fixed { base, passed }
+    });
+    &FIXED
+}
+
+/// The evaluation of an Alapawn position for the side to move.
+pub(super) fn evaluate(pos: &Position) -> i32 {
+    let fixed = fixed();
+    let t = tuned::of(pos.variant()).expect("Alapawn has fitted terms");
+    let at = tables();
+    let spans = spans();
+    let occ = pos.occupied();
+    let diagonal = pos.power(Power::Bishop);
+    let straight = pos.power(Power::Rook);
+    let kinds = [
+        pos.power(Power::Pawn),
+        pos.power(Power::Knight),
+        diagonal & !straight,
+        straight & !diagonal,
+        diagonal & straight,
+        pos.power(Power::King),
+    ];
+    let sides = [pos.pieces_of(Color::White), pos.pieces_of(Color::Black)];
+    let pawns = [kinds[PAWN] & sides[0], kinds[PAWN] & sides[1]];
+    let mut score = [0i32; 2];
+    let mut fitted = [[0i32; 2]; 2];
+    let mut material = 0;
+    for side in 0..2 {
+        let them = 1 - side;
+        let own = sides[side];
+        // Squares seen from the side's own end of the board.
+        let flip = if side == 0 { 0 } else { 56 };
+        // A piece's worth, place and fitted table by kind and square.
+        let placed = |kind: usize, sq: Square| {
+            let i = sq.index() ^ flip;
+            (fixed.base[kind][i], t.pst[kind][0][i], t.pst[kind][1][i])
+        };
+        let mut sum = 0;
+        let [mut mg, mut eg] = [0i32; 2];
+        for sq in pawns[side] {
+            let (base, m, e) = placed(PAWN, sq);
+            sum += base;
+            (mg, eg) = (mg + i32::from(m), eg + i32::from(e));
+            if (spans[side][sq.index()] & pawns[them]).is_empty() {
+                sum += fixed.passed[sq.index() ^ flip];
+            }
+        }
+        for kind in KNIGHT..=KING {
+            let on = kinds[kind] & own;
+            material += PHASE[kind] * on.count() as i32;
+            for sq in on {
+                let (base, m, e) = placed(kind, sq);
+                sum += base;
+                (mg, eg) = (mg + i32::from(m), eg + i32::from(e));
+                let attacks = match kind {
+                    KNIGHT => at.knight(sq),
+                    BISHOP => at.bishop(sq, occ),
+                    ROOK => at.rook(sq, occ),
+                    QUEEN => at.bishop(sq, occ) | at.rook(sq, occ),
+                    _ => at.king(sq),
+                };
+                let free = (attacks & !own).count() as usize;
+                sum += free as i32 * 3;
+                if kind != KING {
+                    let mobility = &t.mobility[kind - 1];
+                    mg += i32::from(mobility[0][free.min(27)]);
+                    eg += i32::from(mobility[1][free.min(27)]);
+                }
+            }
+        }
+        score[side] = sum;
+        fitted[side] = [mg, eg];
+    }
+    let phase = material.min(24);
+    for side in 0..2 {
+        score[side] += (fitted[side][0] * phase + fitted[side][1] * (24 - phase)) / 24;
+    }
+    let us = pos.turn().index();
+    score[us] - score[1 - us]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::eval::{Values, evaluate_any};
+    use crate::variant::ALAPAWN;
+
+    #[test]
+    fn the_same_sum_as_the_general_evaluation() {
+        // Seeded random games to their ends (a pawn on the last rank or no
+        // move), captures favoured so that open boards and lone pieces come
+        // up along the way.
+        let mut seed = 0x6A09_E667_F3BC_C909u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut values = Values::new();
+        let mut checked = 0;
+        for _ in 0..200 {
+            let mut pos = Position::new(&ALAPAWN);
+            for _ in 0..200 {
+                assert_eq!(evaluate(&pos), evaluate_any(&pos, &mut values), "{}", pos.fen());
+                checked += 1;
+                let moves = pos.legal_moves();
+                if moves.is_empty() || pos.race_decided().is_some() {
+                    break;
+                }
+                let sharp: Vec<_> = moves.iter().filter(|m| crate::search::eval::is_noisy(&pos, m)).copied().collect();
+                let m =
+                    if !sharp.is_empty() && next(3) > 0 { sharp[next(sharp.len())] } else { moves[next(moves.len())] };
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+}
