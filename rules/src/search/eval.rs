@@ -11,6 +11,7 @@ use crate::variant::Goal;
 
 mod alapawn;
 mod chess;
+mod kinds;
 mod olympic;
 
 pub(super) fn promotes(m: &Move) -> bool {

@@ -6,23 +6,11 @@
 
 use std::sync::LazyLock;
 
+use super::kinds::{KING, KNIGHT, PAWN, PHASE, chess_attacks, chess_kinds};
 use super::{PASSED, off_centre_of, spans};
-use crate::attacks::tables;
-use crate::piece::Power;
 use crate::position::Position;
 use crate::search::tuned;
 use crate::types::{Color, Square};
-
-/// Kinds in the order of the fitted tables ([`tuned::Tuned::kinds`]).
-const PAWN: usize = 0;
-const KNIGHT: usize = 1;
-const BISHOP: usize = 2;
-const ROOK: usize = 3;
-const QUEEN: usize = 4;
-const KING: usize = 5;
-
-/// What each kind adds to the middlegame phase (24 at the start).
-const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
 
 /// The hand-set terms that depend only on a piece's kind and square, by
 /// square seen from its own side: a piece's worth and its centralisation,
@@ -60,19 +48,9 @@ fn fixed() -> &'static Fixed {
 pub(super) fn evaluate(pos: &Position) -> i32 {
     let fixed = fixed();
     let t = tuned::of(pos.variant()).expect("Alapawn has fitted terms");
-    let at = tables();
     let spans = spans();
     let occ = pos.occupied();
-    let diagonal = pos.power(Power::Bishop);
-    let straight = pos.power(Power::Rook);
-    let kinds = [
-        pos.power(Power::Pawn),
-        pos.power(Power::Knight),
-        diagonal & !straight,
-        straight & !diagonal,
-        diagonal & straight,
-        pos.power(Power::King),
-    ];
+    let kinds = chess_kinds(pos);
     let sides = [pos.pieces_of(Color::White), pos.pieces_of(Color::Black)];
     let pawns = [kinds[PAWN] & sides[0], kinds[PAWN] & sides[1]];
     let mut score = [0i32; 2];
@@ -105,13 +83,7 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
                 let (base, m, e) = placed(kind, sq);
                 sum += base;
                 (mg, eg) = (mg + i32::from(m), eg + i32::from(e));
-                let attacks = match kind {
-                    KNIGHT => at.knight(sq),
-                    BISHOP => at.bishop(sq, occ),
-                    ROOK => at.rook(sq, occ),
-                    QUEEN => at.bishop(sq, occ) | at.rook(sq, occ),
-                    _ => at.king(sq),
-                };
+                let attacks = chess_attacks(kind, sq, occ);
                 let free = (attacks & !own).count() as usize;
                 sum += free as i32 * 3;
                 if kind != KING {
@@ -135,38 +107,13 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::eval::{Values, evaluate_any};
     use crate::variant::ALAPAWN;
 
     #[test]
     fn the_same_sum_as_the_general_evaluation() {
-        // Seeded random games to their ends (a pawn on the last rank or no
-        // move), captures favoured so that open boards and lone pieces come
-        // up along the way.
-        let mut seed = 0x6A09_E667_F3BC_C909u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
-        let mut values = Values::new();
-        let mut checked = 0;
-        for _ in 0..200 {
-            let mut pos = Position::new(&ALAPAWN);
-            for _ in 0..200 {
-                assert_eq!(evaluate(&pos), evaluate_any(&pos, &mut values), "{}", pos.fen());
-                checked += 1;
-                let moves = pos.legal_moves();
-                if moves.is_empty() || pos.race_decided().is_some() {
-                    break;
-                }
-                let sharp: Vec<_> = moves.iter().filter(|m| crate::search::eval::is_noisy(&pos, m)).copied().collect();
-                let m =
-                    if !sharp.is_empty() && next(3) > 0 { sharp[next(sharp.len())] } else { moves[next(moves.len())] };
-                pos.play_unchecked(m);
-            }
-        }
+        // Random games to their ends (a pawn home or no move), with open
+        // boards and lone pieces along the way.
+        let checked = super::super::kinds::check_same_sums(&ALAPAWN, &[ALAPAWN.start_fen], 200, 200, evaluate);
         assert!(checked > 10_000, "{checked}");
     }
 }

@@ -8,24 +8,13 @@
 
 use std::sync::LazyLock;
 
+use super::kinds::{BISHOP, KING, KNIGHT, PAWN, PHASE, QUEEN, ROOK, chess_attacks, chess_kinds, near};
 use super::{Census, PASSED, board_game_terms, off_centre_of, spans};
 use crate::attacks::tables;
-use crate::piece::Power;
 use crate::position::Position;
 use crate::search::threats::{self, Reach};
 use crate::search::tuned;
 use crate::types::{Bitboard, Color, Square};
-
-/// Kinds in the order of the fitted tables ([`tuned::Tuned::kinds`]).
-const PAWN: usize = 0;
-const KNIGHT: usize = 1;
-const BISHOP: usize = 2;
-const ROOK: usize = 3;
-const QUEEN: usize = 4;
-const KING: usize = 5;
-
-/// What each kind adds to the middlegame phase (24 at the start).
-const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
 
 /// How heavily each kind weighs in an attack on the King's surroundings:
 /// its worth in quarters of a Rook, 1 to 4 ([`super::evaluate_any`]).
@@ -59,14 +48,7 @@ fn fixed() -> &'static Fixed {
             let advance = usize::from(Square::new(i as u8).rank());
             PASSED[(advance * 8 / 7).min(8)]
         });
-        let near = std::array::from_fn(|i| {
-            let k = Square::new(i as u8);
-            (0..64u8)
-                .map(Square::new)
-                .filter(|sq| sq.file().abs_diff(k.file()).max(sq.rank().abs_diff(k.rank())) <= 2)
-                .fold(Bitboard::EMPTY, |b, sq| b | sq.bb())
-        });
-        Fixed { base, passed, near }
+        Fixed { base, passed, near: near(Bitboard::FULL) }
     });
     &FIXED
 }
@@ -78,15 +60,7 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
     let at = tables();
     let spans = spans();
     let occ = pos.occupied();
-    let diagonal = pos.power(Power::Bishop);
-    let straight = pos.power(Power::Rook);
-    let kinds = [
-        pos.power(Power::Pawn),
-        pos.power(Power::Knight),
-        diagonal & !straight,
-        straight & !diagonal,
-        diagonal & straight,
-    ];
+    let kinds = chess_kinds(pos);
     let royal = [pos.royal_square(Color::White), pos.royal_square(Color::Black)];
     let sides = [pos.pieces_of(Color::White), pos.pieces_of(Color::Black)];
     let pawns = [kinds[PAWN] & sides[0], kinds[PAWN] & sides[1]];
@@ -151,12 +125,7 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
             for sq in placed {
                 let i = add_fitted(&mut fitted[side], kind, sq);
                 score[side] += fixed.base[kind][i];
-                let attacks = match kind {
-                    KNIGHT => at.knight(sq),
-                    BISHOP => at.bishop(sq, occ),
-                    ROOK => at.rook(sq, occ),
-                    _ => at.bishop(sq, occ) | at.rook(sq, occ),
-                };
+                let attacks = chess_attacks(kind, sq, occ);
                 let free = (attacks & !own).count() as usize;
                 score[side] += free as i32 * 3;
                 reach.add(side, kind, sq, attacks);
@@ -185,40 +154,15 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::eval::{Values, evaluate_any};
     use crate::variant::CHESS;
 
     #[test]
     fn the_same_sum_as_the_general_evaluation() {
-        // Seeded random games to their ends, taking captures and promotions
-        // (to every piece) more often than chance so that endings, extra
-        // queens and lone kings come up along the way, from the start and
-        // from a middlegame rich in tactics.
-        let starts = [CHESS.start_fen, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"];
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
-        let mut values = Values::new();
-        let mut checked = 0;
-        for game in 0..200 {
-            let mut pos = Position::from_fen(&CHESS, starts[game % 2]).unwrap();
-            for _ in 0..300 {
-                assert_eq!(evaluate(&pos), evaluate_any(&pos, &mut values), "{}", pos.fen());
-                checked += 1;
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                let sharp: Vec<_> = moves.iter().filter(|m| crate::search::eval::is_noisy(&pos, m)).copied().collect();
-                let m =
-                    if !sharp.is_empty() && next(3) > 0 { sharp[next(sharp.len())] } else { moves[next(moves.len())] };
-                pos.play_unchecked(m);
-            }
-        }
+        // Random games from the start and from a middlegame rich in
+        // tactics, with promotions to every piece, extra queens, endings
+        // and lone kings along the way.
+        let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+        let checked = super::super::kinds::check_same_sums(&CHESS, &[CHESS.start_fen, kiwipete], 200, 300, evaluate);
         assert!(checked > 20_000, "{checked}");
     }
 }

@@ -6,6 +6,7 @@
 
 use std::sync::LazyLock;
 
+use super::kinds::near;
 use super::{PASSED, off_centre_of, spans};
 use crate::attacks::tables;
 use crate::piece::Power;
@@ -56,14 +57,7 @@ fn fixed() -> &'static Fixed {
             let advance = usize::from(Square::new(i as u8).rank());
             PASSED[(advance * 8 / 4).min(8)]
         });
-        let near = std::array::from_fn(|i| {
-            let k = Square::new(i as u8);
-            (0..64u8)
-                .map(Square::new)
-                .filter(|sq| on_board(sq.index()))
-                .filter(|sq| sq.file().abs_diff(k.file()).max(sq.rank().abs_diff(k.rank())) <= 2)
-                .fold(Bitboard::EMPTY, |b, sq| b | sq.bb())
-        });
+        let near = near(Bitboard::board(5, 5));
         Fixed { base, passed, near, held: [worth[0], worth[1], worth[2], worth[3], worth[4], 250] }
     });
     &FIXED
@@ -167,42 +161,13 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::eval::{Values, evaluate_any};
     use crate::variant::OLYMPIC;
 
     #[test]
     fn the_same_sum_as_the_general_evaluation() {
-        // Seeded random games to their ends, captures, promotions and drops
-        // more often than chance, so that full hands, promoted pieces and
-        // bare Kings come up along the way.
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
-        let mut values = Values::new();
-        let mut checked = 0;
-        for _ in 0..200 {
-            let mut pos = Position::new(&OLYMPIC);
-            for _ in 0..200 {
-                assert_eq!(evaluate(&pos), evaluate_any(&pos, &mut values), "{}", pos.fen());
-                checked += 1;
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                let sharp: Vec<_> = moves
-                    .iter()
-                    .filter(|m| crate::search::eval::is_noisy(&pos, m) || matches!(m, crate::Move::Drop { .. }))
-                    .copied()
-                    .collect();
-                let m =
-                    if !sharp.is_empty() && next(3) > 0 { sharp[next(sharp.len())] } else { moves[next(moves.len())] };
-                pos.play_unchecked(m);
-            }
-        }
+        // Random games to their ends, with full hands, promoted pieces and
+        // bare Kings along the way.
+        let checked = super::super::kinds::check_same_sums(&OLYMPIC, &[OLYMPIC.start_fen], 200, 200, evaluate);
         assert!(checked > 10_000, "{checked}");
     }
 }
