@@ -47,7 +47,7 @@ fn fixed() -> &'static Fixed {
 /// The evaluation of an Alapawn position for the side to move.
 pub(super) fn evaluate(pos: &Position) -> i32 {
     let fixed = fixed();
-    let t = tuned::of(pos.variant()).expect("Alapawn has fitted terms");
+    let t = &tuned::ALAPAWN;
     let spans = spans();
     let occ = pos.occupied();
     let kinds = chess_kinds(pos);

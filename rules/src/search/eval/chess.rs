@@ -56,7 +56,7 @@ fn fixed() -> &'static Fixed {
 /// The evaluation of a chess position for the side to move.
 pub(super) fn evaluate(pos: &Position) -> i32 {
     let fixed = fixed();
-    let t = tuned::of(pos.variant()).expect("chess has fitted terms");
+    let t = &tuned::CHESS;
     let at = tables();
     let spans = spans();
     let occ = pos.occupied();

@@ -66,7 +66,7 @@ fn fixed() -> &'static Fixed {
 /// The evaluation of an Olympic position for the side to move.
 pub(super) fn evaluate(pos: &Position) -> i32 {
     let fixed = fixed();
-    let t = tuned::of(pos.variant()).expect("Olympic has fitted terms");
+    let t = &tuned::OLYMPIC;
     let at = tables();
     let spans = spans();
     let occ = pos.occupied();
