@@ -170,4 +170,77 @@ mod tests {
         let checked = super::super::kinds::check_same_sums(&OLYMPIC, &[OLYMPIC.start_fen], 200, 200, evaluate);
         assert!(checked > 10_000, "{checked}");
     }
+
+    /// `fen` turned half round with the colours swapped: Olympic's armies
+    /// face each other that way (O1), so the position is the same to the
+    /// side to move.
+    fn turned(fen: &str) -> String {
+        let f: Vec<&str> = fen.split_whitespace().collect();
+        let (board, hand) = f[0].split_once('[').unwrap_or((f[0], "]"));
+        let mut cells: Vec<String> = Vec::new();
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        let mut chars = board.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '/' => rows.push(std::mem::take(&mut cells)),
+                '1'..='9' => cells.extend((0..c.to_digit(10).unwrap()).map(|_| "1".to_string())),
+                '+' => cells.push(format!("+{}", chars.next().unwrap())),
+                _ => cells.push(c.to_string()),
+            }
+        }
+        rows.push(cells);
+        let swap = |t: &str| -> String {
+            t.chars()
+                .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
+                .collect()
+        };
+        let row = |cells: &Vec<String>| {
+            let mut out = String::new();
+            let mut empty = 0;
+            for c in cells.iter().rev() {
+                if c == "1" {
+                    empty += 1;
+                    continue;
+                }
+                if empty > 0 {
+                    out += &empty.to_string();
+                    empty = 0;
+                }
+                out += &swap(c);
+            }
+            if empty > 0 {
+                out += &empty.to_string();
+            }
+            out
+        };
+        let board: Vec<String> = rows.iter().rev().map(row).collect();
+        let turn = if f[1] == "w" { "b" } else { "w" };
+        format!("{}[{} {turn} {} {} {} {}", board.join("/"), swap(hand), f[2], f[3], f[4], f[5])
+    }
+
+    #[test]
+    fn both_armies_are_seen_alike() {
+        // A position and the same one turned half round with the colours
+        // swapped are worth the same to the side to move, over random games.
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut checked = 0;
+        for _ in 0..100 {
+            let mut pos = Position::new(&OLYMPIC);
+            for _ in 0..80 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+                let fen = pos.fen();
+                let other = Position::from_fen(&OLYMPIC, &turned(&fen)).unwrap();
+                assert_eq!(evaluate(&pos), evaluate(&other), "{fen} against {}", turned(&fen));
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000);
+    }
 }
