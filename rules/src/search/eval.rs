@@ -411,14 +411,7 @@ impl Census {
 
     #[inline]
     fn count(&mut self, sq: Square, side: usize, moves: Powers) {
-        self.pieces[side] += 1;
-        self.squares[side] |= sq.bb();
-        if moves == Powers::BISHOP {
-            self.bishops[side] += 1;
-        }
-        if moves.contains(Powers::ROOK) {
-            self.rooks[side] |= sq.bb();
-        }
+        self.count_all(side, sq.bb(), moves == Powers::BISHOP, moves.contains(Powers::ROOK));
     }
 }
 

@@ -97,10 +97,7 @@ impl Reach {
     /// A piece of `kind` on `sq` of side `side` attacks `attacks`.
     #[inline]
     pub(super) fn add(&mut self, side: usize, kind: usize, sq: Square, attacks: Bitboard) {
-        self.twice[side] |= self.all[side] & attacks;
-        self.all[side] |= attacks;
-        self.by_kind[side][kind] |= attacks;
-        self.placed[side][kind] |= sq.bb();
+        self.add_all(side, kind, sq.bb(), attacks);
     }
 
     /// Pieces of `kind` on `placed` attack `attacks` between them, none

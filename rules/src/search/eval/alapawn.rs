@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::kinds::{KING, KNIGHT, PAWN, PHASE, chess_attacks, chess_kinds};
+use super::kinds::{KING, KNIGHT, PAWN, PHASE, blend, chess_attacks, chess_kinds};
 use super::{PASSED, off_centre_of, spans};
 use crate::position::Position;
 use crate::search::tuned;
@@ -96,12 +96,7 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
         score[side] = sum;
         fitted[side] = [mg, eg];
     }
-    let phase = material.min(24);
-    for side in 0..2 {
-        score[side] += (fitted[side][0] * phase + fitted[side][1] * (24 - phase)) / 24;
-    }
-    let us = pos.turn().index();
-    score[us] - score[1 - us]
+    blend(pos, score, fitted, material.min(24))
 }
 
 #[cfg(test)]

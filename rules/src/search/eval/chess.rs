@@ -8,7 +8,7 @@
 
 use std::sync::LazyLock;
 
-use super::kinds::{BISHOP, KING, KNIGHT, PAWN, PHASE, QUEEN, ROOK, chess_attacks, chess_kinds, near};
+use super::kinds::{BISHOP, KING, KNIGHT, PAWN, PHASE, QUEEN, ROOK, blend, chess_attacks, chess_kinds, near};
 use super::{Census, PASSED, board_game_terms, off_centre_of, spans};
 use crate::attacks::tables;
 use crate::position::Position;
@@ -91,16 +91,9 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
                 score[side] += fixed.passed[i];
             }
         }
-        let (west, east) = {
-            let p = pawns[side];
-            let not_a = p & !Bitboard::file(0);
-            let not_h = p & !Bitboard::file(7);
-            if side == 0 {
-                (Bitboard(not_a.0 << 7), Bitboard(not_h.0 << 9))
-            } else {
-                (Bitboard(not_a.0 >> 9), Bitboard(not_h.0 >> 7))
-            }
-        };
+        let color = if side == 0 { Color::White } else { Color::Black };
+        let west = (pawns[side] & !Bitboard::file(0)).forward(color).shift(-1);
+        let east = (pawns[side] & !Bitboard::file(7)).forward(color).shift(1);
         let pawn_attacks = west | east;
         census.pawn_guard(side, pawn_attacks);
         reach.twice[side] |= west & east;
@@ -141,14 +134,11 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
     }
     board_game_terms(pos, &pawns, royal, &census, &mut score);
     let terms = threats::terms(pos, &reach, &zone);
-    let phase = material.min(24);
     for side in 0..2 {
-        let mg = fitted[side][0] + terms[side][0];
-        let eg = fitted[side][1] + terms[side][1];
-        score[side] += (mg * phase + eg * (24 - phase)) / 24;
+        fitted[side][0] += terms[side][0];
+        fitted[side][1] += terms[side][1];
     }
-    let us = pos.turn().index();
-    score[us] - score[1 - us]
+    blend(pos, score, fitted, material.min(24))
 }
 
 #[cfg(test)]

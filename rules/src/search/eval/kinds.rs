@@ -23,7 +23,7 @@ pub(super) const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
 
 /// The squares of each of chess's kinds, from the boards by power: a Queen
 /// is on the Bishop's and the Rook's.
-#[inline]
+#[inline(always)]
 pub(super) fn chess_kinds(pos: &Position) -> [Bitboard; 6] {
     let diagonal = pos.power(Power::Bishop);
     let straight = pos.power(Power::Rook);
@@ -39,7 +39,7 @@ pub(super) fn chess_kinds(pos: &Position) -> [Bitboard; 6] {
 
 /// The squares a piece of chess's `kind` (not a pawn) on `sq` attacks on an
 /// 8x8 board with `occ` occupied.
-#[inline]
+#[inline(always)]
 pub(super) fn chess_attacks(kind: usize, sq: Square, occ: Bitboard) -> Bitboard {
     let at = tables();
     match kind {
@@ -49,6 +49,18 @@ pub(super) fn chess_attacks(kind: usize, sq: Square, occ: Bitboard) -> Bitboard 
         QUEEN => at.bishop(sq, occ) | at.rook(sq, occ),
         _ => at.king(sq),
     }
+}
+
+/// The evaluation for the side to move from each side's hand-set `score`
+/// and fitted middlegame and ending sums, blended by `phase` (0-24, 24 a
+/// full middlegame).
+#[inline]
+pub(super) fn blend(pos: &Position, mut score: [i32; 2], fitted: [[i32; 2]; 2], phase: i32) -> i32 {
+    for side in 0..2 {
+        score[side] += (fitted[side][0] * phase + fitted[side][1] * (24 - phase)) / 24;
+    }
+    let us = pos.turn().index();
+    score[us] - score[1 - us]
 }
 
 /// The squares of `within` at most two steps from each square.

@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use super::kinds::near;
+use super::kinds::{blend, near};
 use super::{PASSED, off_centre_of, spans};
 use crate::attacks::tables;
 use crate::piece::Power;
@@ -150,12 +150,9 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
         }
     }
     let terms = drop_threats::terms(pos, &reach, &zone, &held, pressing);
-    // Olympic's tables have no ending to blend towards.
-    for side in 0..2 {
-        score[side] += fitted[side] + terms[side];
-    }
-    let us = pos.turn().index();
-    score[us] - score[1 - us]
+    // Olympic's tables have no ending to blend towards: all middlegame.
+    let fitted = [0, 1].map(|side| [fitted[side] + terms[side], 0]);
+    blend(pos, score, fitted, 24)
 }
 
 #[cfg(test)]
