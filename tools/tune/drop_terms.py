@@ -25,12 +25,16 @@ NAMES = (
     + [f"drop_check_{k}" for k in KINDS]
     + [f"move_check_{k}" for k in KINDS]
     + ["hand_zone", "danger2", "defenders", "flight", "hanging", "pawn_threat", "minor_threat", "attacked"]
-    + ["pressure"]
+    + ["pressure", "tempo_held"]
 )
 # danger2 and pressure (the hand-set term for pressure on the King, which
 # the fit may scale) count in sixteenths.
 SIXTEENTHS = [NAMES.index("danger2"), NAMES.index("pressure")]
 WIDTH = HEIGHT = 5
+# Rough worth of pawn, silver, gold, bishop, rook, and of both whole armies
+# (rules/src/search/drop_threats.rs).
+WORTH = [1, 3, 4, 4, 5]
+ARMIES = 2 * sum(WORTH)
 BOARD = sum(1 << (r * 8 + f) for r in range(HEIGHT) for f in range(WIDTH))
 
 
@@ -122,6 +126,7 @@ def features(fen):
         them = 1 - us
         f = dict.fromkeys(NAMES, 0)
         f["tempo"] = int(white_to_move == (us == 0))
+        f["tempo_held"] = min(sum(hands[us]), 3) if f["tempo"] else 0
         hit = allb[us]
         if placed[them][KING]:
             k = next(squares(placed[them][KING]))
@@ -167,7 +172,11 @@ def features(fen):
         f["minor_threat"] = count((placed[them][3] | placed[them][4]) & (by_kind[us][1] | by_kind[us][2]))
         f["attacked"] = count(pieces & hit)
         counts.append(f)
-    return [counts[0][n] - counts[1][n] for n in NAMES]
+    # As the engine: a position with less than both whole armies (set up,
+    # never reached in a game) counts the terms for that much less.
+    material = sum(WORTH[kind] * (count(placed[side][kind]) + hands[side][kind]) for side in range(2) for kind in range(5))
+    share = min(1.0, material / ARMIES)
+    return [(counts[0][n] - counts[1][n]) * share for n in NAMES]
 
 
 def main():

@@ -3,8 +3,10 @@
 //! attacked twice; safe checks by a drop and by a move, by kind; pieces in
 //! hand against its weak squares, and a square of all of it, since an
 //! attack grows faster than its parts), the King's defenders and flight
-//! squares, and threats to pieces. Each is a count per side, weighed by
-//! tools/tune/drop_terms.py against Fairy-Stockfish's evaluation.
+//! squares, threats to pieces, and the pieces the side to move holds. Each
+//! is a count per side, weighed by tools/tune/drop_terms.py against
+//! Fairy-Stockfish's evaluation and by tools/tune/outcome_fit.py against
+//! the results of games.
 
 use super::threats::{KING, PAWN, Reach};
 use crate::position::Position;
@@ -44,8 +46,18 @@ mod term {
     /// The hand-set term for pieces pressing on the enemy King
     /// ([`super::super::eval`]), which the fit may scale (in sixteenths).
     pub const PRESSURE: usize = 22;
-    pub const COUNT: usize = 23;
+    /// The pieces the side to move holds, up to three: a move that can
+    /// drop one at once (fitted to game results, tools/tune/outcome_fit.py).
+    pub const TEMPO_HELD: usize = 23;
+    pub const COUNT: usize = 24;
 }
+
+/// Rough worth of each kind (pawn, silver, gold, bishop, rook), and of
+/// both full armies (O1). Captured pieces come back as drops, so in a game
+/// from the start position every piece is always on the board or in a hand
+/// (a promoted one counts as a Gold, worth more).
+const WORTH: [i32; 5] = [1, 3, 4, 4, 5];
+const ARMIES: i32 = 2 * (1 + 3 + 4 + 4 + 5);
 
 /// The weights of the terms, in centipawns.
 static WEIGHTS: [i16; term::COUNT] = include!("drop_threats_weights.rs");
@@ -61,6 +73,13 @@ pub(super) fn terms(
     pressure: [i32; 2],
 ) -> [i32; 2] {
     let mut out = [0i32; 2];
+    // The terms were fitted on games, where both armies are always whole:
+    // a position set up with less (a bare ending) has less to attack or
+    // defend with, and the terms count for that much less.
+    let material: i32 = (0..2)
+        .flat_map(|side| (0..5).map(move |kind| (side, kind)))
+        .map(|(side, kind)| WORTH[kind] * (reach.placed[side][kind].count() as i32 + held[side][kind]))
+        .sum();
     let occ = pos.occupied();
     let empty = pos.mask & !occ;
     for us in 0..2 {
@@ -71,6 +90,7 @@ pub(super) fn terms(
         let hit = reach.all[us];
         if pos.turn() == color {
             f[term::TEMPO] = 1;
+            f[term::TEMPO_HELD] = held[us].iter().sum::<i32>().min(3);
         }
         if let Some(k) = reach.placed[them][KING].first() {
             let near = zone[them];
@@ -116,6 +136,9 @@ pub(super) fn terms(
         let weighed = |i: usize| f[i] * i32::from(WEIGHTS[i]);
         let sum: i32 = (0..term::COUNT).filter(|&i| i != term::DANGER2 && i != term::PRESSURE).map(weighed).sum();
         out[us] = sum + (weighed(term::DANGER2) + weighed(term::PRESSURE)) / 16;
+        if material < ARMIES {
+            out[us] = out[us] * material / ARMIES;
+        }
     }
     out
 }
