@@ -30,6 +30,8 @@ KINDS = 6
 TABLES = KINDS * 25
 HAND = 5
 TERMS = len(drop_terms.NAMES)
+# The counted terms as the engine weighs them: two count in sixteenths.
+SCALE = [1 / 16 if i in drop_terms.SIXTEENTHS else 1 for i in range(TERMS)]
 # Lopsided positions say little that the material does not.
 LOPSIDED = 1500
 
@@ -44,8 +46,7 @@ def features(fen):
         x[kind * 25 + INDEX[at]] += sign
     for kind, sign in pos.hands():
         x[TABLES + kind] += sign
-    scale = [1 / 16 if i in drop_terms.SIXTEENTHS else 1 for i in range(TERMS)]
-    x[TABLES + HAND:] = [n * s for n, s in zip(drop_terms.features(fen), scale)]
+    x[TABLES + HAND:] = [n * s for n, s in zip(drop_terms.features(fen), SCALE)]
     return x
 
 

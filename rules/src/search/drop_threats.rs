@@ -57,7 +57,14 @@ mod term {
 /// from the start position every piece is always on the board or in a hand
 /// (a promoted one counts as a Gold, worth more).
 const WORTH: [i32; 5] = [1, 3, 4, 4, 5];
-const ARMIES: i32 = 2 * (1 + 3 + 4 + 4 + 5);
+const ARMIES: i32 = {
+    let (mut sum, mut kind) = (0, 0);
+    while kind < WORTH.len() {
+        sum += WORTH[kind];
+        kind += 1;
+    }
+    2 * sum
+};
 
 /// The weights of the terms, in centipawns.
 static WEIGHTS: [i16; term::COUNT] = include!("drop_threats_weights.rs");
@@ -76,9 +83,11 @@ pub(super) fn terms(
     // The terms were fitted on games, where both armies are always whole:
     // a position set up with less (a bare ending) has less to attack or
     // defend with, and the terms count for that much less.
-    let material: i32 = (0..2)
-        .flat_map(|side| (0..5).map(move |kind| (side, kind)))
-        .map(|(side, kind)| WORTH[kind] * (reach.placed[side][kind].count() as i32 + held[side][kind]))
+    let material: i32 = (0..5)
+        .map(|kind| {
+            let placed = (reach.placed[0][kind] | reach.placed[1][kind]).count() as i32;
+            WORTH[kind] * (placed + held[0][kind] + held[1][kind])
+        })
         .sum();
     let occ = pos.occupied();
     let empty = pos.mask & !occ;

@@ -1207,6 +1207,31 @@ fn from_table(score: i32, ply: i32) -> i32 {
     }
 }
 
+/// Plays `games` seeded random games of `variant` from its start, each to
+/// its end or `plies` moves, and shows `visit` every position a move
+/// reaches (the tests' source of varied positions).
+#[cfg(test)]
+fn random_games(
+    variant: &'static crate::Variant,
+    games: usize,
+    plies: usize,
+    seed: u64,
+    mut visit: impl FnMut(&Position),
+) {
+    let mut dice = levels::Dice(seed);
+    for _ in 0..games {
+        let mut pos = Position::new(variant);
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[dice.roll(moves.len() as u64) as usize]);
+            visit(&pos);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -330,26 +330,13 @@ mod tests {
         // its mirror image (colours swapped) are worth the same to the side
         // to move. Positions from seeded random games, where the terms'
         // patterns (threats, checks, passed pawns) arise along the way.
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
         let mut checked = 0;
-        for _ in 0..40 {
-            let mut pos = Position::from_fen(&CHESS, CHESS.start_fen).unwrap();
-            for _ in 0..60 {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let m = moves[(seed % moves.len() as u64) as usize];
-                pos.play_unchecked(m);
-                let fen = pos.fen();
-                let other = Position::from_fen(&CHESS, &mirrored(&fen)).unwrap();
-                assert_eq!(super::super::evaluate(&pos), super::super::evaluate(&other), "{fen}");
-                checked += 1;
-            }
-        }
+        super::super::random_games(&CHESS, 40, 60, 0x2545_F491_4F6C_DD1D, |pos| {
+            let fen = pos.fen();
+            let other = Position::from_fen(&CHESS, &mirrored(&fen)).unwrap();
+            assert_eq!(super::super::evaluate(pos), super::super::evaluate(&other), "{fen}");
+            checked += 1;
+        });
         assert!(checked > 1000);
     }
 

@@ -87,13 +87,8 @@ pub(super) fn check_same_sums(
 ) -> usize {
     use super::{Values, evaluate_any, is_noisy};
     use crate::moves::Move;
-    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut dice = crate::search::levels::Dice(0x9E37_79B9_7F4A_7C15);
+    let mut next = |n: usize| dice.roll(n as u64) as usize;
     let mut values = Values::new();
     let mut checked = 0;
     for game in 0..games {

@@ -219,25 +219,13 @@ mod tests {
     fn both_armies_are_seen_alike() {
         // A position and the same one turned half round with the colours
         // swapped are worth the same to the side to move, over random games.
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
         let mut checked = 0;
-        for _ in 0..100 {
-            let mut pos = Position::new(&OLYMPIC);
-            for _ in 0..80 {
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
-                let fen = pos.fen();
-                let other = Position::from_fen(&OLYMPIC, &turned(&fen)).unwrap();
-                assert_eq!(evaluate(&pos), evaluate(&other), "{fen} against {}", turned(&fen));
-                checked += 1;
-            }
-        }
+        crate::search::random_games(&OLYMPIC, 100, 80, 0x2545_F491_4F6C_DD1D, |pos| {
+            let fen = pos.fen();
+            let other = Position::from_fen(&OLYMPIC, &turned(&fen)).unwrap();
+            assert_eq!(evaluate(pos), evaluate(&other), "{fen} against {}", turned(&fen));
+            checked += 1;
+        });
         assert!(checked > 1000);
     }
 }
