@@ -506,7 +506,9 @@ impl Engine {
             depth += 1;
         }
         if depth <= 0 {
-            return self.quiesce(pos, ply, alpha, beta, 0, Some(in_check));
+            // The node is counted already: the quiescence search goes on from
+            // here.
+            return self.quiesce_entered(pos, ply, alpha, beta, 0, Some(in_check));
         }
         let slot = self.slot(hash);
         let entry = self.table[slot];
@@ -834,6 +836,20 @@ impl Engine {
         if let Some(score) = self.enter(pos, ply as i32) {
             return score;
         }
+        self.quiesce_entered(pos, ply, alpha, beta, qply, in_check)
+    }
+
+    /// [`Engine::quiesce`] at a node already counted and checked for time
+    /// ([`Engine::enter`]): a main-search node whose depth ran out.
+    fn quiesce_entered(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        qply: u32,
+        in_check: Option<bool>,
+    ) -> i32 {
         self.seldepth = self.seldepth.max(ply);
         let hash = pos.hash();
         let slot = self.slot(hash);
