@@ -35,6 +35,12 @@ use crate::position::Position;
 use crate::types::Color;
 use crate::variant::{Goal, Repetition};
 
+/// `eval` as [`Entry::eval`] keeps it.
+#[inline]
+fn eval_entry(eval: i32) -> i16 {
+    i16::try_from(eval).ok().filter(|&e| e != NO_EVAL).unwrap_or(NO_EVAL)
+}
+
 /// Score of a won position, minus the plies to reach it.
 pub const MATE: i32 = 1_000_000;
 const INF: i32 = MATE + 1;
@@ -117,16 +123,34 @@ pub fn best_move(pos: &Position, limit: Duration, max_depth: u32) -> Option<Foun
     Engine::new(16).search(pos, Limits::new(limit, max_depth))
 }
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Entry {
     key: u64,
     best: Option<Move>,
     score: i32,
+    /// The position's static evaluation, or [`NO_EVAL`] (in check, or too
+    /// large for the field): the evaluation costs more than a table probe.
+    eval: i16,
     depth: i8,
     bound: Bound,
 }
 
+/// [`Entry::eval`] of an entry without an evaluation.
+const NO_EVAL: i16 = i16::MIN;
+
+impl Default for Entry {
+    fn default() -> Entry {
+        Entry { key: 0, best: None, score: 0, eval: NO_EVAL, depth: 0, bound: Bound::Exact }
+    }
+}
+
 impl Entry {
+    /// The static evaluation kept with the entry.
+    #[inline]
+    fn eval(&self) -> Option<i32> {
+        (self.eval != NO_EVAL).then_some(i32::from(self.eval))
+    }
+
     /// The entry's score at `ply` if its bound settles the window
     /// (`alpha`, `beta`): an exact score, a lower bound at or above beta,
     /// an upper bound at or below alpha.
@@ -546,7 +570,11 @@ impl Engine {
         let Frame { moves, scored } = frame;
         moves.clear();
         scored.clear();
-        let static_eval = if in_check { -INF } else { self.evaluate(pos) };
+        let static_eval = match tt.and_then(|e| e.eval()) {
+            _ if in_check => -INF,
+            Some(eval) => eval,
+            None => self.evaluate(pos),
+        };
         self.static_evals[ply] = static_eval;
         // Better than two plies ago, when this side was last to move (or no
         // way to tell): lines that are getting worse deserve less effort.
@@ -745,6 +773,7 @@ impl Engine {
                 key: hash,
                 best: Some(best_move),
                 score: to_table(best, ply as i32),
+                eval: if in_check { NO_EVAL } else { eval_entry(static_eval) },
                 depth: depth.min(127) as i8,
                 bound,
             };
@@ -855,15 +884,18 @@ impl Engine {
         let slot = self.slot(hash);
         let entry = self.table[slot];
         let mut tt_move = None;
+        let mut known = None;
         if entry.key == hash {
             tt_move = entry.best;
             if let Some(s) = entry.cutoff(ply, alpha, beta) {
                 return s;
             }
+            known = entry.eval();
         }
         let in_check = in_check.unwrap_or_else(|| pos.is_check());
+        let stand = known.unwrap_or_else(|| self.evaluate(pos));
         let mut frame = self.take_frame(ply);
-        let (score, best) = self.quiesce_moves(pos, ply, alpha, beta, qply, tt_move, in_check, &mut frame);
+        let (score, best) = self.quiesce_moves(pos, ply, alpha, beta, qply, tt_move, in_check, stand, &mut frame);
         self.frames[ply] = Some(frame);
         // Kept unless the slot holds a searched position: a quiescence score
         // is worth less than any of those.
@@ -877,7 +909,8 @@ impl Engine {
                 Bound::Upper
             };
             let best = best.or(tt_move);
-            self.table[slot] = Entry { key: hash, best, score: to_table(score, ply as i32), depth: 0, bound };
+            let score = to_table(score, ply as i32);
+            self.table[slot] = Entry { key: hash, best, score, eval: eval_entry(stand), depth: 0, bound };
         }
         score
     }
@@ -892,6 +925,7 @@ impl Engine {
         qply: u32,
         tt_move: Option<Move>,
         in_check: bool,
+        stand: i32,
         frame: &mut Frame,
     ) -> (i32, Option<Move>) {
         let Frame { moves, scored } = frame;
@@ -908,7 +942,6 @@ impl Engine {
                 return (no_moves(pos, in_check, ply as i32), None);
             }
         }
-        let stand = self.evaluate(pos);
         if !in_check {
             if stand >= beta {
                 return (stand, None);
