@@ -53,6 +53,27 @@ impl Types {
         Some((kind * 64 + m.to().index()) as Key)
     }
 
+    /// [`Types::key`] for a run of moves of one position: `last` remembers
+    /// the square the previous move came from and its piece's kind (a
+    /// generator lists each piece's moves together). Start it at
+    /// [`Types::NO_LAST`].
+    #[inline]
+    pub(super) fn key_in_run(&mut self, pos: &Position, m: &Move, last: &mut (u8, u8)) -> Option<Key> {
+        let from = match *m {
+            Move::Normal { from, .. } | Move::EnPassant { from, .. } | Move::Castle { king: from, .. } => from,
+            _ => return self.key(pos, m),
+        };
+        let sq = from.index() as u8;
+        if last.0 != sq {
+            let p = pos.piece_at(from)?;
+            *last = (sq, self.kind(pos, p.powers, p.royal) as u8);
+        }
+        Some((usize::from(last.1) * 64 + m.to().index()) as Key)
+    }
+
+    /// The start of [`Types::key_in_run`]'s memory: no square.
+    pub(super) const NO_LAST: (u8, u8) = (u8::MAX, 0);
+
     #[inline]
     fn kind(&mut self, pos: &Position, powers: Powers, royal: bool) -> usize {
         let bits = powers.bits() | u32::from(royal) << 31;

@@ -1065,6 +1065,7 @@ impl Engine {
         let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
         let side = pos.turn().index();
         let before = self.before(ply);
+        let mut last = history::Types::NO_LAST;
         for &m in moves {
             let s = if Some(m) == tt_move {
                 order::TABLE_MOVE
@@ -1087,7 +1088,7 @@ impl Engine {
             } else if killers[1] == Some(m) {
                 order::KILLER - 1
             } else {
-                self.types.key(pos, &m).map_or(0, |k| self.history.score(side, k, before))
+                self.types.key_in_run(pos, &m, &mut last).map_or(0, |k| self.history.score(side, k, before))
             };
             scored.push(s, m);
         }
