@@ -224,6 +224,21 @@ fn white_repeats_against_a_perpetual_check_o6() {
     assert_eq!(game.outcome().and_then(|o| o.winner), Some(kibitz_rules::Color::White));
 }
 
+/// Each position visited counts once: a one-ply search of a position whose
+/// moves lead to positions without a capture, a check or a promotion visits
+/// the root and one position for each legal move, whose quiescence search
+/// stands pat (the node where the depth runs out is not counted again).
+/// The first move tried (the King's step to g7, the first generated) is the
+/// best, the most central, so no other needs a second, wider search.
+#[test]
+fn every_position_visited_counts_once() {
+    let pos = Position::from_fen(Variant::by_id("chess").unwrap(), "7K/8/8/3p4/3P4/8/8/k7 w - - 0 1").unwrap();
+    assert_eq!(pos.legal_moves().len(), 3);
+    let found = Engine::new(1).search(&pos, Limits::new(Duration::from_secs(60), 1)).unwrap();
+    assert_eq!((found.depth, pos.canonical(&found.best).as_str()), (1, "h8g7"));
+    assert_eq!(found.nodes, 1 + 3, "{found:?}");
+}
+
 /// A node limit and a depth limit end the search where they say.
 #[test]
 fn searches_keep_the_node_and_depth_limits() {
