@@ -273,6 +273,13 @@ impl Command {
                 | Command::Play { .. }
                 | Command::Analyse { .. }
                 | Command::Review { .. }
+                | Command::Bench {
+                    what: BenchTarget::Search
+                        | BenchTarget::Perft
+                        | BenchTarget::Review
+                        | BenchTarget::Render
+                        | BenchTarget::Gif { .. }
+                }
         )
     }
 }

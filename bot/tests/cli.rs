@@ -357,21 +357,25 @@ fn the_console_plays_on_postgres_when_the_environment_names_it() {
     assert_eq!(moves, ["e2e4", "e7e5"]);
 }
 
-/// A listing cut short by its reader (`kibitz perft --divide ... | head -1`)
-/// ends quietly, not with a panic about a broken pipe.
+/// A listing cut short by its reader (`kibitz perft --divide ... | head -1`,
+/// `kibitz bench search | head -2`) ends quietly, not with a panic about a
+/// broken pipe.
 #[test]
 fn a_listing_cut_short_ends_quietly() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kibitz"))
-        .args(["perft", "--variant", "chess", "--divide", "4"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("kibitz runs");
-    // The reader goes before the first line is written (perft takes a while).
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+    for args in [&["perft", "--variant", "chess", "--divide", "4"][..], &["bench", "search"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kibitz"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("kibitz runs");
+        // The reader goes before the first line is written (both take a
+        // while to find it).
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{args:?}: {err}");
+    }
 }
 
 /// `kibitz review` at a fixed depth (the verdicts then do not depend on the
