@@ -114,6 +114,11 @@ def fit_correction(x, r, e, hx, hr, he, ridge):
     return w
 
 
+def read_weights(path):
+    """The counted terms' weights in use, in the file's order."""
+    return np.array([int(v) for v in re.findall(r"-?\d+", open(path).read())], dtype=float)
+
+
 def olympic(train, held, tables, weights, ridge):
     w = fit_correction(*read(train, features), *read(held, features), ridge)
     print("in hand:", np.round(w[TABLES:TABLES + HAND]).astype(int))
@@ -124,9 +129,9 @@ def olympic(train, held, tables, weights, ridge):
         for sq, i in INDEX.items():
             pst[kind, :, sq] += w[kind * 25 + i]
     fit.write_tables(tables, "OLYMPIC", pst, mobility, hand + w[TABLES:TABLES + HAND], fit.Olympic)
-    now = np.array([int(v) for v in re.findall(r"-?\d+", open(weights).read())], dtype=float)
+    new = read_weights(weights) + w[TABLES + HAND:]
     with open(weights, "w") as out:
-        out.write("[" + ", ".join(str(round(v)) for v in now + w[TABLES + HAND:]) + "]\n")
+        out.write("[" + ", ".join(str(round(v)) for v in new) + "]\n")
 
 
 def chess(train, held, tables, weights, ridge):
@@ -141,8 +146,7 @@ def chess(train, held, tables, weights, ridge):
         pst[kind, 0, :] += w[2 * kind]
         pst[kind, 1, :] += w[2 * kind + 1]
     fit.write_tables(tables, "CHESS", pst, mobility, hand, fit.Chess)
-    now = np.array([int(v) for v in re.findall(r"-?\d+", open(weights).read())], dtype=float)
-    new = now + w[2 * CHESS_KINDS:]
+    new = read_weights(weights) + w[2 * CHESS_KINDS:]
     with open(weights, "w") as out:
         out.write("[" + ", ".join(f"[{round(new[2 * i])}, {round(new[2 * i + 1])}]" for i in range(CHESS_TERMS)) + "]\n")
 

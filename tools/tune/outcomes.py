@@ -1,5 +1,5 @@
-"""Positions for fitting Olympic's evaluation to game results (see
-outcome_fit.py): Fairy-Stockfish (with tests/fsf/variants.ini) plays itself
+"""Positions for fitting an evaluation (Olympic's, chess's) to game results
+(see outcome_fit.py): Fairy-Stockfish (with tests/fsf/variants.ini) plays itself
 at a few hundred to a few thousand nodes a move from random openings, now
 and then a random move; every quiet position (not in check, no capture of a
 piece worth as much as the capturer on offer) of a game that ends is
@@ -7,7 +7,7 @@ written with the game's result for White (1, 1/2 or 0) and Kibitz's static
 evaluation from White's side in centipawns. The whole game is played from
 its start, so that repetitions (O6) end it as the rules say.
 
-    python3 outcomes.py olympic FAIRY_STOCKFISH KIBITZ VARIANTS_INI SEED GAMES OUT.csv
+    python3 outcomes.py olympic|chess FAIRY_STOCKFISH KIBITZ VARIANTS_INI SEED GAMES OUT.csv
 """
 import random
 import sys

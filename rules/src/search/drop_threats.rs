@@ -83,7 +83,7 @@ pub(super) fn terms(
     // The terms were fitted on games, where both armies are always whole:
     // a position set up with less (a bare ending) has less to attack or
     // defend with, and the terms count for that much less.
-    let material: i32 = (0..5)
+    let material: i32 = (0..WORTH.len())
         .map(|kind| {
             let placed = (reach.placed[0][kind] | reach.placed[1][kind]).count() as i32;
             WORTH[kind] * (placed + held[0][kind] + held[1][kind])

@@ -35,12 +35,6 @@ use crate::position::Position;
 use crate::types::Color;
 use crate::variant::{Goal, Repetition};
 
-/// `eval` as [`Entry::eval`] keeps it.
-#[inline]
-fn eval_entry(eval: i32) -> i16 {
-    i16::try_from(eval).ok().filter(|&e| e != NO_EVAL).unwrap_or(NO_EVAL)
-}
-
 /// Score of a won position, minus the plies to reach it.
 pub const MATE: i32 = 1_000_000;
 const INF: i32 = MATE + 1;
@@ -137,6 +131,13 @@ struct Entry {
 
 /// [`Entry::eval`] of an entry without an evaluation.
 const NO_EVAL: i16 = i16::MIN;
+
+/// `eval` as [`Entry::eval`] keeps it: none for one beyond 16 bits (and for
+/// the `-INF` of a node in check).
+#[inline]
+fn eval_entry(eval: i32) -> i16 {
+    i16::try_from(eval).ok().filter(|&e| e != NO_EVAL).unwrap_or(NO_EVAL)
+}
 
 impl Default for Entry {
     fn default() -> Entry {
@@ -773,7 +774,7 @@ impl Engine {
                 key: hash,
                 best: Some(best_move),
                 score: to_table(best, ply as i32),
-                eval: if in_check { NO_EVAL } else { eval_entry(static_eval) },
+                eval: eval_entry(static_eval),
                 depth: depth.min(127) as i8,
                 bound,
             };
