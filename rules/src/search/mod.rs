@@ -662,7 +662,7 @@ impl Engine {
                 }
             }
         }
-        self.score_moves(pos, moves, tt_move, ply, scored);
+        self.score_moves(pos, moves, tt_move, ply, scored, true);
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_move = moves[0];
@@ -894,7 +894,9 @@ impl Engine {
             known = entry.eval();
         }
         let in_check = in_check.unwrap_or_else(|| pos.is_check());
-        let stand = known.unwrap_or_else(|| self.evaluate(pos));
+        // In check there is no standing pat: the evaluation waits until the
+        // depth runs out ([`Engine::quiesce_moves`]).
+        let stand = if in_check { -INF } else { known.unwrap_or_else(|| self.evaluate(pos)) };
         let mut frame = self.take_frame(ply);
         let (score, best) = self.quiesce_moves(pos, ply, alpha, beta, qply, tt_move, in_check, stand, &mut frame);
         self.frames[ply] = Some(frame);
@@ -950,7 +952,7 @@ impl Engine {
             alpha = alpha.max(stand);
         }
         if qply > 8 || ply >= MAX_PLY - 2 {
-            return (stand, None);
+            return (if in_check { self.evaluate(pos) } else { stand }, None);
         }
         // Out of check the moves are generated only once standing pat and
         // the depth have not settled the node.
@@ -969,7 +971,11 @@ impl Engine {
         if !in_check && !with_checks {
             moves.retain(|m| is_noisy(pos, m));
         }
-        self.score_moves(pos, moves, tt_move, ply, scored);
+        // Where only captures and promotions are searched and the losing
+        // captures are left out, a capture's exchange is worked out only
+        // when its turn comes: most nodes are cut before most captures.
+        let lazy = !in_check && !with_checks && pos.variant().goal != Goal::PawnRace;
+        self.score_moves(pos, moves, tt_move, ply, scored, !lazy);
         for i in 0..scored.len() {
             let m = scored.pick(i);
             let order = scored.score(i);
@@ -986,8 +992,8 @@ impl Engine {
                     continue;
                 }
                 // The ordering worked out whether it loses, unless it is
-                // the table's move.
-                let losing = if order == order::TABLE_MOVE {
+                // the table's move or the ordering left it to now.
+                let losing = if lazy || order == order::TABLE_MOVE {
                     self.losing_capture(pos, &m, victim)
                 } else {
                     order < order::PROMOTION
@@ -1054,7 +1060,9 @@ impl Engine {
     }
 
     /// The moves with their ordering scores, into `scored` (an out
-    /// parameter: returning so long a list would copy all of it).
+    /// parameter: returning so long a list would copy all of it). Without
+    /// `exchanges`, captures that promote nothing score as if none lost
+    /// material (the caller works that out as it comes to them).
     fn score_moves(
         &mut self,
         pos: &Position,
@@ -1062,6 +1070,7 @@ impl Engine {
         tt_move: Option<Move>,
         ply: usize,
         scored: &mut MoveScores,
+        exchanges: bool,
     ) {
         let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
         let side = pos.turn().index();
@@ -1076,7 +1085,8 @@ impl Engine {
                 // Captures that lose material come after the quiet moves
                 // (+35 +- 49 Elo in 100 games of chess), except where pieces
                 // drop (see the reduction without a table move).
-                let base = match self.losing_capture(pos, &m, v) {
+                let losing = (exchanges || promotes(&m)) && self.losing_capture(pos, &m, v);
+                let base = match losing {
                     false => order::CAPTURE,
                     true if pos.variant().drops => order::LOSING_DROPPING,
                     true => order::LOSING,
