@@ -13,6 +13,9 @@ mod alapawn;
 mod chess;
 mod kinds;
 mod olympic;
+mod pawns;
+
+use pawns::PawnTable;
 
 pub(super) fn promotes(m: &Move) -> bool {
     matches!(m, Move::Normal { promote, .. } if *promote != Promote::No)
@@ -122,17 +125,18 @@ fn off_centre_of(sq: Square, width: u8, height: u8) -> i32 {
 }
 
 /// Piece values by powers, remembered: a game asks for the same few sets
-/// of powers over and over.
+/// of powers over and over. And chess's pawn structures ([`pawns`]).
 pub(super) struct Values {
     variant: usize,
     slots: Vec<(u32, i32)>,
+    pawns: PawnTable,
 }
 
 impl Values {
     const SLOTS: usize = 512;
 
     pub(super) fn new() -> Values {
-        Values { variant: 0, slots: vec![(u32::MAX, 0); Self::SLOTS] }
+        Values { variant: 0, slots: vec![(u32::MAX, 0); Self::SLOTS], pawns: PawnTable::new() }
     }
 
     /// [`value`] of `powers` in `pos`'s variant.
@@ -171,7 +175,7 @@ pub fn evaluate(pos: &Position) -> i32 {
 pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
     let v = pos.variant();
     if std::ptr::eq(v, &crate::variant::CHESS) {
-        chess::evaluate(pos)
+        chess::evaluate(pos, &mut values.pawns)
     } else if std::ptr::eq(v, &crate::variant::OLYMPIC) {
         olympic::evaluate(pos)
     } else if std::ptr::eq(v, &crate::variant::ALAPAWN) {
@@ -307,6 +311,9 @@ fn evaluate_any(pos: &Position, values: &mut Values) -> i32 {
     }
     if chess_like {
         board_game_terms(pos, &pawns, royal, &census, &mut score);
+        for side in 0..2 {
+            score[side] += pawn_structure(pawns[side]);
+        }
     }
     if let Some(t) = tuned {
         // Pieces in hand by side and kind.
@@ -417,7 +424,8 @@ impl Census {
 
 /// Terms for the chess-like games without drops: the royal piece's shelter
 /// while pieces remain and its centralisation as they go, the bishop pair,
-/// doubled and isolated pawns, and rooks on open files.
+/// and rooks on open files (doubled and isolated pawns are
+/// [`pawn_structure`]'s).
 fn board_game_terms(
     pos: &Position,
     pawns: &[Bitboard; 2],
@@ -454,17 +462,22 @@ fn board_game_terms(
         if bishops[side] >= 2 {
             score[side] += 30;
         }
-        // By files, as the bits of a rank: a pawn beyond the first on its
-        // file is doubled, pawns with none on the files beside are isolated,
-        // and a file with a rook and no own pawn is half open or open.
+        // By files, as the bits of a rank: a file with a rook and no own
+        // pawn is half open or open.
         let own = files_of(pawns[side]);
-        score[side] -= 12 * (pawns[side].count() as i32 - own.count_ones() as i32);
-        let isolated = own & !((own << 1) | (own >> 1));
-        score[side] -= 10 * (pawns[side] & spread(isolated)).count() as i32;
         let open = files_of(rooks[side]) & !own;
         let theirs = files_of(pawns[1 - side]);
         score[side] += 20 * (open & !theirs).count_ones() as i32 + 10 * (open & theirs).count_ones() as i32;
     }
+}
+
+/// What [`board_game_terms`] leaves to the pawns alone: doubled pawns (a
+/// pawn beyond the first on its file) and isolated ones (none of its own
+/// on the files beside), for `pawns` (one side's).
+pub(super) fn pawn_structure(pawns: Bitboard) -> i32 {
+    let own = files_of(pawns);
+    let isolated = own & !((own << 1) | (own >> 1));
+    -12 * (pawns.count() as i32 - own.count_ones() as i32) - 10 * (pawns & spread(isolated)).count() as i32
 }
 
 /// The files `b` occupies, as the low bits of a number (file a the lowest).

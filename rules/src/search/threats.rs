@@ -183,6 +183,61 @@ const CENTRE_FILES: Bitboard = Bitboard(0x3C3C_3C3C_3C3C_3C3C);
 /// The terms' middlegame and ending sums for each side. `reach` must hold
 /// every piece, the Kings included.
 pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i32; 2]; 2] {
+    let pawns = [reach.placed[0][PAWN], reach.placed[1][PAWN]];
+    let guards = [reach.by_kind[0][PAWN], reach.by_kind[1][PAWN]];
+    let (mut out, passed) = pawn_terms(&pawns, &guards);
+    let rest = piece_terms(pos, reach, zone, &passed);
+    for side in 0..2 {
+        out[side][0] += rest[side][0];
+        out[side][1] += rest[side][1];
+    }
+    out
+}
+
+/// The terms of the pawns alone, by the squares each side's pawns stand on
+/// and attack: passed pawns by rank, connected pawns by rank, backward
+/// pawns. Their sums for each side, and the passed pawns (of ranks 2-7
+/// from their side), which [`piece_terms`] weighs by how free their way is.
+pub(super) fn pawn_terms(pawns: &[Bitboard; 2], guards: &[Bitboard; 2]) -> ([[i32; 2]; 2], [Bitboard; 2]) {
+    let mut out = [[0i32; 2]; 2];
+    let mut passed_by_side = [Bitboard::EMPTY; 2];
+    for us in 0..2 {
+        let them = 1 - us;
+        let color = if us == 0 { Color::White } else { Color::Black };
+        let mut f = Sum::default();
+        let pawns_here = pawns[us];
+        let their_pawns = pawns[them];
+        // For the pawns on ranks 1-6 from their side: passed (no enemy pawn
+        // ahead on its file or the files beside); connected (guarded by a
+        // pawn, or with one beside it); backward (its next square attacked
+        // by a pawn, and no own pawn on the files beside that is not ahead
+        // of it).
+        let back = |b: Bitboard| b.forward(!color);
+        let middle = pawns_here & MIDDLE_RANKS;
+        let passed = middle & !fill(back(their_pawns | sideways(their_pawns)), !color);
+        let connected = middle & (guards[us] | sideways(pawns_here));
+        let backward = middle & back(guards[them]) & !fill(sideways(pawns_here), color);
+        for sq in passed {
+            f.add(term::PASSED + relative_rank(sq, color) - 1, 1);
+        }
+        for sq in connected {
+            f.add(term::CONNECTED + relative_rank(sq, color) - 1, 1);
+        }
+        f.add(term::BACKWARD, backward.count() as i32);
+        out[us] = f.0;
+        passed_by_side[us] = passed;
+    }
+    (out, passed_by_side)
+}
+
+/// The terms besides [`pawn_terms`], `passed` being the passed pawns it
+/// found.
+pub(super) fn piece_terms(
+    pos: &Position,
+    reach: &Reach,
+    zone: &[Bitboard; 2],
+    passed: &[Bitboard; 2],
+) -> [[i32; 2]; 2] {
     let mut out = [[0i32; 2]; 2];
     let occ = pos.occupied();
     let spans = super::eval::spans();
@@ -197,33 +252,17 @@ pub(super) fn terms(pos: &Position, reach: &Reach, zone: &[Bitboard; 2]) -> [[i3
         if pos.turn() == color {
             f.add(term::TEMPO, 1);
         }
-        // The pawn terms, for the pawns on ranks 1-6 from their side, by
-        // sets: passed (no enemy pawn ahead on its file or the files
-        // beside), with its next square empty, and also unattacked;
-        // connected (guarded by a pawn, or with one beside it); backward
-        // (its next square attacked by a pawn, and no own pawn on the files
-        // beside that is not ahead of it).
+        // Passed pawns whose next square is empty, and those whose next
+        // square is also unattacked.
         let back = |b: Bitboard| b.forward(!color);
-        let middle = pawns & MIDDLE_RANKS;
-        let passed = middle & !fill(back(their_pawns | sideways(their_pawns)), !color);
-        let free = passed & back(!occ);
+        let free = passed[us] & back(!occ);
         let safe = free & back(!reach.all[them]);
-        let connected = middle & (reach.by_kind[us][PAWN] | sideways(pawns));
-        let backward = middle & back(reach.by_kind[them][PAWN]) & !fill(sideways(pawns), color);
-        for sq in passed {
-            let r = relative_rank(sq, color);
-            f.add(term::PASSED + r - 1, 1);
-            if free.has(sq) {
-                f.add(term::FREE + r - 1, 1);
-            }
-            if safe.has(sq) {
-                f.add(term::SAFE + r - 1, 1);
-            }
+        for sq in free {
+            f.add(term::FREE + relative_rank(sq, color) - 1, 1);
         }
-        for sq in connected {
-            f.add(term::CONNECTED + relative_rank(sq, color) - 1, 1);
+        for sq in safe {
+            f.add(term::SAFE + relative_rank(sq, color) - 1, 1);
         }
-        f.add(term::BACKWARD, backward.count() as i32);
         // Threats.
         let hit = reach.all[us];
         let unguarded = !reach.all[them];

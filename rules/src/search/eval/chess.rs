@@ -9,7 +9,8 @@
 use std::sync::LazyLock;
 
 use super::kinds::{BISHOP, KING, KNIGHT, PAWN, PHASE, QUEEN, ROOK, blend, chess_attacks, chess_kinds, near};
-use super::{Census, PASSED, board_game_terms, off_centre_of, spans};
+use super::pawns::{PawnEntry, PawnTable};
+use super::{Census, PASSED, board_game_terms, off_centre_of, pawn_structure, spans};
 use crate::attacks::tables;
 use crate::position::Position;
 use crate::search::threats::{self, Reach};
@@ -53,20 +54,66 @@ fn fixed() -> &'static Fixed {
     &FIXED
 }
 
-/// The evaluation of a chess position for the side to move.
-pub(super) fn evaluate(pos: &Position) -> i32 {
+/// A side's pawns' attacks: those of the pawns towards the a-file and
+/// towards the h-file (a square both reach is attacked by two pawns).
+#[inline]
+fn pawn_attacks(pawns: Bitboard, color: Color) -> (Bitboard, Bitboard) {
+    let west = (pawns & !Bitboard::file(0)).forward(color).shift(-1);
+    let east = (pawns & !Bitboard::file(7)).forward(color).shift(1);
+    (west, east)
+}
+
+/// What the pawns alone are worth: their squares, advance and passed
+/// pawns, doubled and isolated ones, and the fitted pawn terms
+/// ([`threats::pawn_terms`]).
+fn pawn_entry(pawns: [Bitboard; 2]) -> PawnEntry {
+    let fixed = fixed();
+    let t = &tuned::CHESS;
+    let spans = spans();
+    let mut score = [0i32; 2];
+    let mut fitted = [[0i32; 2]; 2];
+    let mut guards = [Bitboard::EMPTY; 2];
+    for side in 0..2 {
+        let them = 1 - side;
+        // Squares seen from the side's own end of the board.
+        let flip = if side == 0 { 0 } else { 56 };
+        for sq in pawns[side] {
+            let i = sq.index() ^ flip;
+            fitted[side][0] += i32::from(t.pst[PAWN][0][i]);
+            fitted[side][1] += i32::from(t.pst[PAWN][1][i]);
+            score[side] += fixed.base[PAWN][i];
+            if (spans[side][sq.index()] & pawns[them]).is_empty() {
+                score[side] += fixed.passed[i];
+            }
+        }
+        score[side] += pawn_structure(pawns[side]);
+        let color = if side == 0 { Color::White } else { Color::Black };
+        let (west, east) = pawn_attacks(pawns[side], color);
+        guards[side] = west | east;
+    }
+    let (terms, passed) = threats::pawn_terms(&pawns, &guards);
+    for side in 0..2 {
+        fitted[side][0] += terms[side][0];
+        fitted[side][1] += terms[side][1];
+    }
+    PawnEntry::new(pawns, score, fitted, passed)
+}
+
+/// The evaluation of a chess position for the side to move, with the pawn
+/// structures `table` remembers.
+pub(super) fn evaluate(pos: &Position, table: &mut PawnTable) -> i32 {
     let fixed = fixed();
     let t = &tuned::CHESS;
     let at = tables();
-    let spans = spans();
     let occ = pos.occupied();
     let kinds = chess_kinds(pos);
     let royal = [pos.royal_square(Color::White), pos.royal_square(Color::Black)];
     let sides = [pos.pieces_of(Color::White), pos.pieces_of(Color::Black)];
     let pawns = [kinds[PAWN] & sides[0], kinds[PAWN] & sides[1]];
     let zone = royal.map(|k| k.map_or(Bitboard::EMPTY, |k| at.king(k) | k.bb()));
-    let mut score = [0i32; 2];
-    let mut fitted = [[0i32; 2]; 2];
+    let entry = *table.entry(pos.variant(), pawns, pawn_entry);
+    let mut score = entry.score;
+    let mut fitted = entry.fitted;
     let mut material = 0;
     let mut census = Census::default();
     let mut reach = Reach::default();
@@ -82,18 +129,9 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
             i
         };
 
-        // Pawns: worth, advance, passed; their attacks all at once (a square
-        // both of a pawn's captures reach is attacked by two pawns).
-        for sq in pawns[side] {
-            let i = add_fitted(&mut fitted[side], PAWN, sq);
-            score[side] += fixed.base[PAWN][i];
-            if (spans[side][sq.index()] & pawns[them]).is_empty() {
-                score[side] += fixed.passed[i];
-            }
-        }
+        // The pawns' worth is the table's; their attacks all at once.
         let color = if side == 0 { Color::White } else { Color::Black };
-        let west = (pawns[side] & !Bitboard::file(0)).forward(color).shift(-1);
-        let east = (pawns[side] & !Bitboard::file(7)).forward(color).shift(1);
+        let (west, east) = pawn_attacks(pawns[side], color);
         let pawn_attacks = west | east;
         census.pawn_guard(side, pawn_attacks);
         reach.twice[side] |= west & east;
@@ -133,7 +171,7 @@ pub(super) fn evaluate(pos: &Position) -> i32 {
         }
     }
     board_game_terms(pos, &pawns, royal, &census, &mut score);
-    let terms = threats::terms(pos, &reach, &zone);
+    let terms = threats::piece_terms(pos, &reach, &zone, &entry.passed);
     for side in 0..2 {
         fitted[side][0] += terms[side][0];
         fitted[side][1] += terms[side][1];
@@ -152,6 +190,10 @@ mod tests {
         // tactics, with promotions to every piece, extra queens, endings
         // and lone kings along the way.
         let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+        // One table for all of them: a remembered structure must be worth
+        // what it is worth worked out anew.
+        let mut table = PawnTable::new();
+        let evaluate = |pos: &Position| evaluate(pos, &mut table);
         let checked = super::super::kinds::check_same_sums(&CHESS, &[CHESS.start_fen, kiwipete], 200, 300, evaluate);
         assert!(checked > 20_000, "{checked}");
     }

@@ -83,7 +83,7 @@ pub(super) fn check_same_sums(
     starts: &[&str],
     games: usize,
     plies: usize,
-    evaluate: fn(&Position) -> i32,
+    mut evaluate: impl FnMut(&Position) -> i32,
 ) -> usize {
     use super::{Values, evaluate_any, is_noisy};
     use crate::moves::Move;
