@@ -1073,11 +1073,13 @@ impl Engine {
         exchanges: bool,
     ) {
         let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
+        let (tt_code, killer_codes) = (code_of(tt_move), killers.map(code_of));
         let side = pos.turn().index();
         let before = self.before(ply);
         let mut last = history::Types::NO_LAST;
         for &m in moves {
-            let s = if Some(m) == tt_move {
+            let this = m.code();
+            let s = if this == tt_code {
                 order::TABLE_MOVE
             } else if let Some(v) = self.victim(pos, &m) {
                 let attacker = m.from().and_then(|f| pos.piece_at(f));
@@ -1094,9 +1096,9 @@ impl Engine {
                 base + v * 16 - a / 16
             } else if promotes(&m) {
                 order::PROMOTION
-            } else if killers[0] == Some(m) {
+            } else if this == killer_codes[0] {
                 order::KILLER
-            } else if killers[1] == Some(m) {
+            } else if this == killer_codes[1] {
                 order::KILLER - 1
             } else {
                 self.types.key_in_run(pos, &m, &mut last).map_or(0, |k| self.history.score(side, k, before))
@@ -1224,6 +1226,13 @@ fn checks_directly(pos: &Position, m: &Move) -> bool {
     };
     let occ = pos.occupied() | to.bb();
     pos.attacks(to, powers, pos.turn(), occ).has(king)
+}
+
+/// [`Move::code`] of a move, or of none a number no move has: a node
+/// compares each of its moves with a few remembered ones by their codes.
+#[inline]
+fn code_of(m: Option<Move>) -> u64 {
+    m.map_or(u64::MAX, |m| m.code())
 }
 
 /// Plies a late quiet move is searched less deep: more for later moves at
