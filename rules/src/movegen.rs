@@ -58,6 +58,54 @@ impl Position {
         self.legal_moves().contains(m)
     }
 
+    /// Whether `m` is legal here, told without generating every move where
+    /// that is quick: the plain moves of chess (the search asks it of the
+    /// move its table remembers for a position, to try that move before
+    /// generating the others). `None` where it is not: other games,
+    /// castling, en passant; [`Position::is_legal`] tells those.
+    pub(crate) fn is_legal_quickly(&self, m: &Move) -> Option<bool> {
+        if !std::ptr::eq(self.variant, &crate::variant::CHESS) {
+            return None;
+        }
+        let Move::Normal { from, to, promote, keep } = *m else { return None };
+        let us = self.turn;
+        let them = self.by_color[(!us).index()];
+        let Some(piece) = self.piece_at(from) else { return Some(false) };
+        if keep || piece.color != us || !self.mask.has(to) || self.by_color[us.index()].has(to) {
+            return Some(false);
+        }
+        let t = tables();
+        let occ = self.occupied();
+        if piece.royal {
+            let safe = self.attackers(to, !us, them, occ ^ from.bb()).is_empty();
+            return Some(promote == Promote::No && t.king(from).has(to) && safe);
+        }
+        let powers = self.moves_of(piece);
+        let reaches = if powers == Powers::PAWN {
+            let last = self.last_rank(us).has(to);
+            let promotion = match (promote, self.variant.promotion) {
+                (Promote::No, _) => !last,
+                (Promote::To(k), Promotion::Choice(kinds) | Promotion::Reserve(kinds)) => last && kinds.contains(&k),
+                _ => false,
+            };
+            let step = if them.has(to) {
+                t.pawn(us, from).has(to)
+            } else {
+                self.pawn_steps(from, us, !occ & self.mask).has(to)
+            };
+            promotion && step
+        } else {
+            promote == Promote::No && self.attacks(from, powers, us, occ).has(to)
+        };
+        if !reaches {
+            return Some(false);
+        }
+        // Legal unless it leaves the King attacked.
+        let Some(k) = self.royal_square(us) else { return Some(true) };
+        let after = (occ ^ from.bb()) | to.bb();
+        Some(self.attackers(k, !us, them & !to.bb(), after).is_empty())
+    }
+
     fn restriction(&self) -> Restriction {
         let us = self.turn;
         let Some(k) = self.royal_square(us) else {
@@ -878,5 +926,70 @@ mod tests {
             }
         }
         assert!(quiet > 100_000 && checks > 1_000, "{quiet} moves, {checks} checks");
+    }
+
+    #[test]
+    fn a_move_is_told_legal_quickly_as_the_generator_tells() {
+        // Seeded random chess games, promotions and captures chosen often;
+        // at each position every legal move of the positions a few plies
+        // around (most of them illegal here: pieces gone, lines blocked,
+        // pins, checks), every move of every piece to every square with
+        // each promotion, and the quick answer must be the generator's.
+        use crate::moves::{Move, Promote};
+        use crate::types::Square;
+        use crate::variant::CHESS;
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next_random = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut told, mut legal) = (0, 0);
+        for _ in 0..40 {
+            let mut pos = Position::new(&CHESS);
+            let mut recent: Vec<Move> = Vec::new();
+            for _ in 0..120 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let mut asked = recent.clone();
+                asked.extend(moves.iter().copied());
+                for from in pos.pieces_of(pos.turn()) {
+                    for to in 0..64 {
+                        for promote in [Promote::No, Promote::To(0), Promote::To(1), Promote::To(4), Promote::To(5)] {
+                            asked.push(Move::Normal { from, to: Square::new(to), promote, keep: false });
+                        }
+                    }
+                }
+                for m in &asked {
+                    let Some(quick) = pos.is_legal_quickly(m) else { continue };
+                    let slow = moves.contains(m);
+                    assert_eq!(quick, slow, "{m:?} in {}", pos.fen());
+                    told += 1;
+                    legal += usize::from(quick);
+                }
+                recent.extend(moves.iter().copied());
+                if recent.len() > 300 {
+                    recent.drain(..100);
+                }
+                let sharp: Vec<Move> = moves
+                    .iter()
+                    .filter(|m| {
+                        matches!(m, Move::Normal { to, .. } if pos.piece_at(*to).is_some())
+                            || matches!(m, Move::Normal { promote: Promote::To(_), .. })
+                    })
+                    .copied()
+                    .collect();
+                let m = if !sharp.is_empty() && next_random(2) == 0 {
+                    sharp[next_random(sharp.len())]
+                } else {
+                    moves[next_random(moves.len())]
+                };
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(told > 1_000_000 && legal > 50_000, "{told} told, {legal} legal");
     }
 }

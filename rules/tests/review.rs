@@ -112,11 +112,12 @@ fn chess_mate_walked_into_and_missed() {
     for p in &r.plies[..5] {
         assert_ne!(p.judgement, Some(Judgement::Blunder), "{}", show(&r));
     }
-    // The worst first, ties in game order.
+    // The worst first: the two blunders, the bigger loss first (the search
+    // may also find 3.Qh5 a little worse than 3.Nf3, an inaccuracy).
     let worst: Vec<usize> = r.worst(3).iter().map(|p| p.ply).collect();
-    assert_eq!(worst.len(), 2);
-    assert!(r.plies[worst[0]].loss >= r.plies[worst[1]].loss);
-    assert_eq!(r.worst_of(Color::White, 3).len(), 1);
+    assert_eq!(worst[..2], [6, 5], "{}", show(&r));
+    assert!(r.plies[6].loss >= r.plies[5].loss);
+    assert_eq!(r.worst_of(Color::White, 3)[0].ply, 6);
     assert_eq!(r.worst_of(Color::Black, 3)[0].ply, 5);
 }
 

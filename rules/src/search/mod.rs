@@ -620,10 +620,18 @@ impl Engine {
         }
         // The moves are generated only for a node the cuts above did not
         // settle (a stalemate such a cut passes over is found a ply later,
-        // as in most engines).
-        pos.legal_moves_into(moves);
-        if moves.is_empty() {
-            return no_moves(pos, in_check, ply as i32);
+        // as in most engines), and where the table's move is known legal
+        // without them (chess), only once it has failed to cut the node: it
+        // cuts many nodes alone.
+        let first = match tt_move {
+            Some(m) if excluded.is_none() && pos.is_legal_quickly(&m) == Some(true) => Some(m),
+            _ => None,
+        };
+        if first.is_none() {
+            pos.legal_moves_into(moves);
+            if moves.is_empty() {
+                return no_moves(pos, in_check, ply as i32);
+            }
         }
         // Singular extension: a table move far better than every other move
         // (a search without it at half the depth falls short of its score
@@ -662,13 +670,37 @@ impl Engine {
                 }
             }
         }
-        self.score_moves(pos, moves, tt_move, ply, scored, true);
+        let mut best_move = match first {
+            Some(m) => {
+                scored.push(order::TABLE_MOVE, m);
+                m
+            }
+            None => {
+                self.score_moves(pos, moves, tt_move, ply, scored, true);
+                moves[0]
+            }
+        };
+        let mut generated = first.is_none();
         let original_alpha = alpha;
         let mut best = -INF;
-        let mut best_move = moves[0];
         let mut quiets_tried: ArrayVec<history::Key, 64> = ArrayVec::new();
         self.path.push(Visit { hash, check: in_check });
-        for i in 0..scored.len() {
+        for i in 0.. {
+            if i == scored.len() {
+                if generated {
+                    break;
+                }
+                // The table's move did not cut: the others, in the order
+                // they would have had with it (first, picked at once).
+                pos.legal_moves_into(moves);
+                scored.clear();
+                self.score_moves(pos, moves, tt_move, ply, scored, true);
+                scored.pick(0);
+                generated = true;
+                if i == scored.len() {
+                    break;
+                }
+            }
             let m = scored.pick(i);
             if Some(m) == excluded {
                 continue;
