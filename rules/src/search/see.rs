@@ -2,8 +2,10 @@
 //! square if both sides then capture there, each with its least valuable
 //! piece, and each free to stop when going on would cost it.
 
+use crate::attacks::tables;
 use crate::moves::Move;
 use crate::position::Position;
+use crate::types::{Color, Square};
 
 use super::eval::Values;
 
@@ -25,6 +27,15 @@ pub(super) fn fits(pos: &Position) -> bool {
 /// Promotions count as the piece that moves. Only meaningful where
 /// [`fits`] holds.
 pub(super) fn exchange(pos: &Position, m: &Move, values: &mut Values) -> i32 {
+    if std::ptr::eq(pos.variant(), &crate::variant::CHESS) {
+        return chess_exchange(pos, m);
+    }
+    exchange_any(pos, m, values)
+}
+
+/// [`exchange`] in any variant where it fits, each capturer's attacks
+/// looked up anew after every capture.
+fn exchange_any(pos: &Position, m: &Move, values: &mut Values) -> i32 {
     let (from, to, moving, first) = match *m {
         Move::Normal { from, to, .. } => {
             let Some(piece) = pos.piece_at(from) else { return 0 };
@@ -46,7 +57,7 @@ pub(super) fn exchange(pos: &Position, m: &Move, values: &mut Values) -> i32 {
         occ ^= from.bb();
     }
     if let Move::EnPassant { from, to, .. } = *m
-        && let Some(victim) = crate::types::Square::from_coords(to.file(), from.rank())
+        && let Some(victim) = Square::from_coords(to.file(), from.rank())
     {
         occ ^= victim.bb();
     }
@@ -90,6 +101,126 @@ pub(super) fn exchange(pos: &Position, m: &Move, values: &mut Values) -> i32 {
     gains[0]
 }
 
+/// What each of chess's kinds counts for in an exchange, in the order of
+/// [`super::eval::chess_kinds`]: [`super::eval::value`] of its powers, and
+/// [`ROYAL`] for the King.
+const CHESS_WORTH: [i32; 6] = [100, 310, 330, 500, (330 + 500) * 11 / 10, ROYAL];
+
+/// [`exchange`] in chess, to the same sums as [`exchange_any`]: the pieces
+/// that attack the square are found once, and after each capture only the
+/// line pieces that capture uncovers behind it are added; the least
+/// valuable attacker is found by kinds, cheapest first.
+fn chess_exchange(pos: &Position, m: &Move) -> i32 {
+    use super::eval::chess_kinds;
+    let kinds = chess_kinds(pos);
+    let kind_at = |sq: Square| kinds.iter().position(|k| k.has(sq));
+    let worth_at = |sq: Square| kind_at(sq).map_or(0, |k| CHESS_WORTH[k]);
+    let (from, to, first) = match *m {
+        Move::Normal { from, to, .. } => (from, to, pos.piece_at(to).map_or(0, |_| worth_at(to))),
+        Move::EnPassant { from, to, .. } => (from, to, 100),
+        _ => return 0,
+    };
+    if pos.piece_at(from).is_none() {
+        return 0;
+    }
+    let t = tables();
+    let mut occ = pos.occupied() ^ from.bb();
+    if let Move::EnPassant { .. } = *m
+        && let Some(victim) = Square::from_coords(to.file(), from.rank())
+    {
+        occ ^= victim.bb();
+    }
+    let diagonal = kinds[BISHOP] | kinds[QUEEN];
+    let straight = kinds[ROOK] | kinds[QUEEN];
+    let white = pos.pieces_of(Color::White);
+    let mut attackers = ((t.knight(to) & kinds[KNIGHT])
+        | (t.king(to) & kinds[KING])
+        | (t.pawn(Color::Black, to) & kinds[PAWN] & white)
+        | (t.pawn(Color::White, to) & kinds[PAWN] & !white)
+        | (t.bishop(to, occ) & diagonal)
+        | (t.rook(to, occ) & straight))
+        & occ;
+    let mut gains = [0i32; 32];
+    gains[0] = first;
+    let mut on_square = worth_at(from);
+    let mut side = !pos.turn();
+    let mut d = 0;
+    loop {
+        let theirs = attackers & pos.pieces_of(side);
+        let Some((kind, sq)) = (0..6).find_map(|k| (theirs & kinds[k]).first().map(|sq| (k, sq))) else {
+            break;
+        };
+        if d + 1 >= gains.len() {
+            break;
+        }
+        let lifted = occ ^ sq.bb();
+        if kind == KING {
+            // The King may not capture onto a guarded square (a line piece
+            // behind it counts).
+            let guards = (attackers & !sq.bb())
+                | (t.bishop(to, lifted) & diagonal & lifted)
+                | (t.rook(to, lifted) & straight & lifted);
+            if (guards & pos.pieces_of(!side)).any() {
+                break;
+            }
+        }
+        d += 1;
+        gains[d] = on_square - gains[d - 1];
+        // Neither side can do better by going on.
+        if gains[d].max(-gains[d - 1]) < 0 {
+            break;
+        }
+        on_square = CHESS_WORTH[kind];
+        occ = lifted;
+        attackers &= occ;
+        // What stood behind the capturer on its line now attacks.
+        if matches!(kind, PAWN | BISHOP | QUEEN) {
+            attackers |= t.bishop(to, occ) & diagonal & occ;
+        }
+        if matches!(kind, ROOK | QUEEN) {
+            attackers |= t.rook(to, occ) & straight & occ;
+        }
+        side = !side;
+    }
+    while d > 0 {
+        gains[d - 1] = -(-gains[d - 1]).max(gains[d]);
+        d -= 1;
+    }
+    gains[0]
+}
+
+/// Chess's kinds, in the order of [`super::eval::chess_kinds`].
+const PAWN: usize = 0;
+const KNIGHT: usize = 1;
+const BISHOP: usize = 2;
+const ROOK: usize = 3;
+const QUEEN: usize = 4;
+const KING: usize = 5;
+
 fn worth(pos: &Position, piece: crate::piece::Piece, values: &mut Values) -> i32 {
     if piece.royal { ROYAL } else { values.of(pos, pos.moves_of(piece)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::variant::CHESS;
+
+    #[test]
+    fn chess_exchanges_sum_as_the_general_ones() {
+        // Every move (captures, quiet moves onto guarded squares, en passant,
+        // promotions, King captures) of seeded random games, captures chosen
+        // often so that exchanges get long.
+        let mut values = Values::new();
+        let (mut compared, mut long) = (0, 0);
+        crate::search::random_games(&CHESS, 60, 120, 0x9E37_79B9_7F4A_7C15, |pos| {
+            for m in pos.legal_moves() {
+                let general = exchange_any(pos, &m, &mut values);
+                assert_eq!(chess_exchange(pos, &m), general, "{} in {}", pos.canonical(&m), pos.fen());
+                compared += 1;
+                long += usize::from(general != 0 && pos.piece_at(m.to()).is_some());
+            }
+        });
+        assert!(compared > 100_000 && long > 5_000, "{compared} moves, {long} exchanges");
+    }
 }

@@ -24,7 +24,7 @@ pub(super) const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
 /// The squares of each of chess's kinds, from the boards by power: a Queen
 /// is on the Bishop's and the Rook's.
 #[inline(always)]
-pub(super) fn chess_kinds(pos: &Position) -> [Bitboard; 6] {
+pub(in crate::search) fn chess_kinds(pos: &Position) -> [Bitboard; 6] {
     let diagonal = pos.power(Power::Bishop);
     let straight = pos.power(Power::Rook);
     [
