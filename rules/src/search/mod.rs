@@ -706,8 +706,6 @@ impl Engine {
                 continue;
             }
             let quiet = !is_noisy(pos, &m);
-            let key = self.types.key(pos, &m);
-            self.played[ply] = key;
             let depth = depth + i32::from(Some(m) == singular);
             // Shallow moves late in the list, far below alpha or giving
             // material away: skipped unless they check, once a move that does
@@ -718,6 +716,8 @@ impl Engine {
             if checks == Some(false) && self.skips(pos, &m, quiet, i, depth, improving, static_eval, alpha) {
                 continue;
             }
+            let key = self.types.key(pos, &m);
+            self.played[ply] = key;
             let mut next = pos.clone();
             next.play_unchecked(m);
             self.prefetch(next.hash());
@@ -830,8 +830,7 @@ impl Engine {
         alpha: i32,
     ) -> bool {
         if quiet {
-            let late = 3 + depth as usize * depth as usize * if improving { 2 } else { 1 };
-            if depth <= 4 && index >= late {
+            if depth <= 4 && index >= late_quiet(depth, improving) {
                 return true;
             }
             if depth <= 3 && static_eval + 80 + 80 * depth <= alpha {
@@ -1258,6 +1257,13 @@ fn checks_directly(pos: &Position, m: &Move) -> bool {
     };
     let occ = pos.occupied() | to.bb();
     pos.attacks(to, powers, pos.turn(), occ).has(king)
+}
+
+/// The index from which quiet moves that give no check are skipped at
+/// `depth` (at most 4) where moves may be ([`Engine::skips`]).
+#[inline]
+fn late_quiet(depth: i32, improving: bool) -> usize {
+    3 + depth as usize * depth as usize * if improving { 2 } else { 1 }
 }
 
 /// [`Move::code`] of a move, or of none a number no move has: a node
