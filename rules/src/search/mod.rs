@@ -1176,9 +1176,15 @@ impl MoveScores {
     /// nodes are cut after a move or two.
     #[inline]
     fn pick(&mut self, i: usize) -> Move {
-        let rest = &self.scores[i..];
-        let top = rest.iter().copied().max().unwrap_or(i32::MIN);
-        let best = i + rest.iter().position(|&s| s == top).unwrap_or(0);
+        // One pass, the first of the best kept without a branch to
+        // mispredict.
+        let mut best = i;
+        let mut top = self.scores[i];
+        for (j, &s) in self.scores.iter().enumerate().skip(i + 1) {
+            let better = s > top;
+            top = if better { s } else { top };
+            best = if better { j } else { best };
+        }
         self.scores.swap(i, best);
         self.moves.swap(i, best);
         self.moves[i]
