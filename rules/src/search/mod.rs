@@ -716,11 +716,16 @@ impl Engine {
             if checks == Some(false) && self.skips(pos, &m, quiet, i, depth, improving, static_eval, alpha) {
                 continue;
             }
+            // The child's table entry fetched as early as its hash is known.
+            let guess = pos.hash_after(&m);
+            self.prefetch(guess);
             let key = self.types.key(pos, &m);
             self.played[ply] = key;
             let mut next = pos.clone();
             next.play_unchecked(m);
-            self.prefetch(next.hash());
+            if next.hash() != guess {
+                self.prefetch(next.hash());
+            }
             let gives_check = checks.unwrap_or_else(|| next.is_check());
             if prunable
                 && checks.is_none()
@@ -1033,10 +1038,14 @@ impl Engine {
                     continue;
                 }
             }
+            let guess = pos.hash_after(&m);
+            self.prefetch(guess);
             self.played[ply] = self.types.key(pos, &m);
             let mut next = pos.clone();
             next.play_unchecked(m);
-            self.prefetch(next.hash());
+            if next.hash() != guess {
+                self.prefetch(next.hash());
+            }
             let score = -self.quiesce(&next, ply + 1, -beta, -alpha, qply + 1, None);
             if self.stopped {
                 return (0, None);
