@@ -896,13 +896,7 @@ mod tests {
         // Every move of seeded random games in every variant: where the
         // look along lines answers, playing the move agrees, discovered
         // checks and the piece's own alike.
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next_random = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut dice = crate::search::Dice(0x9E37_79B9_7F4A_7C15);
         let (mut checks, mut quiet) = (0, 0);
         for v in VARIANTS {
             for _ in 0..30 {
@@ -920,7 +914,7 @@ mod tests {
                         quiet += 1;
                         checks += usize::from(known);
                     }
-                    let m = moves[(next_random() % moves.len() as u64) as usize];
+                    let m = moves[dice.roll(moves.len() as u64) as usize];
                     pos.play_unchecked(m);
                 }
             }
@@ -938,13 +932,8 @@ mod tests {
         use crate::moves::{Move, Promote};
         use crate::types::Square;
         use crate::variant::CHESS;
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next_random = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut dice = crate::search::Dice(0x2545_F491_4F6C_DD1D);
+        let mut next_random = |n: usize| dice.roll(n as u64) as usize;
         let (mut told, mut legal) = (0, 0);
         for _ in 0..40 {
             let mut pos = Position::new(&CHESS);

@@ -251,42 +251,27 @@ pub type MoveList = ArrayVec<Move, MAX_MOVES>;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Position;
     use crate::variant::VARIANTS;
 
     #[test]
     fn codes_are_equal_exactly_when_moves_are() {
         // Every legal move along random games of every variant, compared
         // with every other move of its position and of the positions before.
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut roll = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
         let mut compared = 0;
         for v in VARIANTS {
-            for _ in 0..4 {
-                let mut pos = Position::new(v);
-                let mut seen: Vec<Move> = Vec::new();
-                for _ in 0..60 {
-                    let moves = pos.legal_moves();
-                    if moves.is_empty() {
-                        break;
+            let mut seen: Vec<Move> = Vec::new();
+            crate::search::random_games(v, 4, 60, 0x2545_F491_4F6C_DD1D, |pos| {
+                let moves = pos.legal_moves();
+                seen.extend(moves.iter().copied());
+                seen.sort_by_key(Move::code);
+                seen.dedup();
+                for a in &moves {
+                    for b in &seen {
+                        assert_eq!(a == b, a.code() == b.code(), "{a:?} {b:?}");
+                        compared += 1;
                     }
-                    seen.extend(moves.iter().copied());
-                    seen.sort_by_key(Move::code);
-                    seen.dedup();
-                    for a in &moves {
-                        for b in &seen {
-                            assert_eq!(a == b, a.code() == b.code(), "{a:?} {b:?}");
-                            compared += 1;
-                        }
-                    }
-                    pos.play_unchecked(moves[roll(moves.len())]);
                 }
-            }
+            });
         }
         assert!(compared > 100_000, "{compared}");
         // Moves that differ in one field only.

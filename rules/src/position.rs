@@ -748,13 +748,6 @@ mod tests {
         // Every move of seeded random games in every variant: for plain
         // moves and captures the hash told beforehand is the one playing
         // gives (castling rights lost included); the others may differ.
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next_random = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
         let mut told = 0;
         for v in VARIANTS {
             if v.armies || v.absorption || v.drops || v.grants || v.pawn_pairs {
@@ -762,26 +755,18 @@ mod tests {
                 // pawn move ends a state of its own).
                 continue;
             }
-            for _ in 0..20 {
-                let mut pos = Position::new(v);
-                for _ in 0..100 {
-                    let moves = pos.legal_moves();
-                    if moves.is_empty() {
-                        break;
+            crate::search::random_games(v, 20, 100, 0x9E37_79B9_7F4A_7C15, |pos| {
+                for m in &pos.legal_moves() {
+                    let Move::Normal { from, to, promote: Promote::No, .. } = *m else { continue };
+                    let mut after = pos.clone();
+                    after.play_unchecked(*m);
+                    if after.ep.is_some() || pos.piece_at(from).is_some_and(|p| p.powers.has_halves()) {
+                        continue;
                     }
-                    for m in &moves {
-                        let Move::Normal { from, to, promote: Promote::No, .. } = *m else { continue };
-                        let mut after = pos.clone();
-                        after.play_unchecked(*m);
-                        if after.ep.is_some() || pos.piece_at(from).is_some_and(|p| p.powers.has_halves()) {
-                            continue;
-                        }
-                        assert_eq!(pos.hash_after(m), after.hash(), "{}: {from}{to} in {}", v.id, pos.fen());
-                        told += 1;
-                    }
-                    pos.play_unchecked(moves[next_random(moves.len())]);
+                    assert_eq!(pos.hash_after(m), after.hash(), "{}: {from}{to} in {}", v.id, pos.fen());
+                    told += 1;
                 }
-            }
+            });
         }
         assert!(told > 50_000, "{told}");
     }

@@ -58,11 +58,11 @@ pub fn level_rating(level: u8) -> u32 {
 }
 
 /// A small random source from a seed (xorshift).
-pub(super) struct Dice(pub(super) u64);
+pub(crate) struct Dice(pub(crate) u64);
 
 impl Dice {
     /// A number below `below`.
-    pub(super) fn roll(&mut self, below: u64) -> u64 {
+    pub(crate) fn roll(&mut self, below: u64) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;

@@ -28,6 +28,9 @@ use slots::Slots;
 
 pub use eval::evaluate;
 use eval::{Values, evaluate_with, is_noisy, promotes, victim_value};
+/// The seeded random source of the tests across the crate.
+#[cfg(test)]
+pub(crate) use levels::Dice;
 pub use levels::{Style, greedy_move, hangs_a_piece, level_move, level_move_limited, level_rating, style};
 
 use crate::moves::{MAX_MOVES, Move, MoveList};
@@ -1334,7 +1337,7 @@ fn from_table(score: i32, ply: i32) -> i32 {
 /// its end or `plies` moves, and shows `visit` every position a move
 /// reaches (the tests' source of varied positions).
 #[cfg(test)]
-fn random_games(
+pub(crate) fn random_games(
     variant: &'static crate::Variant,
     games: usize,
     plies: usize,

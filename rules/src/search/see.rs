@@ -7,7 +7,7 @@ use crate::moves::Move;
 use crate::position::Position;
 use crate::types::{Color, Square};
 
-use super::eval::Values;
+use super::eval::{BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, Values};
 
 /// What a royal piece counts for in an exchange: more than anything it could
 /// win, so it captures last and only onto an unguarded square.
@@ -188,14 +188,6 @@ fn chess_exchange(pos: &Position, m: &Move) -> i32 {
     }
     gains[0]
 }
-
-/// Chess's kinds, in the order of [`super::eval::chess_kinds`].
-const PAWN: usize = 0;
-const KNIGHT: usize = 1;
-const BISHOP: usize = 2;
-const ROOK: usize = 3;
-const QUEEN: usize = 4;
-const KING: usize = 5;
 
 fn worth(pos: &Position, piece: crate::piece::Piece, values: &mut Values) -> i32 {
     if piece.royal { ROYAL } else { values.of(pos, pos.moves_of(piece)) }

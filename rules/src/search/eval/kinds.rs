@@ -10,12 +10,12 @@ use crate::types::{Bitboard, Square};
 
 /// Chess's kinds, in the order of its fitted tables
 /// ([`crate::search::tuned::Tuned::kinds`]) and of [`chess_kinds`].
-pub(super) const PAWN: usize = 0;
-pub(super) const KNIGHT: usize = 1;
-pub(super) const BISHOP: usize = 2;
-pub(super) const ROOK: usize = 3;
-pub(super) const QUEEN: usize = 4;
-pub(super) const KING: usize = 5;
+pub(in crate::search) const PAWN: usize = 0;
+pub(in crate::search) const KNIGHT: usize = 1;
+pub(in crate::search) const BISHOP: usize = 2;
+pub(in crate::search) const ROOK: usize = 3;
+pub(in crate::search) const QUEEN: usize = 4;
+pub(in crate::search) const KING: usize = 5;
 
 /// What each of chess's kinds adds to the middlegame phase (24 at the
 /// start).
