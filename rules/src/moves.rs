@@ -138,11 +138,10 @@ impl Move {
             Promote::Flip => 1,
             Promote::To(i) => 2 + u16::from(i),
         };
-        if let Move::Normal { from, to, promote: p, keep } = *self {
-            return pack(0, from.index() as u8, to.index() as u8, promote(p), u32::from(keep));
-        }
         match *self {
-            Move::Normal { .. } => unreachable!("handled above"),
+            Move::Normal { from, to, promote: p, keep } => {
+                pack(0, from.index() as u8, to.index() as u8, promote(p), u32::from(keep))
+            }
             Move::EnPassant { from, to, keep } => pack(1, from.index() as u8, to.index() as u8, 0, u32::from(keep)),
             Move::Castle { king, rook } => pack(2, king.index() as u8, rook.index() as u8, 0, 0),
             Move::Drop { piece, to } => pack(3, piece, to.index() as u8, 0, 0),

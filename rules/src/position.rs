@@ -586,7 +586,7 @@ impl Position {
     /// to hand or other kinds of turns (those give a hash that may differ,
     /// which costs only a useless fetch).
     #[inline]
-    pub fn hash_after(&self, m: &Move) -> u64 {
+    pub(crate) fn hash_after(&self, m: &Move) -> u64 {
         let k = keys();
         let mut hash = self.hash ^ k.black;
         if let Some(ep) = self.ep {
@@ -599,14 +599,8 @@ impl Position {
             if let Some(victim) = self.board[to.index()] {
                 hash ^= k.piece(victim, to);
             }
-            if self.castling.any() {
-                let mut lost = self.castling & (from.bb() | to.bb());
-                if piece.royal {
-                    lost |= self.castling & self.home_rank(piece.color);
-                }
-                for sq in lost {
-                    hash ^= k.castling[sq.index()];
-                }
+            for sq in self.castling_lost(from, to, piece) {
+                hash ^= k.castling[sq.index()];
             }
         }
         hash
@@ -640,17 +634,25 @@ impl Position {
 
     /// Removes castling rights that a move from `from` to `to` by `piece` ends.
     pub(crate) fn touch_castling(&mut self, from: Square, to: Square, piece: Piece) {
+        let lost = self.castling_lost(from, to, piece);
+        for sq in lost {
+            self.hash ^= keys().castling[sq.index()];
+        }
+        self.castling &= !lost;
+    }
+
+    /// The castling rights (rooks) that a move from `from` to `to` by
+    /// `piece` ends.
+    #[inline]
+    fn castling_lost(&self, from: Square, to: Square, piece: Piece) -> Bitboard {
         if self.castling.is_empty() {
-            return;
+            return Bitboard::EMPTY;
         }
         let mut lost = self.castling & (from.bb() | to.bb());
         if piece.royal {
             lost |= self.castling & self.home_rank(piece.color);
         }
-        for sq in lost {
-            self.hash ^= keys().castling[sq.index()];
-        }
-        self.castling &= !lost;
+        lost
     }
 
     pub(crate) fn home_rank(&self, color: Color) -> Bitboard {

@@ -15,7 +15,7 @@ mod kinds;
 mod olympic;
 mod pawns;
 
-pub(super) use kinds::{BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, chess_kinds};
+pub(super) use kinds::{BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, WORTH, chess_kinds};
 use pawns::PawnTable;
 
 pub(super) fn promotes(m: &Move) -> bool {

@@ -7,7 +7,7 @@ use crate::moves::Move;
 use crate::position::Position;
 use crate::types::{Color, Square};
 
-use super::eval::{BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, Values};
+use super::eval::{BISHOP, KING, KNIGHT, PAWN, QUEEN, ROOK, Values, WORTH};
 
 /// What a royal piece counts for in an exchange: more than anything it could
 /// win, so it captures last and only onto an unguarded square.
@@ -94,17 +94,12 @@ fn exchange_any(pos: &Position, m: &Move, values: &mut Values) -> i32 {
         occ ^= sq.bb();
         side = !side;
     }
-    while d > 0 {
-        gains[d - 1] = -(-gains[d - 1]).max(gains[d]);
-        d -= 1;
-    }
-    gains[0]
+    settle(&mut gains, d)
 }
 
 /// What each of chess's kinds counts for in an exchange, in the order of
-/// [`super::eval::chess_kinds`]: [`super::eval::value`] of its powers, and
-/// [`ROYAL`] for the King.
-const CHESS_WORTH: [i32; 6] = [100, 310, 330, 500, (330 + 500) * 11 / 10, ROYAL];
+/// [`super::eval::chess_kinds`]: its worth, and [`ROYAL`] for the King.
+const CHESS_WORTH: [i32; 6] = [WORTH[0], WORTH[1], WORTH[2], WORTH[3], WORTH[4], ROYAL];
 
 /// [`exchange`] in chess, to the same sums as [`exchange_any`]: the pieces
 /// that attack the square are found once, and after each capture only the
@@ -182,6 +177,14 @@ fn chess_exchange(pos: &Position, m: &Move) -> i32 {
         }
         side = !side;
     }
+    settle(&mut gains, d)
+}
+
+/// The exchange's outcome from `gains` (what the side making the d-th
+/// capture has gained if the exchange stops right after it) up to the
+/// `d`-th capture: each side, from the last back, stops where going on
+/// would cost it.
+fn settle(gains: &mut [i32; 32], mut d: usize) -> i32 {
     while d > 0 {
         gains[d - 1] = -(-gains[d - 1]).max(gains[d]);
         d -= 1;
@@ -201,8 +204,7 @@ mod tests {
     #[test]
     fn chess_exchanges_sum_as_the_general_ones() {
         // Every move (captures, quiet moves onto guarded squares, en passant,
-        // promotions, King captures) of seeded random games, captures chosen
-        // often so that exchanges get long.
+        // promotions, King captures) of the positions of seeded random games.
         let mut values = Values::new();
         let (mut compared, mut long) = (0, 0);
         crate::search::random_games(&CHESS, 60, 120, 0x9E37_79B9_7F4A_7C15, |pos| {

@@ -8,7 +8,7 @@
 
 use std::sync::LazyLock;
 
-use super::kinds::{BISHOP, KING, KNIGHT, PAWN, PHASE, QUEEN, ROOK, blend, chess_attacks, chess_kinds, near};
+use super::kinds::{BISHOP, KING, KNIGHT, PAWN, PHASE, QUEEN, ROOK, WORTH, blend, chess_attacks, chess_kinds, near};
 use super::pawns::{PawnEntry, PawnTable};
 use super::{Census, PASSED, board_game_terms, off_centre_of, pawn_structure, spans};
 use crate::attacks::tables;
@@ -34,14 +34,13 @@ struct Fixed {
 
 fn fixed() -> &'static Fixed {
     static FIXED: LazyLock<Fixed> = LazyLock::new(|| {
-        let worth = [100, 310, 330, 500, (330 + 500) * 11 / 10];
         let base = std::array::from_fn(|kind| {
             std::array::from_fn(|i| {
                 let sq = Square::new(i as u8);
                 if kind == PAWN {
-                    worth[PAWN] + i32::from(sq.rank()) * 6
+                    WORTH[PAWN] + i32::from(sq.rank()) * 6
                 } else {
-                    worth[kind] + (8 - off_centre_of(sq, 8, 8)) * 4
+                    WORTH[kind] + (8 - off_centre_of(sq, 8, 8)) * 4
                 }
             })
         });

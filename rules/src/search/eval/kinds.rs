@@ -17,6 +17,10 @@ pub(in crate::search) const ROOK: usize = 3;
 pub(in crate::search) const QUEEN: usize = 4;
 pub(in crate::search) const KING: usize = 5;
 
+/// The worth of each of chess's kinds but the King, in centipawns:
+/// [`super::value`] of its powers on an 8x8 board.
+pub(in crate::search) const WORTH: [i32; 5] = [100, 310, 330, 500, (330 + 500) * 11 / 10];
+
 /// What each of chess's kinds adds to the middlegame phase (24 at the
 /// start).
 pub(super) const PHASE: [i32; 6] = [0, 1, 1, 2, 4, 0];
