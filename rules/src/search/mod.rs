@@ -17,6 +17,7 @@ mod drop_threats;
 mod eval;
 mod history;
 mod levels;
+mod ordering;
 mod see;
 mod slots;
 mod threats;
@@ -24,6 +25,7 @@ mod tuned;
 
 use arrayvec::ArrayVec;
 use history::Histories;
+use ordering::{Frame, Picker, order};
 use slots::Slots;
 
 pub use eval::evaluate;
@@ -33,7 +35,7 @@ use eval::{Values, evaluate_with, is_noisy, promotes, victim_value};
 pub(crate) use levels::Dice;
 pub use levels::{Style, greedy_move, hangs_a_piece, level_move, level_move_limited, level_rating, style};
 
-use crate::moves::{MAX_MOVES, Move, MoveList};
+use crate::moves::Move;
 use crate::position::Position;
 use crate::types::Color;
 use crate::variant::{Goal, Repetition};
@@ -571,9 +573,6 @@ impl Engine {
         let Node { depth, ply, mut alpha, beta, null_ok, in_check, hash, slot, tt, excluded } = node;
         let tt_move = tt.and_then(|e| e.best);
         let pv_node = beta - alpha > 1;
-        let Frame { moves, scored } = frame;
-        moves.clear();
-        scored.clear();
         let static_eval = match tt.and_then(|e| e.eval()) {
             _ if in_check => -INF,
             Some(eval) => eval,
@@ -623,19 +622,13 @@ impl Engine {
         }
         // The moves are generated only for a node the cuts above did not
         // settle (a stalemate such a cut passes over is found a ply later,
-        // as in most engines), and where the table's move is known legal
-        // without them (chess), only once it has failed to cut the node: it
-        // cuts many nodes alone.
+        // as in most engines), and in stages ([`ordering`]): where the
+        // table's move is known legal without them (chess), it is tried
+        // before any other is generated, since it cuts many nodes alone.
         let first = match tt_move {
             Some(m) if excluded.is_none() && pos.is_legal_quickly(&m) == Some(true) => Some(m),
             _ => None,
         };
-        if first.is_none() {
-            pos.legal_moves_into(moves);
-            if moves.is_empty() {
-                return no_moves(pos, in_check, ply as i32);
-            }
-        }
         // Singular extension: a table move far better than every other move
         // (a search without it at half the depth falls short of its score
         // by a margin) is searched a ply deeper; if even without it the
@@ -673,38 +666,17 @@ impl Engine {
                 }
             }
         }
-        let mut best_move = match first {
-            Some(m) => {
-                scored.push(order::TABLE_MOVE, m);
-                m
-            }
-            None => {
-                self.score_moves(pos, moves, tt_move, ply, scored, true);
-                moves[0]
-            }
-        };
-        let mut generated = first.is_none();
+        let mut picker = Picker::new(first, tt_move);
+        frame.tried.clear();
+        let mut best_move = None;
         let original_alpha = alpha;
         let mut best = -INF;
         let mut quiets_tried: ArrayVec<history::Key, 64> = ArrayVec::new();
         self.path.push(Visit { hash, check: in_check });
-        for i in 0.. {
-            if i == scored.len() {
-                if generated {
-                    break;
-                }
-                // The table's move did not cut: the others, in the order
-                // they would have had with it (first, picked at once).
-                pos.legal_moves_into(moves);
-                scored.clear();
-                self.score_moves(pos, moves, tt_move, ply, scored, true);
-                scored.pick(0);
-                generated = true;
-                if i == scored.len() {
-                    break;
-                }
-            }
-            let m = scored.pick(i);
+        let mut given = 0;
+        while let Some(m) = self.next_move(pos, &mut picker, frame, tt_move, ply) {
+            let i = given;
+            given += 1;
             if Some(m) == excluded {
                 continue;
             }
@@ -771,7 +743,7 @@ impl Engine {
             }
             if score > best {
                 best = score;
-                best_move = m;
+                best_move = Some(m);
             }
             if score > alpha {
                 alpha = score;
@@ -793,6 +765,9 @@ impl Engine {
             }
         }
         self.path.pop();
+        if given == 0 {
+            return no_moves(pos, in_check, ply as i32);
+        }
         if excluded.is_some() {
             // A probe for a singular move: only its score counts.
             return if best == -INF { alpha } else { best };
@@ -812,7 +787,7 @@ impl Engine {
         if old.key != hash || depth >= old.depth as i32 - 1 || bound == Bound::Exact {
             self.table[slot] = Entry {
                 key: hash,
-                best: Some(best_move),
+                best: best_move,
                 score: to_table(best, ply as i32),
                 eval: eval_entry(static_eval),
                 depth: depth.min(127) as i8,
@@ -970,7 +945,7 @@ impl Engine {
         stand: i32,
         frame: &mut Frame,
     ) -> (i32, Option<Move>) {
-        let Frame { moves, scored } = frame;
+        let Frame { moves, scored, .. } = frame;
         // Where pieces drop, checks decide games: at its first ply the
         // quiescence search tries the quiet moves that check too.
         let with_checks = qply == 0 && pos.variant().drops;
@@ -1100,136 +1075,6 @@ impl Engine {
         }
         let them = !pos.turn();
         pos.attackers(to, them, pos.pieces_of(them), pos.occupied() ^ from.bb()).any()
-    }
-
-    /// The moves with their ordering scores, into `scored` (an out
-    /// parameter: returning so long a list would copy all of it). Without
-    /// `exchanges`, captures that promote nothing score as if none lost
-    /// material (the caller works that out as it comes to them).
-    fn score_moves(
-        &mut self,
-        pos: &Position,
-        moves: &MoveList,
-        tt_move: Option<Move>,
-        ply: usize,
-        scored: &mut MoveScores,
-        exchanges: bool,
-    ) {
-        let killers = self.killers.get(ply).copied().unwrap_or([None; 2]);
-        let (tt_code, killer_codes) = (code_of(tt_move), killers.map(code_of));
-        let side = pos.turn().index();
-        let before = self.before(ply);
-        let mut last = history::Types::NO_LAST;
-        for &m in moves {
-            let this = m.code();
-            let s = if this == tt_code {
-                order::TABLE_MOVE
-            } else if let Some(v) = self.victim(pos, &m) {
-                let attacker = m.from().and_then(|f| pos.piece_at(f));
-                let a = attacker.map_or(0, |p| if p.royal { 0 } else { self.values.of(pos, pos.moves_of(p)) });
-                // Captures that lose material come after the quiet moves
-                // (+35 +- 49 Elo in 100 games of chess), except where pieces
-                // drop (see the reduction without a table move).
-                let losing = (exchanges || promotes(&m)) && self.losing_capture(pos, &m, v);
-                let base = match losing {
-                    false => order::CAPTURE,
-                    true if pos.variant().drops => order::LOSING_DROPPING,
-                    true => order::LOSING,
-                };
-                base + v * 16 - a / 16
-            } else if promotes(&m) {
-                order::PROMOTION
-            } else if this == killer_codes[0] {
-                order::KILLER
-            } else if this == killer_codes[1] {
-                order::KILLER - 1
-            } else {
-                self.types.key_in_run(pos, &m, &mut last).map_or(0, |k| self.history.score(side, k, before))
-            };
-            scored.push(s, m);
-        }
-    }
-}
-
-/// A node's moves with their ordering scores, kept apart so that finding
-/// the best score left reads one run of numbers.
-#[derive(Default)]
-struct MoveScores {
-    scores: ArrayVec<i32, MAX_MOVES>,
-    moves: ArrayVec<Move, MAX_MOVES>,
-}
-
-impl MoveScores {
-    #[inline]
-    fn push(&mut self, score: i32, m: Move) {
-        self.scores.push(score);
-        self.moves.push(m);
-    }
-
-    #[inline]
-    fn clear(&mut self) {
-        self.scores.clear();
-        self.moves.clear();
-    }
-
-    #[inline]
-    fn len(&self) -> usize {
-        self.moves.len()
-    }
-
-    /// The score of the move at `i`.
-    #[inline]
-    fn score(&self, i: usize) -> i32 {
-        self.scores[i]
-    }
-
-    /// Moves the best-scored move from `i` on to `i` (the first of equals)
-    /// and returns it: a selection sort one step at a time, since most
-    /// nodes are cut after a move or two.
-    #[inline]
-    fn pick(&mut self, i: usize) -> Move {
-        // One pass, the first of the best kept without a branch to
-        // mispredict.
-        let mut best = i;
-        let mut top = self.scores[i];
-        for (j, &s) in self.scores.iter().enumerate().skip(i + 1) {
-            let better = s > top;
-            top = if better { s } else { top };
-            best = if better { j } else { best };
-        }
-        self.scores.swap(i, best);
-        self.moves.swap(i, best);
-        self.moves[i]
-    }
-}
-
-/// The bands of the move ordering's scores ([`Engine::score_moves`]): a
-/// capture's adds its victim's worth less a little of its taker's (at most
-/// a few tens of thousands), a quiet move's is its history (less than the
-/// killers' band). Every capture that loses material scores below
-/// [`order::PROMOTION`], every other above it.
-mod order {
-    pub const TABLE_MOVE: i32 = 1 << 30;
-    pub const CAPTURE: i32 = 1 << 24;
-    pub const PROMOTION: i32 = 1 << 23;
-    pub const KILLER: i32 = 1 << 22;
-    /// Where pieces drop, losing captures come before the quiet moves (see
-    /// the reduction without a table move in [`super::Engine::negamax`]);
-    /// elsewhere after them.
-    pub const LOSING_DROPPING: i32 = 1 << 20;
-    pub const LOSING: i32 = -(1 << 20);
-}
-
-/// A node's move lists: tens of kilobytes, so they live on the heap, one
-/// pair per ply, rather than on the stack of a deep recursion.
-struct Frame {
-    moves: MoveList,
-    scored: MoveScores,
-}
-
-impl Frame {
-    fn boxed() -> Box<Frame> {
-        Box::new(Frame { moves: MoveList::new(), scored: MoveScores::default() })
     }
 }
 
@@ -1361,6 +1206,7 @@ pub(crate) fn random_games(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::moves::MoveList;
     use crate::variant::Variant;
 
     fn search(variant: &str, fen: &str, ms: u64) -> (Position, Found) {
@@ -1403,7 +1249,7 @@ mod tests {
                     if legal.is_empty() {
                         break;
                     }
-                    if !pos.is_check() {
+                    {
                         let mut forcing = MoveList::new();
                         pos.generate_forcing(&mut forcing);
                         for m in &forcing {
