@@ -1137,8 +1137,19 @@ fn code_of(m: Option<Move>) -> u64 {
 }
 
 /// Plies a late quiet move is searched less deep: more for later moves at
-/// greater depths.
+/// greater depths. Read from a table made once where both are 1 to 63.
+#[inline]
 fn reduction(depth: i32, index: usize) -> i32 {
+    static TABLE: std::sync::LazyLock<[[u8; 64]; 64]> = std::sync::LazyLock::new(|| {
+        std::array::from_fn(|depth| std::array::from_fn(|index| reduction_of(depth as i32, index) as u8))
+    });
+    match usize::try_from(depth) {
+        Ok(d) if (1..64).contains(&d) && (1..64).contains(&index) => i32::from(TABLE[d][index]),
+        _ => reduction_of(depth, index),
+    }
+}
+
+fn reduction_of(depth: i32, index: usize) -> i32 {
     let r = 0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25;
     r as i32
 }

@@ -5,7 +5,7 @@
 //! ending by tools/tune/terms.py against Fairy-Stockfish's classical
 //! evaluation, and blended by the same phase as the fitted tables.
 
-use crate::piece::Powers;
+use crate::attacks::tables;
 use crate::position::Position;
 use crate::types::{Bitboard, Color, Square};
 use crate::variant::Variant;
@@ -238,6 +238,7 @@ pub(super) fn piece_terms(
     zone: &[Bitboard; 2],
     passed: &[Bitboard; 2],
 ) -> [[i32; 2]; 2] {
+    debug_assert!(pos.mask == Bitboard::FULL, "the terms are chess's");
     let mut out = [[0i32; 2]; 2];
     let occ = pos.occupied();
     let spans = super::eval::spans();
@@ -284,10 +285,10 @@ pub(super) fn piece_terms(
                 near & hit & !reach.twice[them] & (unguarded | reach.by_kind[them][KING] | reach.by_kind[them][QUEEN]);
             f.add(term::ZONE_WEAK, weak.count() as i32);
             let safe = (unguarded | (weak & reach.twice[us])) & !pos.pieces_of(color);
-            let other = !color;
-            let knight = pos.attacks(k, Powers::KNIGHT, other, occ);
-            let bishop = pos.attacks(k, Powers::BISHOP, other, occ);
-            let rook = pos.attacks(k, Powers::ROOK, other, occ);
+            // Chess's board is whole: the tables alone tell where a piece
+            // checks from.
+            let at = tables();
+            let (knight, bishop, rook) = (at.knight(k), at.bishop(k, occ), at.rook(k, occ));
             let checks = [(KNIGHT, knight), (BISHOP, bishop), (ROOK, rook), (QUEEN, bishop | rook)];
             for (i, (kind, from)) in checks.into_iter().enumerate() {
                 if (reach.by_kind[us][kind] & from & safe).any() {
