@@ -6,8 +6,10 @@
 //! generates and scores every move: most nodes are cut by one of the
 //! first (in chess about three in five of those the table's move did not
 //! settle), and those never generate their quiet moves or look up their
-//! histories. The order is the one scoring every move at once would give
-//! ([`Engine::score_moves`]): the stages only put off the work.
+//! histories. The moves come in the order of the scores that scoring every
+//! move at once gives ([`Engine::score_moves`]; moves of equal scores may
+//! swap, and the histories of the quiet moves are read once the captures'
+//! lines have been searched): the stages only put off the work.
 
 use arrayvec::ArrayVec;
 
@@ -105,7 +107,7 @@ impl Frame {
 
 /// Where a node's move loop stands ([`Engine::next_move`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Stage {
+enum Stage {
     /// The table's move, known legal without generating the others.
     Table,
     /// The captures and promotions are to be generated and scored.
@@ -122,7 +124,7 @@ pub(super) enum Stage {
 
 /// The state of a node's move loop.
 pub(super) struct Picker {
-    pub(super) stage: Stage,
+    stage: Stage,
     /// The table's move, if the node tries it before generating any other.
     first: Option<Move>,
     /// The table's move's code, if it is tried first.
@@ -148,10 +150,11 @@ impl Picker {
 
 impl Engine {
     /// The node's next move, or `None` once every legal move has been
-    /// given (`frame` the node's own, its `tried` list empty at the start). The moves given before every move was generated are kept in
-    /// `frame.tried`: once the others are generated, they take the first
-    /// places in their order, so that a move's place in the list is the
-    /// same as if every move had been scored at once.
+    /// given; `frame` is the node's own, its `tried` list empty at the
+    /// start. The moves given before every move was generated are kept in
+    /// `tried`: once the others are generated, they take the first places
+    /// in their order, so that each move keeps its index in the node's
+    /// list (late moves are reduced and pruned by it).
     pub(super) fn next_move(
         &mut self,
         pos: &Position,
@@ -201,7 +204,7 @@ impl Engine {
                     // A killer that captures here was among the captures; one
                     // whose legality takes the generator waits for it, and so
                     // does the second killer then, to keep their order.
-                    let legal = if is_noisy(pos, &k) || promotes(&k) { Some(false) } else { pos.is_legal_quickly(&k) };
+                    let legal = if is_noisy(pos, &k) { Some(false) } else { pos.is_legal_quickly(&k) };
                     picker.stage = match (legal, n) {
                         (None, _) | (_, 1) => Stage::FindRest,
                         (Some(_), _) => Stage::Killer(1),
