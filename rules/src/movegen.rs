@@ -160,16 +160,23 @@ impl Position {
         self.generate_with(list, Scope::Forcing);
     }
 
+    /// Whether [`Position::generate_forcing`] gives fewer moves than all:
+    /// not in Clash, nor where a royal piece holds absorbed powers, whose
+    /// generators give every move.
+    pub(crate) fn forcing_moves_apart(&self) -> bool {
+        !self.variant.armies && !(self.variant.absorption && self.royals_with_powers())
+    }
+
     fn generate_with(&self, list: &mut MoveList, scope: Scope) {
         if self.race_decided().is_some() {
             return;
         }
-        if self.variant.armies {
-            self.generate_clash(list);
-            return;
-        }
-        if self.variant.absorption && self.royals_with_powers() {
-            self.generate_by_testing(list);
+        if !self.forcing_moves_apart() {
+            if self.variant.armies {
+                self.generate_clash(list);
+            } else {
+                self.generate_by_testing(list);
+            }
             return;
         }
         let forcing = scope == Scope::Forcing;

@@ -666,7 +666,7 @@ impl Engine {
                 }
             }
         }
-        let mut picker = Picker::new(first, tt_move);
+        let mut picker = Picker::new(pos, first, tt_move);
         frame.tried.clear();
         let mut best_move = None;
         let original_alpha = alpha;

@@ -131,6 +131,9 @@ pub(super) struct Picker {
     table_code: u64,
     /// The next move's index in the frame's scored list.
     next: usize,
+    /// Whether the captures and promotions come before the other moves are
+    /// generated.
+    staged: bool,
 }
 
 impl Picker {
@@ -138,13 +141,16 @@ impl Picker {
     /// other is generated if it is `first` (known legal quickly). A table
     /// move that is not (its legality takes the generator, or a singular
     /// extension's probe leaves it out) comes first once every move is
-    /// generated, and the stages wait for that too.
-    pub(super) fn new(first: Option<Move>, table: Option<Move>) -> Picker {
+    /// generated, and the stages wait for that too. Where the captures and
+    /// promotions cannot be generated apart from the others, `pos`'s moves
+    /// are all generated at once.
+    pub(super) fn new(pos: &Position, first: Option<Move>, table: Option<Move>) -> Picker {
         let stage = match (first, table) {
             (None, Some(_)) => Stage::FindRest,
             _ => Stage::Table,
         };
-        Picker { stage, first, table_code: code_of(table), next: 0 }
+        let staged = pos.forcing_moves_apart();
+        Picker { stage, first, table_code: code_of(table), next: 0, staged }
     }
 }
 
@@ -167,7 +173,7 @@ impl Engine {
         loop {
             match picker.stage {
                 Stage::Table => {
-                    picker.stage = Stage::FindGains;
+                    picker.stage = if picker.staged { Stage::FindGains } else { Stage::FindRest };
                     if let Some(m) = picker.first {
                         tried.push(m);
                         return Some(m);
@@ -355,7 +361,7 @@ mod tests {
                     expected.push((scored.score(i), m.code()));
                 }
 
-                let mut picker = Picker::new(first, tt_move);
+                let mut picker = Picker::new(pos, first, tt_move);
                 frame.tried.clear();
                 let mut given = Vec::new();
                 while let Some(m) = engine.next_move(pos, &mut picker, &mut frame, tt_move, ply) {
