@@ -164,7 +164,7 @@ impl Position {
     /// not in Clash, nor where a royal piece holds absorbed powers, whose
     /// generators give every move.
     pub(crate) fn forcing_moves_apart(&self) -> bool {
-        !self.variant.armies && !(self.variant.absorption && self.royals_with_powers())
+        !(self.variant.armies || (self.variant.absorption && self.royals_with_powers()))
     }
 
     fn generate_with(&self, list: &mut MoveList, scope: Scope) {
