@@ -666,8 +666,7 @@ impl Engine {
                 }
             }
         }
-        let mut picker = Picker::new(pos, first, tt_move);
-        frame.tried.clear();
+        let mut picker = Picker::new(pos, first, tt_move, &mut frame.tried);
         let mut best_move = None;
         let original_alpha = alpha;
         let mut best = -INF;
@@ -1260,19 +1259,17 @@ mod tests {
                     if legal.is_empty() {
                         break;
                     }
-                    {
-                        let mut forcing = MoveList::new();
-                        pos.generate_forcing(&mut forcing);
-                        for m in &forcing {
-                            assert!(legal.contains(m), "{} {:?}: {m:?} is not legal", v.id, pos);
-                        }
-                        // Pair turns (A6) are left to the main search.
-                        let noisy = legal.iter().filter(|m| is_noisy(&pos, m) && !matches!(m, Move::PawnPair { .. }));
-                        for m in noisy {
-                            assert!(forcing.contains(m), "{} {:?}: {m:?} is missing", v.id, pos);
-                        }
-                        checked += 1;
+                    let mut forcing = MoveList::new();
+                    pos.generate_forcing(&mut forcing);
+                    for m in &forcing {
+                        assert!(legal.contains(m), "{} {:?}: {m:?} is not legal", v.id, pos);
                     }
+                    // Pair turns (A6) are left to the main search.
+                    let noisy = legal.iter().filter(|m| is_noisy(&pos, m) && !matches!(m, Move::PawnPair { .. }));
+                    for m in noisy {
+                        assert!(forcing.contains(m), "{} {:?}: {m:?} is missing", v.id, pos);
+                    }
+                    checked += 1;
                     pos.play_unchecked(legal[dice.roll(legal.len() as u64) as usize]);
                 }
             }

@@ -90,7 +90,7 @@ pub(super) mod order {
 }
 
 /// A node's move lists: tens of kilobytes, so they live on the heap, one
-/// pair per ply, rather than on the stack of a deep recursion.
+/// set per ply, rather than on the stack of a deep recursion.
 pub(super) struct Frame {
     pub(super) moves: MoveList,
     pub(super) scored: MoveScores,
@@ -143,8 +143,14 @@ impl Picker {
     /// extension's probe leaves it out) comes first once every move is
     /// generated, and the stages wait for that too. Where the captures and
     /// promotions cannot be generated apart from the others, `pos`'s moves
-    /// are all generated at once.
-    pub(super) fn new(pos: &Position, first: Option<Move>, table: Option<Move>) -> Picker {
+    /// are all generated at once. `tried` (the node's frame's) is emptied.
+    pub(super) fn new(
+        pos: &Position,
+        first: Option<Move>,
+        table: Option<Move>,
+        tried: &mut ArrayVec<Move, MAX_MOVES>,
+    ) -> Picker {
+        tried.clear();
         let stage = match (first, table) {
             (None, Some(_)) => Stage::FindRest,
             _ => Stage::Table,
@@ -156,8 +162,8 @@ impl Picker {
 
 impl Engine {
     /// The node's next move, or `None` once every legal move has been
-    /// given; `frame` is the node's own, its `tried` list empty at the
-    /// start. The moves given before every move was generated are kept in
+    /// given; `frame` is the node's own, the one whose `tried` list
+    /// [`Picker::new`] emptied. The moves given before every move was generated are kept in
     /// `tried`: once the others are generated, they take the first places
     /// in their order, so that each move keeps its index in the node's
     /// list (late moves are reduced and pruned by it).
@@ -361,8 +367,7 @@ mod tests {
                     expected.push((scored.score(i), m.code()));
                 }
 
-                let mut picker = Picker::new(pos, first, tt_move);
-                frame.tried.clear();
+                let mut picker = Picker::new(pos, first, tt_move, &mut frame.tried);
                 let mut given = Vec::new();
                 while let Some(m) = engine.next_move(pos, &mut picker, &mut frame, tt_move, ply) {
                     given.push((score_of.get(&m.code()).copied().unwrap_or(i32::MIN), m.code()));
