@@ -186,6 +186,27 @@ pub(super) fn evaluate_with(pos: &Position, values: &mut Values) -> i32 {
     }
 }
 
+/// What [`evaluate_within`] found: the evaluation, or a bound on it that
+/// settles the search's window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lazy {
+    Exact(i32),
+    /// At least this, which is at or above beta.
+    AtLeast(i32),
+}
+
+/// [`evaluate_with`], where all that matters is whether the position holds
+/// `beta` (if given): where a cheap part of the sum puts it far above (chess
+/// only), a lower bound instead ([`chess::LAZY`]).
+#[inline]
+pub(super) fn evaluate_within(pos: &Position, values: &mut Values, beta: Option<i32>) -> Lazy {
+    if std::ptr::eq(pos.variant(), &crate::variant::CHESS) {
+        chess::evaluate_within(pos, &mut values.pawns, beta)
+    } else {
+        Lazy::Exact(evaluate_with(pos, values))
+    }
+}
+
 /// The evaluation of a position of any game, piece by piece; chess's,
 /// Olympic's and Alapawn's are worked out faster by kinds of pieces
 /// ([`chess::evaluate`], [`olympic::evaluate`], [`alapawn::evaluate`]), to

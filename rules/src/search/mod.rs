@@ -29,7 +29,7 @@ use ordering::{Frame, Picker, order};
 use slots::Slots;
 
 pub use eval::evaluate;
-use eval::{Values, evaluate_with, is_noisy, promotes, victim_value};
+use eval::{Lazy, Values, is_noisy, promotes, victim_value};
 /// The seeded random source of the tests across the crate.
 #[cfg(test)]
 pub(crate) use levels::Dice;
@@ -380,14 +380,25 @@ impl Engine {
     }
 
     fn evaluate(&mut self, pos: &Position) -> i32 {
+        match self.evaluate_within(pos, None) {
+            Lazy::Exact(score) | Lazy::AtLeast(score) => score,
+        }
+    }
+
+    /// [`Engine::evaluate`], or where `beta` is given a lower bound at or
+    /// above it where that is quicker to find ([`eval::evaluate_within`]);
+    /// only exact evaluations are cached.
+    fn evaluate_within(&mut self, pos: &Position, beta: Option<i32>) -> Lazy {
         let hash = pos.hash();
         let slot = (hash as usize) & (self.evals.len() - 1);
         if self.evals[slot].0 == hash {
-            return self.evals[slot].1;
+            return Lazy::Exact(self.evals[slot].1);
         }
-        let score = evaluate_with(pos, &mut self.values);
-        self.evals[slot] = (hash, score);
-        score
+        let found = eval::evaluate_within(pos, &mut self.values, beta);
+        if let Lazy::Exact(score) = found {
+            self.evals[slot] = (hash, score);
+        }
+        found
     }
 
     /// Asks the processor to fetch the table entry and the cached
@@ -909,7 +920,16 @@ impl Engine {
         let in_check = in_check.unwrap_or_else(|| pos.is_check());
         // In check there is no standing pat: the evaluation waits until the
         // depth runs out ([`Engine::quiesce_moves`]).
-        let stand = if in_check { -INF } else { known.unwrap_or_else(|| self.evaluate(pos)) };
+        // Far above beta a bound on the evaluation is enough to stand pat on;
+        // it is not kept as the position's evaluation.
+        let (stand, exact) = match known {
+            _ if in_check => (-INF, false),
+            Some(eval) => (eval, true),
+            None => match self.evaluate_within(pos, Some(beta)) {
+                Lazy::Exact(eval) => (eval, true),
+                Lazy::AtLeast(bound) => (bound, false),
+            },
+        };
         let mut frame = self.take_frame(ply);
         let (score, best) = self.quiesce_moves(pos, ply, alpha, beta, qply, tt_move, in_check, stand, &mut frame);
         self.frames[ply] = Some(frame);
@@ -926,7 +946,8 @@ impl Engine {
             };
             let best = best.or(tt_move);
             let score = to_table(score, ply as i32);
-            self.table[slot] = Entry { key: hash, best, score, eval: eval_entry(stand), depth: 0, bound };
+            let eval = if exact { eval_entry(stand) } else { NO_EVAL };
+            self.table[slot] = Entry { key: hash, best, score, eval, depth: 0, bound };
         }
         score
     }
