@@ -195,6 +195,16 @@ pub(super) enum Lazy {
     AtLeast(i32),
 }
 
+impl Lazy {
+    /// The evaluation or the bound.
+    #[inline]
+    pub(super) fn value(self) -> i32 {
+        match self {
+            Lazy::Exact(score) | Lazy::AtLeast(score) => score,
+        }
+    }
+}
+
 /// [`evaluate_with`], where all that matters is whether the position holds
 /// `beta` (if given): where a cheap part of the sum puts it far above (chess
 /// only), a lower bound instead ([`chess::LAZY`]).

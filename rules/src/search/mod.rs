@@ -380,9 +380,7 @@ impl Engine {
     }
 
     fn evaluate(&mut self, pos: &Position) -> i32 {
-        match self.evaluate_within(pos, None) {
-            Lazy::Exact(score) | Lazy::AtLeast(score) => score,
-        }
+        self.evaluate_within(pos, None).value()
     }
 
     /// [`Engine::evaluate`], or where `beta` is given a lower bound at or

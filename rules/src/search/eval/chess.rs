@@ -110,9 +110,7 @@ pub(super) const LAZY: i32 = 300;
 /// The evaluation of a chess position for the side to move, with the pawn
 /// structures `table` remembers.
 pub(super) fn evaluate(pos: &Position, table: &mut PawnTable) -> i32 {
-    match evaluate_within(pos, table, None) {
-        Lazy::Exact(score) | Lazy::AtLeast(score) => score,
-    }
+    evaluate_within(pos, table, None).value()
 }
 
 /// [`evaluate`], or where `beta` is given and the pieces' worth and squares
@@ -230,7 +228,7 @@ mod tests {
     #[test]
     fn the_lazy_bound_holds_beta_where_the_full_evaluation_nearly_always_does() {
         // Positions out of check from random games, each asked against
-        // betas across three pawns either side of its evaluation: a bound is
+        // betas from six pawns below its evaluation to three above: a bound is
         // at or above beta, an exact answer is the evaluation, and the full
         // evaluation falls below a beta the bound claimed to hold rarely.
         let mut table = PawnTable::new();
