@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+mod correction;
 mod drop_threats;
 mod eval;
 mod history;
@@ -24,6 +25,7 @@ mod threats;
 mod tuned;
 
 use arrayvec::ArrayVec;
+use correction::Correction;
 use history::Histories;
 use ordering::{Frame, Picker, order};
 use slots::Slots;
@@ -192,6 +194,10 @@ pub struct Engine {
     /// The static evaluation of each node of the line searched, by ply.
     static_evals: [i32; MAX_PLY],
     history: Histories,
+    /// How far evaluations missed, by pawns ([`correction`]).
+    correction: Correction,
+    /// Whether evaluations are corrected: in chess (elsewhere not measured).
+    correcting: bool,
     /// The key of the move played at each ply of the line searched
     /// ([`history::Types::key`]; `None` for a null move or one without a key).
     played: [Option<history::Key>; MAX_PLY],
@@ -230,6 +236,8 @@ impl Engine {
             killers: [[None; 2]; MAX_PLY],
             static_evals: [0; MAX_PLY],
             history: Histories::new(),
+            correction: Correction::new(),
+            correcting: false,
             played: [None; MAX_PLY],
             path: Vec::with_capacity(MAX_PLY),
             earlier: Vec::new(),
@@ -254,6 +262,7 @@ impl Engine {
     pub fn clear(&mut self) {
         self.table.fill(Entry::default());
         self.history.clear();
+        self.correction.clear();
         self.evals.fill((0, 0));
         self.earlier.clear();
     }
@@ -291,6 +300,7 @@ impl Engine {
         self.seldepth = 0;
         self.killers = [[None; 2]; MAX_PLY];
         self.history.age();
+        self.correcting = std::ptr::eq(pos.variant(), &crate::variant::CHESS);
         self.path.clear();
         self.path.extend_from_slice(&self.earlier);
         let mut found =
@@ -397,6 +407,13 @@ impl Engine {
             self.evals[slot] = (hash, score);
         }
         found
+    }
+
+    /// What to add to `pos`'s evaluation for what searches found of its
+    /// pawns' ([`correction`]).
+    #[inline]
+    fn correction_of(&self, pos: &Position) -> i32 {
+        if self.correcting { self.correction.of(pos) } else { 0 }
     }
 
     /// Asks the processor to fetch the table entry and the cached
@@ -582,11 +599,12 @@ impl Engine {
         let Node { depth, ply, mut alpha, beta, null_ok, in_check, hash, slot, tt, excluded } = node;
         let tt_move = tt.and_then(|e| e.best);
         let pv_node = beta - alpha > 1;
-        let static_eval = match tt.and_then(|e| e.eval()) {
+        let raw_eval = match tt.and_then(|e| e.eval()) {
             _ if in_check => -INF,
             Some(eval) => eval,
             None => self.evaluate(pos),
         };
+        let static_eval = if in_check { raw_eval } else { raw_eval + self.correction_of(pos) };
         self.static_evals[ply] = static_eval;
         // Better than two plies ago, when this side was last to move (or no
         // way to tell): lines that are getting worse deserve less effort.
@@ -797,10 +815,22 @@ impl Engine {
                 key: hash,
                 best: best_move,
                 score: to_table(best, ply as i32),
-                eval: eval_entry(static_eval),
+                eval: eval_entry(raw_eval),
                 depth: depth.min(127) as i8,
                 bound,
             };
+        }
+        // The evaluation learns from a score its bound pins down on the far
+        // side of it, found by a quiet move (or none): a capture's gain is
+        // the exchange's, not the structure's.
+        if self.correcting
+            && !in_check
+            && best.abs() < MATE - 1000
+            && best_move.is_none_or(|m| !is_noisy(pos, &m))
+            && !(bound == Bound::Lower && best <= static_eval)
+            && !(bound == Bound::Upper && best >= static_eval)
+        {
+            self.correction.learn(pos, depth, best - raw_eval);
         }
         best
     }
@@ -920,14 +950,16 @@ impl Engine {
         // depth runs out ([`Engine::quiesce_moves`]).
         // Far above beta a bound on the evaluation is enough to stand pat on;
         // it is not kept as the position's evaluation.
-        let (stand, exact) = match known {
+        let correction = if in_check { 0 } else { self.correction_of(pos) };
+        let (raw, exact) = match known {
             _ if in_check => (-INF, false),
             Some(eval) => (eval, true),
-            None => match self.evaluate_within(pos, Some(beta)) {
+            None => match self.evaluate_within(pos, Some(beta - correction)) {
                 Lazy::Exact(eval) => (eval, true),
                 Lazy::AtLeast(bound) => (bound, false),
             },
         };
+        let stand = raw + correction;
         let mut frame = self.take_frame(ply);
         let (score, best) = self.quiesce_moves(pos, ply, alpha, beta, qply, tt_move, in_check, stand, &mut frame);
         self.frames[ply] = Some(frame);
@@ -944,7 +976,7 @@ impl Engine {
             };
             let best = best.or(tt_move);
             let score = to_table(score, ply as i32);
-            let eval = if exact { eval_entry(stand) } else { NO_EVAL };
+            let eval = if exact { eval_entry(raw) } else { NO_EVAL };
             self.table[slot] = Entry { key: hash, best, score, eval, depth: 0, bound };
         }
         score
@@ -1242,6 +1274,25 @@ mod tests {
         let pos = Position::from_fen(Variant::by_id(variant).unwrap(), fen).unwrap();
         let f = best_move(&pos, Duration::from_millis(ms), 64).unwrap();
         (pos, f)
+    }
+
+    #[test]
+    fn the_evaluation_is_corrected_in_chess_only() {
+        // A chess search learns corrections for the pawn structures it
+        // met, and a new game forgets them; Olympic's search learns none
+        // (off there, not measured).
+        let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+        let mut e = Engine::new(4);
+        let pos = Position::from_fen(&crate::variant::CHESS, kiwipete).unwrap();
+        e.search(&pos, Limits::new(Duration::from_secs(600), 7)).unwrap();
+        let learnt = e.correction.learnt();
+        assert!(learnt > 20, "{learnt}");
+        e.clear();
+        assert_eq!(e.correction.learnt(), 0);
+        let olympic = Variant::by_id("olympic").unwrap();
+        let pos = Position::from_fen(olympic, olympic.start_fen).unwrap();
+        e.search(&pos, Limits::new(Duration::from_secs(600), 6)).unwrap();
+        assert_eq!(e.correction.learnt(), 0);
     }
 
     #[test]
