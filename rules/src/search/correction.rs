@@ -7,6 +7,7 @@
 //! the evaluation errs less.
 
 use crate::position::Position;
+use crate::types::Color;
 
 /// Entries per side (a power of two).
 const SIZE: usize = 1 << 14;
@@ -42,7 +43,7 @@ impl Correction {
     #[inline]
     fn index(pos: &Position) -> usize {
         let pawns = pos.pure_pawns();
-        let white = pawns & pos.pieces_of(crate::types::Color::White);
+        let white = pawns & pos.pieces_of(Color::White);
         let black = pawns & !white;
         let mixed = white.0.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.0.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
         pos.turn().index() * SIZE + (mixed >> (64 - SIZE.trailing_zeros())) as usize
