@@ -22,6 +22,7 @@
 
 pub mod army;
 mod attacks;
+mod check_look;
 mod clash;
 mod explain;
 mod fen;

@@ -37,6 +37,7 @@ use eval::{Lazy, Values, is_noisy, promotes, victim_value};
 pub(crate) use levels::Dice;
 pub use levels::{Style, greedy_move, hangs_a_piece, level_move, level_move_limited, level_rating, style};
 
+use crate::check_look::CheckLook;
 use crate::moves::Move;
 use crate::position::Position;
 use crate::types::Color;
@@ -700,6 +701,8 @@ impl Engine {
         let mut quiets_tried: ArrayVec<history::Key, 64> = ArrayVec::new();
         self.path.push(Visit { hash, check: in_check });
         let mut given = 0;
+        // Worked out at the first move that may be pruned, for the rest.
+        let mut look = None;
         while let Some(m) = self.next_move(pos, &mut picker, frame, tt_move, ply) {
             let i = given;
             given += 1;
@@ -713,7 +716,11 @@ impl Engine {
             // not lose is in hand. A plain move is known to check or not
             // before it is played, and one skipped is never played.
             let prunable = !pv_node && !in_check && i > 0 && best > -(MATE - 1000);
-            let checks = if prunable { pos.quiet_move_checks(&m) } else { None };
+            let checks = if prunable {
+                look.get_or_insert_with(|| CheckLook::new(pos)).quiet_move_checks(pos, &m)
+            } else {
+                None
+            };
             if checks == Some(false) && self.skips(pos, &m, quiet, i, depth, improving, static_eval, alpha) {
                 continue;
             }
