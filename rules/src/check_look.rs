@@ -103,46 +103,38 @@ impl CheckLook {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::random_games;
     use crate::variant::VARIANTS;
 
     #[test]
     fn the_look_answers_as_each_move_alone_and_as_playing_it() {
-        // Every move of seeded random games in every variant: the look's
-        // answer is the one-move answer, and where it answers, playing the
-        // move agrees (own attacks, discovered checks, both at once).
-        let mut dice = crate::search::Dice(0x2545_F491_4F6C_DD1D);
+        // Every move at every position of seeded random games in every
+        // variant: the look's answer is the one-move answer, and where they
+        // answer, playing the move agrees (own attacks, discovered checks,
+        // both at once).
         let (mut answered, mut checks, mut discovered) = (0, 0, 0);
         for v in VARIANTS {
-            for _ in 0..30 {
-                let mut pos = Position::new(v);
-                for _ in 0..80 {
-                    let moves = pos.legal_moves();
-                    if moves.is_empty() {
-                        break;
+            random_games(v, 30, 80, 0x2545_F491_4F6C_DD1D, |pos| {
+                let look = CheckLook::new(pos);
+                for m in &pos.legal_moves() {
+                    let fast = look.quiet_move_checks(pos, m);
+                    let context = format!("{}: {} in {}", v.id, pos.canonical(m), pos.fen());
+                    assert_eq!(fast, pos.quiet_move_checks(m), "{context}");
+                    let Some(known) = fast else { continue };
+                    let mut after = pos.clone();
+                    after.play_unchecked(*m);
+                    assert_eq!(known, after.is_check(), "{context}");
+                    answered += 1;
+                    checks += usize::from(known);
+                    if let Move::Normal { from, .. } = *m
+                        && look.discoverers.has(from)
+                        && pos.piece_at(from).is_some_and(|p| pos.moves_of(p).bits() & !KNOWN == 0)
+                    {
+                        discovered += usize::from(known);
                     }
-                    let look = CheckLook::new(&pos);
-                    for m in &moves {
-                        let fast = look.quiet_move_checks(&pos, m);
-                        let context = format!("{}: {} in {}", v.id, pos.canonical(m), pos.fen());
-                        assert_eq!(fast, pos.quiet_move_checks(m), "{context}");
-                        let Some(known) = fast else { continue };
-                        let mut after = pos.clone();
-                        after.play_unchecked(*m);
-                        assert_eq!(known, after.is_check(), "{context}");
-                        answered += 1;
-                        checks += usize::from(known);
-                        if let Move::Normal { from, .. } = *m
-                            && look.discoverers.has(from)
-                            && pos.piece_at(from).is_some_and(|p| pos.moves_of(p).bits() & !KNOWN == 0)
-                        {
-                            discovered += usize::from(known);
-                        }
-                    }
-                    let m = moves[dice.roll(moves.len() as u64) as usize];
-                    pos.play_unchecked(m);
                 }
-            }
+            });
         }
-        assert!(answered > 100_000 && checks > 1_000 && discovered > 50, "{answered} {checks} {discovered}");
+        assert!(answered > 200_000 && checks > 5_000 && discovered > 200, "{answered} {checks} {discovered}");
     }
 }

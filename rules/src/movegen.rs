@@ -896,38 +896,6 @@ impl crate::variant::Variant {
 #[cfg(test)]
 mod tests {
     use crate::position::Position;
-    use crate::variant::VARIANTS;
-
-    #[test]
-    fn a_quiet_check_is_known_before_the_move_is_played() {
-        // Every move of seeded random games in every variant: where the
-        // look along lines answers, playing the move agrees, discovered
-        // checks and the piece's own alike.
-        let mut dice = crate::search::Dice(0x9E37_79B9_7F4A_7C15);
-        let (mut checks, mut quiet) = (0, 0);
-        for v in VARIANTS {
-            for _ in 0..30 {
-                let mut pos = Position::new(v);
-                for _ in 0..80 {
-                    let moves = pos.legal_moves();
-                    if moves.is_empty() {
-                        break;
-                    }
-                    for m in &moves {
-                        let Some(known) = pos.quiet_move_checks(m) else { continue };
-                        let mut after = pos.clone();
-                        after.play_unchecked(*m);
-                        assert_eq!(known, after.is_check(), "{}: {} in {}", v.id, pos.canonical(m), pos.fen());
-                        quiet += 1;
-                        checks += usize::from(known);
-                    }
-                    let m = moves[dice.roll(moves.len() as u64) as usize];
-                    pos.play_unchecked(m);
-                }
-            }
-        }
-        assert!(quiet > 100_000 && checks > 1_000, "{quiet} moves, {checks} checks");
-    }
 
     #[test]
     fn a_move_is_told_legal_quickly_as_the_generator_tells() {
