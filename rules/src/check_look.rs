@@ -16,8 +16,9 @@ const KNOWN: u32 = (1 << (Power::Gold as u32 + 1)) - 1;
 
 /// For the side to move of one position: where its plain moves give check.
 pub(crate) struct CheckLook {
-    /// The enemy royal piece, if the variant's pieces let the look answer
-    /// (not Clash's, nor royal pieces that absorb powers).
+    /// The enemy royal piece, where the look answers: not in Clash nor in
+    /// Power Absorption (whose checks are more than lines and leaps), nor
+    /// without one (every move asks the one-move look then).
     king: Option<Square>,
     /// Squares a piece with each power attacks the enemy royal piece from,
     /// by power index (King to Gold), with the board as it stands.
@@ -25,19 +26,16 @@ pub(crate) struct CheckLook {
     /// Pieces of the side to move that stand alone between one of its
     /// sliders and the enemy royal piece: moving off the line checks.
     discoverers: Bitboard,
-    /// Whether the variant lets the look answer at all.
-    usable: bool,
 }
 
 impl CheckLook {
     /// The look for `pos`'s side to move.
     pub(crate) fn new(pos: &Position) -> CheckLook {
         let v = pos.variant();
-        let usable = !v.armies && !v.absorption;
         let us = pos.turn();
-        let king = if usable { pos.royal_square(!us) } else { None };
+        let king = if v.armies || v.absorption { None } else { pos.royal_square(!us) };
         let Some(k) = king else {
-            return CheckLook { king: None, from: [Bitboard::EMPTY; 7], discoverers: Bitboard::EMPTY, usable };
+            return CheckLook { king: None, from: [Bitboard::EMPTY; 7], discoverers: Bitboard::EMPTY };
         };
         let t = tables();
         let occ = pos.occupied();
@@ -67,21 +65,18 @@ impl CheckLook {
                 discoverers |= between;
             }
         }
-        CheckLook { king, from, discoverers, usable }
+        CheckLook { king, from, discoverers }
     }
 
     /// [`Position::quiet_move_checks`] of `m`, a legal move in `pos` (the
     /// position the look was made for).
     #[inline]
     pub(crate) fn quiet_move_checks(&self, pos: &Position, m: &Move) -> Option<bool> {
-        if !self.usable {
-            return pos.quiet_move_checks(m);
-        }
+        let Some(k) = self.king else { return pos.quiet_move_checks(m) };
         let Move::Normal { from, to, promote: Promote::No, .. } = *m else { return None };
         if pos.piece_at(to).is_some() {
             return None;
         }
-        let Some(k) = self.king else { return Some(false) };
         let piece = pos.piece_at(from)?;
         let bits = pos.moves_of(piece).bits();
         if bits & !KNOWN != 0 {
