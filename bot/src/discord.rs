@@ -12,7 +12,7 @@
 //! Interactions are deferred at once and answered by editing the deferred
 //! response, so a slow hint or picture never misses Discord's three seconds.
 //! Nothing Discord-specific leaves this module (`discord.rs` and `discord/`:
-//! [`commands`] reads what players send, [`outgoing`] writes the replies).
+//! `commands` reads what players send, `outgoing` writes the replies).
 //!
 //! Nothing is lost (see [`crate::relay`]). Each channel's messages and
 //! interactions are handled one after another, and what they owe is stored
