@@ -46,11 +46,11 @@ pub fn style(level: u8) -> Style {
 /// About what rating in chess each level plays at: levels 4-8 from matches
 /// against Stockfish 15.1 with `UCI_LimitStrength` at 100 ms a move (on its
 /// `UCI_Elo` scale), levels 1-3 each from matches against the next level
-/// (README, "Levels"). Levels 5-7 from 140-160 games each against one
-/// `UCI_Elo`, good to about 60 points; level 8 from 60 games against two,
-/// level 4 from 40 games, about 110 points; levels 1 and 2 lie below what a
-/// chain of matches between levels resolves.
-pub const RATINGS: [u32; 8] = [150, 500, 800, 1150, 1350, 1550, 1700, 2000];
+/// (README, "Levels"). Levels 4-7 from 120-160 games each against one
+/// `UCI_Elo`, good to about 60 points; level 8 from 80 games against two;
+/// levels 1 and 2 lie below what a chain of matches between levels
+/// resolves.
+pub const RATINGS: [u32; 8] = [150, 500, 800, 1200, 1350, 1550, 1700, 2000];
 
 /// A level's approximate chess rating.
 pub fn level_rating(level: u8) -> u32 {
