@@ -302,6 +302,20 @@ pub(crate) fn notation(variant: &Variant) -> &'static [Notation] {
     }
 }
 
+/// What a move looks like in `variant`, for someone whose move could not be
+/// read at all: the examples of its plain moves, and where to look.
+pub(crate) fn how_moves_look(variant: &Variant) -> String {
+    let points = notation(variant);
+    let moves = points.iter().find(|p| p.words.starts_with("Moves")).or(points.first());
+    let examples: Vec<&str> = moves.map_or(&[][..], |p| p.examples).iter().take(3).copied().collect();
+    let shape = match examples.as_slice() {
+        [] => String::new(),
+        [one] => format!("Moves look like {one}; "),
+        [first @ .., last] => format!("Moves look like {} or {last}; ", first.join(", ")),
+    };
+    format!("{shape}/moves lists yours, and /help notation {} explains the notation.", variant.id)
+}
+
 /// `/help notation VARIANT`'s text.
 pub(crate) fn notation_text(variant: &Variant) -> String {
     let mut s = format!("How {} writes moves (type them in a game, or after /move):", variant.name);
@@ -337,6 +351,22 @@ mod tests {
             assert_eq!(groups, 1, "/{name} is in {groups} groups");
         }
         assert_eq!(COMMANDS.len(), command::USAGE.len());
+    }
+
+    #[test]
+    fn an_unreadable_move_is_answered_with_the_shape_of_the_games_moves() {
+        let chess = Variant::by_id("chess").unwrap();
+        assert_eq!(
+            how_moves_look(chess),
+            "Moves look like e4, Nf3 or e2e4; /moves lists yours, and /help notation chess explains the notation."
+        );
+        let construction = Variant::by_id("construction").unwrap();
+        assert!(how_moves_look(construction).starts_with("Moves look like Ra5 or a2a5;"));
+        for v in kibitz_rules::VARIANTS {
+            let text = how_moves_look(v);
+            assert!(text.starts_with("Moves look like "), "{}: {text}", v.id);
+            assert!(text.ends_with(&format!("/help notation {} explains the notation.", v.id)));
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Playing: moves (as commands and bare), the board, the legal moves, hints.
 
-use kibitz_rules::Move;
+use kibitz_rules::{Move, MoveError};
 
 use super::*;
 
@@ -63,7 +63,14 @@ impl Core {
         let mut game = loaded.game.clone();
         let played = match game.play_text(text) {
             Ok(p) => p,
-            Err(e) => return refuse(quoting(&format!("{e}."), text)),
+            Err(e) => {
+                let mut why = quoting(&format!("{e}."), text);
+                if matches!(e, MoveError::Syntax(_)) {
+                    why.push(' ');
+                    why.push_str(&guide::how_moves_look(game.position().variant()));
+                }
+                return refuse(why);
+            }
         };
         let record = MoveRecord {
             text: played.canonical.clone(),
