@@ -47,10 +47,10 @@ pub fn style(level: u8) -> Style {
 /// against Stockfish 15.1 with `UCI_LimitStrength` at 100 ms a move (on its
 /// `UCI_Elo` scale), levels 1-3 each from matches against the next level
 /// (README, "Levels"). Levels 4-7 from 120-160 games each against one
-/// `UCI_Elo`, good to about 60 points; level 8 from 80 games against two;
+/// `UCI_Elo`, good to about 60 points; level 8 from 160 games against two;
 /// levels 1 and 2 lie below what a chain of matches between levels
 /// resolves.
-pub const RATINGS: [u32; 8] = [150, 500, 800, 1200, 1350, 1550, 1700, 2000];
+pub const RATINGS: [u32; 8] = [150, 500, 800, 1200, 1350, 1550, 1700, 2050];
 
 /// A level's approximate chess rating.
 pub fn level_rating(level: u8) -> u32 {
