@@ -9,7 +9,7 @@
 //! it is refused with 401 and nothing is done. A body that is no update is
 //! logged and answered 200, so that Telegram does not post it forever. An
 //! update goes through the same per-chat lanes as a polled one (see
-//! [`super::Chats`]), and is answered 200 only once it is handled and its
+//! `Chats` in `telegram.rs`), and is answered 200 only once it is handled and its
 //! replies are in the outbox; if they could not be stored, 500, and
 //! Telegram posts it again later. An update posted twice is recognised by
 //! its message's id (see [`crate::relay`]) and handled once.
