@@ -272,8 +272,8 @@ fn list(squares: &[Square]) -> String {
     squares.iter().map(Square::to_string).collect::<Vec<_>>().join(", ")
 }
 
-/// `a`, `a or b`, `a, b or c`.
-pub(crate) fn or_list(items: &[String]) -> String {
+/// `a`, `a or b`, `a, b or c`: the words the refusals list choices in.
+pub fn or_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),

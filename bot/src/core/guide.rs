@@ -3,7 +3,7 @@
 //! (`/help notation VARIANT`), with examples tested against positions where
 //! they are legal.
 
-use kibitz_rules::Variant;
+use kibitz_rules::{Variant, or_list};
 
 /// The groups of `/help`, in order, with their commands.
 pub(crate) const GROUPS: &[(&str, &[&str])] = &[
@@ -307,12 +307,8 @@ pub(crate) fn notation(variant: &Variant) -> &'static [Notation] {
 pub(crate) fn how_moves_look(variant: &Variant) -> String {
     let points = notation(variant);
     let moves = points.iter().find(|p| p.words.starts_with("Moves")).or(points.first());
-    let examples: Vec<&str> = moves.map_or(&[][..], |p| p.examples).iter().take(3).copied().collect();
-    let shape = match examples.as_slice() {
-        [] => String::new(),
-        [one] => format!("Moves look like {one}; "),
-        [first @ .., last] => format!("Moves look like {} or {last}; ", first.join(", ")),
-    };
+    let examples: Vec<String> = moves.map_or(&[][..], |p| p.examples).iter().take(3).map(|e| e.to_string()).collect();
+    let shape = if examples.is_empty() { String::new() } else { format!("Moves look like {}; ", or_list(&examples)) };
     format!("{shape}/moves lists yours, and /help notation {} explains the notation.", variant.id)
 }
 

@@ -3,6 +3,7 @@
 //! ours; typed `@username`s become the ids of the users holding them, and
 //! text mentions of users without a username the ids they link to.
 
+use kibitz_rules::or_list;
 use kibitz_storage::Timestamp;
 use teloxide::prelude::*;
 use teloxide::types::MessageEntityKind;
@@ -87,13 +88,9 @@ pub fn resolve_mentions(text: &str, id_of: impl Fn(&str) -> Option<String>) -> (
 /// The answer to a command that names users the directory does not know.
 pub(super) fn unknown_users(names: &[String]) -> String {
     let names: Vec<String> = names.iter().map(|n| format!("@{n}")).collect();
-    let list = match names.as_slice() {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} or {last}", init.join(", ")),
-    };
     format!(
-        "I don't know {list} yet: ask them to write something here, or pick them from the @-menu. Nothing was changed."
+        "I don't know {} yet: ask them to write something here, or pick them from the @-menu. Nothing was changed.",
+        or_list(&names)
     )
 }
 
