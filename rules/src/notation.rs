@@ -93,7 +93,7 @@ fn ambiguous(text: &str, candidates: &[String], pieces: &[Named]) -> String {
 }
 
 fn hint(closest: &[String]) -> String {
-    if closest.is_empty() { String::new() } else { format!(" (did you mean {}?)", closest.join(", ")) }
+    if closest.is_empty() { String::new() } else { format!(": did you mean {}?", or_list(closest)) }
 }
 
 impl Position {
@@ -668,25 +668,32 @@ impl Position {
         (out, loose)
     }
 
-    /// Legal moves that look most like what was typed, in SAN.
+    /// Legal moves that look most like what was typed, in SAN: those that
+    /// reach a square it names (the nearer the better), made by the piece
+    /// it names, by letter or, where it names more than one square, by the
+    /// first of them (`e2e4e5` is closest to `e4`, then `e3`).
     fn closest(&self, body: &str, legal: &MoveList) -> Vec<String> {
-        let target = last_square(body);
+        let squares = squares_in(body);
+        let (from, targets) = match squares.as_slice() {
+            [] => (None, &[][..]),
+            [only] => (None, std::slice::from_ref(only)),
+            [first, rest @ ..] => (Some(*first), rest),
+        };
         let letter = body.chars().next().filter(|c| c.is_ascii_uppercase());
         let mut scored: Vec<(u32, String)> = legal
             .iter()
             .map(|m| {
-                let mut score = 0;
                 let to = m.to();
-                if let Some(t) = target {
-                    score += to.file().abs_diff(t.file()) as u32 + to.rank().abs_diff(t.rank()) as u32;
-                    if to != t {
-                        score += 2;
-                    }
-                } else {
-                    score += 8;
-                }
+                let near = targets.iter().map(|t| {
+                    let off = u32::from(to.file().abs_diff(t.file()) + to.rank().abs_diff(t.rank()));
+                    if to == *t { off } else { off + 2 }
+                });
+                let mut score = near.min().unwrap_or(8);
                 let moving = m.from().and_then(|f| self.piece_at(f)).map(|p| self.letter(p).to_ascii_uppercase());
                 if letter.is_some() && moving != letter {
+                    score += 3;
+                }
+                if from.is_some() && m.from() != from {
                     score += 3;
                 }
                 (score, self.san(m))
@@ -783,6 +790,13 @@ fn strip_keep(text: &str) -> (String, bool) {
         }
         _ => (text.to_string(), false),
     }
+}
+
+/// Every square named in `text`, in order (overlapping pairs never count:
+/// a square is a letter and a digit).
+fn squares_in(text: &str) -> Vec<Square> {
+    let b = text.as_bytes();
+    (0..b.len().saturating_sub(1)).filter_map(|i| Square::from_bytes(b[i], b[i + 1])).collect()
 }
 
 fn last_square(text: &str) -> Option<Square> {

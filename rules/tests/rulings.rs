@@ -216,6 +216,12 @@ fn g2_illegal_move_lists_closest() {
     for text in ["Ke2", "e2e5", "Qh5", "O-O"] {
         assert!(matches!(p.parse_move(text), Err(MoveError::Refused { .. })), "{text}");
     }
+    // A token with one square too many: the moves of the piece on its first
+    // square that reach the squares it names come first.
+    match p.parse_move("e2e4e5") {
+        Err(MoveError::Illegal { closest, .. }) => assert_eq!(closest, ["e4", "e3", "d4"]),
+        other => panic!("expected the closest moves, got {other:?}"),
+    }
     assert!(matches!(p.parse_move("hello"), Err(MoveError::Syntax(_))));
     assert!(matches!(p.parse_move(""), Err(MoveError::Syntax(_))));
     let mut g = Game::new(variant("chess"));

@@ -64,7 +64,11 @@ impl Core {
         let played = match game.play_text(text) {
             Ok(p) => p,
             Err(e) => {
-                let mut why = quoting(&format!("{e}."), text);
+                // A refusal that ends in a question ("did you mean ...?")
+                // needs no full stop after it.
+                let said = e.to_string();
+                let said = if said.ends_with('?') { said } else { format!("{said}.") };
+                let mut why = quoting(&said, text);
                 if matches!(e, MoveError::Syntax(_)) {
                     why.push(' ');
                     why.push_str(&guide::how_moves_look(game.position().variant()));
