@@ -10,6 +10,8 @@ use std::fmt;
 
 use crate::core::excerpt;
 
+mod meant;
+
 /// Which colour the challenger wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColourWish {
@@ -153,7 +155,13 @@ pub enum ParseError {
     /// The message is not a command at all (no prefix).
     NotACommand,
     /// An unknown command word.
-    Unknown(String),
+    Unknown {
+        /// The word, lower case (its first 24 characters).
+        word: String,
+        /// The command it most likely meant, with the words that followed
+        /// it, to suggest (never to act on).
+        meant: Option<String>,
+    },
     /// A command missing something or with something extra.
     Usage {
         /// The command.
@@ -169,7 +177,10 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseError::NotACommand => write!(f, "that is not a command"),
-            ParseError::Unknown(w) => write!(f, "I don't know the command /{w}. Try /help."),
+            ParseError::Unknown { word, meant: None } => write!(f, "I don't know the command /{word}. Try /help."),
+            ParseError::Unknown { word, meant: Some(meant) } => {
+                write!(f, "I don't know the command /{word}. Did you mean /{meant}? /help lists every command.")
+            }
             ParseError::Usage { usage, problem, .. } => {
                 let stop = if problem.ends_with(['.', '?', '!']) { "" } else { "." };
                 write!(f, "{problem}{stop} Usage: /{usage}")
@@ -227,6 +238,12 @@ fn problem(command: &'static str, problem: impl Into<String>) -> ParseError {
     ParseError::Usage { command, usage: usage(command), problem: problem.into() }
 }
 
+/// The command an unknown command word (lower case) most likely meant:
+/// another name for it (`undo`) or a slip of the keys (`chalenge`).
+pub fn meant(word: &str) -> Option<&'static str> {
+    meant::meant(word)
+}
+
 /// The longest user id a mention may name, in bytes: Telegram usernames
 /// have at most 32 characters and Discord ids are 20 digits at most, so
 /// anything longer names nobody.
@@ -251,12 +268,12 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
     let body = text.strip_prefix('/').or_else(|| text.strip_prefix('!')).ok_or(ParseError::NotACommand)?;
     let mut words = body.split_whitespace();
     let first = words.next().ok_or(ParseError::NotACommand)?;
-    let word = match first.split_once('@') {
+    let written = match first.split_once('@') {
         Some((w, target)) if target.eq_ignore_ascii_case(bot_name) || bot_name.is_empty() => w,
         Some((w, _)) => w,
         None => first,
-    }
-    .to_ascii_lowercase();
+    };
+    let word = written.to_ascii_lowercase();
     let args: Vec<&str> = words.collect();
     let one = |command: &'static str| -> Result<Option<String>, ParseError> {
         match args.as_slice() {
@@ -353,7 +370,17 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         },
         "raise" => none("raise", Command::Raise),
         "pass" => none("pass", Command::Pass),
-        _ => Err(ParseError::Unknown(word.chars().take(24).collect())),
+        _ => {
+            let rest = excerpt(&args.join(" "));
+            let meant = if meant::a_move(written) && args.is_empty() {
+                // `/e4`: a move typed as a command.
+                Some(format!("move {written}"))
+            } else {
+                meant::meant(&word)
+                    .map(|ours| if rest.is_empty() { ours.to_string() } else { format!("{ours} {rest}") })
+            };
+            Err(ParseError::Unknown { word: word.chars().take(24).collect(), meant })
+        }
     }
 }
 
@@ -483,7 +510,18 @@ mod tests {
         assert!(matches!(parse("/moves vuaf e2 3", "k"), Err(ParseError::Usage { command: "moves", .. })));
         assert_eq!(parse("/accept @alice", "k"), Ok(Command::Accept(Some("alice".into()))));
         assert_eq!(parse("hello", "k"), Err(ParseError::NotACommand));
-        assert!(matches!(parse("/fly", "k"), Err(ParseError::Unknown(w)) if w == "fly"));
+        assert!(matches!(parse("/fly", "k"), Err(ParseError::Unknown { word, meant: None }) if word == "fly"));
+        let mistyped = parse("/mvoe e4", "k").unwrap_err();
+        assert_eq!(
+            mistyped.to_string(),
+            "I don't know the command /mvoe. Did you mean /move e4? /help lists every command."
+        );
+        let elsewhere = parse("/undo", "k").unwrap_err();
+        assert_eq!(
+            elsewhere.to_string(),
+            "I don't know the command /undo. Did you mean /takeback? /help lists every command."
+        );
+        assert_eq!(parse("/fly", "k").unwrap_err().to_string(), "I don't know the command /fly. Try /help.");
         assert!(matches!(parse("/resign now", "k"), Err(ParseError::Usage { command: "resign", .. })));
         assert_eq!(parse("/resign", "k"), Ok(Command::Resign));
         assert_eq!(parse("/resign YES", "k"), Ok(Command::ResignConfirm(true)));

@@ -340,7 +340,7 @@ mod tests {
                 COMMANDS.iter().find(|(c, _, _)| c == name).unwrap_or_else(|| panic!("/{name} has no help"));
             assert!(words.len() > 10, "/{name}");
             let read = command::parse(example, "kibitz");
-            assert!(!matches!(read, Err(ParseError::Unknown(_)) | Err(ParseError::NotACommand)), "{example}");
+            assert!(!matches!(read, Err(ParseError::Unknown { .. }) | Err(ParseError::NotACommand)), "{example}");
             assert!(read.is_ok(), "{example}: {read:?}");
             assert!(example.starts_with(&format!("/{name}")), "{example}");
             let groups = GROUPS.iter().filter(|(_, list)| list.contains(name)).count();

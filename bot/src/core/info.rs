@@ -279,7 +279,17 @@ impl Core {
                     Ok(vec![Reply::text(format!("/{usage}: {words}\nFor example: {example}"))])
                 }
                 None if Variant::by_id(word).is_some() => self.help_on(&format!("notation {word}")),
-                None => refuse(format!("I have no command /{}. /help lists them all.", excerpt(word))),
+                None => match command::meant(word).filter(|ours| guide::COMMANDS.iter().any(|(c, _, _)| c == ours)) {
+                    // `/help undo`: what it most likely meant, explained.
+                    Some(ours) => {
+                        let mut answer = self.help_on(ours)?;
+                        if let Some(Reply { text, .. }) = answer.first_mut() {
+                            *text = format!("I have no command /{}; here is /{ours}.\n{text}", excerpt(word));
+                        }
+                        Ok(answer)
+                    }
+                    None => refuse(format!("I have no command /{}. /help lists them all.", excerpt(word))),
+                },
             },
             _ => refuse("Ask about one command (/help move) or a game's notation (/help notation clash)."),
         }
