@@ -244,6 +244,12 @@ pub fn meant(word: &str) -> Option<&'static str> {
     meant::meant(word)
 }
 
+/// The one of `names` that `word` is a slip of the keys away from
+/// (`olympc` for `olympic`), if any.
+pub fn nearest<'a>(word: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    meant::nearest(word, names)
+}
+
 /// The longest user id a mention may name, in bytes: Telegram usernames
 /// have at most 32 characters and Discord ids are 20 digits at most, so
 /// anything longer names nobody.
@@ -398,6 +404,9 @@ fn is_square(word: &str) -> bool {
     matches!(word.as_bytes(), [f, r] if (b'a'..=b'h').contains(&f.to_ascii_lowercase()) && (b'1'..=b'8').contains(r))
 }
 
+/// The words a challenge is made of besides mentions, games and clocks.
+const CHALLENGE_WORDS: [&str; 7] = ["white", "black", "random", "hints", "days", "level", "handicap"];
+
 fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
     let mut spec = ChallengeSpec::default();
     let mut i = 0;
@@ -453,6 +462,10 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
         } else if spec.opponent.is_none() && spec.named.is_none() && is_name(a) {
             // A player named without `@`; the core finds who it is.
             spec.named = Some(a.to_string());
+        } else if let Some(word) = meant::nearest(&lower, CHALLENGE_WORDS)
+            .filter(|_| meant::nearest(&lower, kibitz_rules::VARIANTS.iter().map(|v| v.id)).is_none())
+        {
+            return Err(problem("challenge", format!("I don't understand '{}': did you mean {word}?", excerpt(a))));
         } else if spec.variant.is_none() {
             spec.variant = Some(lower);
         } else {
@@ -579,6 +592,14 @@ mod tests {
                 handicap: None,
             })
         );
+        // A slip in one of a challenge's words is pointed out; a word near
+        // no word of ours is taken for a game, which the core looks up.
+        let said = parse("/challenge @bob olympic whte", "k").unwrap_err().to_string();
+        assert!(said.starts_with("I don't understand 'whte': did you mean white?"), "{said}");
+        let said = parse("/challenge @bob hint on", "k").unwrap_err().to_string();
+        assert!(said.starts_with("I don't understand 'hint': did you mean hints?"), "{said}");
+        let Ok(Command::Challenge(c)) = parse("/challenge @bob olympc", "k") else { panic!() };
+        assert_eq!(c.variant.as_deref(), Some("olympc"));
         let Ok(Command::Challenge(c)) = parse("/challenge @bob chess 10+5", "k") else { panic!() };
         assert_eq!((c.clock, c.variant.as_deref()), (Some((10, 5)), Some("chess")));
         let Ok(Command::Challenge(c)) = parse("/challenge 180+0", "k") else { panic!() };

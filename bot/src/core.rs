@@ -628,7 +628,10 @@ impl Core {
     fn variant(&self, id: &str) -> Result<&'static Variant, Refusal> {
         Variant::by_id(id).ok_or_else(|| {
             let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
-            Refusal(format!("I don't play '{}'. I play {}.", excerpt(id), ids.join(", ")))
+            match crate::command::nearest(&id.to_ascii_lowercase(), ids.iter().copied()) {
+                Some(meant) => Refusal(format!("I don't play '{}'. Did you mean {meant}?", excerpt(id))),
+                None => Refusal(format!("I don't play '{}'. I play {}.", excerpt(id), ids.join(", "))),
+            }
         })
     }
 

@@ -59,13 +59,20 @@ pub(super) fn meant(word: &str) -> Option<&'static str> {
     if let Some((_, ours)) = OTHER_NAMES.iter().find(|(other, _)| *other == word) {
         return Some(ours);
     }
+    nearest(word, USAGE.iter().map(|(command, _)| *command))
+}
+
+/// The one of `names` that `word` is a slip of the keys away from (one
+/// slip in a word of four letters or fewer, two in a longer one), the
+/// first of the nearest if several are. Neither is lower-cased here.
+pub(crate) fn nearest<'a>(word: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let allowed = if word.chars().count() <= 4 { 1 } else { 2 };
-    USAGE
-        .iter()
-        .map(|(command, _)| (slips(word, command), *command))
-        .filter(|&(d, command)| d <= allowed && d < command.len())
+    names
+        .into_iter()
+        .map(|name| (slips(word, name), name))
+        .filter(|&(d, name)| d <= allowed && d < name.len())
         .min_by_key(|&(d, _)| d)
-        .map(|(_, command)| command)
+        .map(|(_, name)| name)
 }
 
 /// Whether a command word reads as a move (`e4`, `Nf3`, `exd5`, `e2e4`,
