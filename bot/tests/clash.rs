@@ -177,7 +177,16 @@ fn an_army_stays_within_its_limits() {
     say(&core, "alice", "/buy king");
     say(&core, "alice", "/buy rook");
     assert_eq!(say(&core, "alice", "/buy general"), "That costs 7.00 gold and you have 0.50.");
-    assert_eq!(say(&core, "alice", "/buy dragon"), "There is no piece called \"dragon\" in Clash of the Armies.");
+    assert_eq!(
+        say(&core, "alice", "/buy dragon"),
+        "There is no piece called \"dragon\" in Clash of the Armies. /prices lists them."
+    );
+    // A slip of the keys, and a square that is none, are pointed out.
+    assert_eq!(
+        say(&core, "alice", "/buy war machin"),
+        "There is no piece called \"war machin\" in Clash of the Armies. Did you mean War Machine?"
+    );
+    assert_eq!(say(&core, "alice", "/buy pawn z9"), "'z9' is not a square (try b1).");
     assert_eq!(state(&core).gold(Color::White), 2);
 }
 

@@ -98,7 +98,29 @@ fn army_refusal(e: ArmyError) -> Refusal {
 
 /// A refusal that quotes what the player typed, as an excerpt.
 fn quoted_refusal(e: ArmyError, input: &str) -> Refusal {
-    Refusal(quoting(&e.to_string(), input))
+    let said = quoting(&e.to_string(), input);
+    if !matches!(e, ArmyError::UnknownPiece { .. }) {
+        return Refusal(said);
+    }
+    // `/buy queen z9`: a piece and a word that was meant as its square.
+    let words: Vec<&str> = input.split_whitespace().collect();
+    if let [name @ .., last] = words.as_slice()
+        && !name.is_empty()
+        && PieceKind::from_name(&name.join(" ")).is_some()
+    {
+        return Refusal(format!("'{}' is not a square (try b1).", excerpt(last)));
+    }
+    // `/buy quen`: the piece it is a slip away from.
+    let key: String = input.split_whitespace().collect::<String>().to_lowercase();
+    let names: Vec<(String, PieceKind)> =
+        PieceKind::ALL.iter().map(|&k| (k.name().replace(' ', "").to_lowercase(), k)).collect();
+    match crate::command::nearest(&key, names.iter().map(|(n, _)| n.as_str())) {
+        Some(near) => {
+            let kind = names.iter().find(|(n, _)| n == near).map(|(_, k)| *k);
+            Refusal(format!("{said} Did you mean {}?", kind.map_or(near.to_string(), |k| k.name().to_string())))
+        }
+        None => Refusal(format!("{said} /prices lists them.")),
+    }
 }
 
 fn color_name(c: Color) -> &'static str {
