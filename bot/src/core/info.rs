@@ -33,6 +33,13 @@ impl Core {
                 let name = rest.join(" ");
                 return match self.piece_of(v, &name) {
                     Some(reply) => Ok(vec![reply]),
+                    None if let Some(near) = pieces::nearest_name(v, &name) => refuse(format!(
+                        "{} has no piece called '{}'. Did you mean {near}? /piece {} {} describes it.",
+                        v.name,
+                        excerpt(&name),
+                        v.id,
+                        near.to_lowercase()
+                    )),
                     None => refuse(format!(
                         "{} has no piece called '{}'. /rules {} shows its pieces.",
                         v.name,
@@ -71,10 +78,26 @@ impl Core {
                 Ok(vec![reply])
             }
             (None, Some(v)) if compounds.len() == 1 => Ok(self.piece_of(v, &name).into_iter().collect()),
-            (None, None) => refuse(format!(
-                "I know no piece called '{}'. /rules VARIANT shows a game's pieces; /piece VARIANT NAME describes one.",
-                excerpt(&name)
-            )),
+            (None, None) => {
+                // The game here first, then every game, for a slip of the keys.
+                let here = self.variant_here(msg);
+                let near = here
+                    .into_iter()
+                    .chain(kibitz_rules::VARIANTS.iter().copied())
+                    .find_map(|v| pieces::nearest_name(v, &name));
+                match near {
+                    Some(near) => refuse(format!(
+                        "I know no piece called '{}'. Did you mean {near}? /piece {} describes it.",
+                        excerpt(&name),
+                        near.to_lowercase()
+                    )),
+                    None => refuse(format!(
+                        "I know no piece called '{}'. /rules VARIANT shows a game's pieces; /piece VARIANT NAME \
+                         describes one.",
+                        excerpt(&name)
+                    )),
+                }
+            }
             _ => {
                 // Each game, with what the name is there (`S`: Silver, Static piece, Shielderer).
                 let mut games: Vec<(&str, String)> =
