@@ -380,7 +380,7 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
             let rest = excerpt(&args.join(" "));
             let meant = if meant::a_move(written) && args.is_empty() {
                 // `/e4`: a move typed as a command.
-                Some(format!("move {written}"))
+                Some(format!("move {}", excerpt(written)))
             } else {
                 meant::meant(&word)
                     .map(|ours| if rest.is_empty() { ours.to_string() } else { format!("{ours} {rest}") })

@@ -472,8 +472,6 @@ pub(crate) fn find(variant: &Variant, name: &str) -> Option<&'static PieceText> 
         })
 }
 
-/// The index in `variant.pieces` of a described piece, if it is one of the
-/// variant's named types (for its diagram).
 /// The name of `variant`'s piece that `name` is a slip of the keys away
 /// from (`kngiht` for Knight), if one is.
 pub(crate) fn nearest_name(variant: &Variant, name: &str) -> Option<&'static str> {
@@ -484,6 +482,8 @@ pub(crate) fn nearest_name(variant: &Variant, name: &str) -> Option<&'static str
     t.iter().find(|p| key(p.name) == near).map(|p| p.name)
 }
 
+/// The index in `variant.pieces` of a described piece, if it is one of the
+/// variant's named types (for its diagram).
 pub(crate) fn index_of(variant: &Variant, piece: &PieceText) -> Option<u8> {
     let mut letters = piece.letter.chars();
     match (letters.next(), letters.next(), letters.next()) {
