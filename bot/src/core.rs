@@ -186,7 +186,10 @@ impl From<StoreError> for Refusal {
             tracing::error!("the game store failed: {}", e.detail());
         }
         // The store's messages are lower-case clauses; make them sentences.
-        let text = e.to_string();
+        let mut text = e.to_string();
+        if let StoreError::NoSuchGame(_) = e {
+            text.push_str("; /games lists yours");
+        }
         let mut chars = text.chars();
         let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
         let stop = if text.ends_with(['.', '?', '!']) { "" } else { "." };
@@ -212,6 +215,12 @@ fn applied<T>(result: Result<T, StoreError>) -> Result<Option<T>, Refusal> {
 /// `1 move`, `2 moves`.
 fn count(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A game id that cannot be one (ids are short words of letters and
+/// digits), and where to find the real ones.
+fn not_a_game_id(id: &str) -> Refusal {
+    Refusal(format!("'{}' is not a game id; /games lists yours.", excerpt(id)))
 }
 
 fn refuse<T>(text: impl Into<String>) -> Result<T, Refusal> {
@@ -652,7 +661,7 @@ impl Core {
     fn find_game(&self, msg: &Incoming, id: Option<&str>) -> Result<Loaded, Refusal> {
         let channel = Self::channel(msg);
         if let Some(id) = id {
-            let gid = GameId::parse(id).map_err(|_| Refusal(format!("'{}' is not a game id.", excerpt(id))))?;
+            let gid = GameId::parse(id).map_err(|_| not_a_game_id(id))?;
             let key = channel.game(gid);
             let record = match self.store.game(&key) {
                 Err(StoreError::GameOver(_)) => self.store.archived_game(&key)?,

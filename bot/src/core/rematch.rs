@@ -34,7 +34,7 @@ impl Core {
         let me = &msg.sender.id;
         let record = match id {
             Some(id) => {
-                let gid = GameId::parse(id).map_err(|_| Refusal(format!("'{}' is not a game id.", excerpt(id))))?;
+                let gid = GameId::parse(id).map_err(|_| not_a_game_id(id))?;
                 match self.store.archived_game(&channel.game(gid.clone())) {
                     Ok(r) => r,
                     Err(StoreError::NoSuchGame(_)) if self.store.game(&channel.game(gid)).is_ok() => {

@@ -343,7 +343,7 @@ impl Core {
                 None => refuse("You have no finished game here to review; name one: /review ID."),
             };
         };
-        let gid = GameId::parse(id).map_err(|_| Refusal(format!("'{}' is not a game id.", excerpt(id))))?;
+        let gid = GameId::parse(id).map_err(|_| not_a_game_id(id))?;
         match self.store.game(&channel.game(gid.clone())) {
             Ok(_) => return Err(live(gid.as_str())),
             Err(StoreError::GameOver(key)) => return Ok(self.store.archived_game(&key)?),
