@@ -82,6 +82,11 @@ fn a_player_named_without_at_is_found_by_username() {
     assert!(text(&r).contains("I don't know a player or a game called 'stranger'"), "{r:?}");
     assert!(text(&r).contains("/challenge @stranger"), "{r:?}");
     assert!(core.store().challenges(&ChannelKey::new("telegram", CHAT)).unwrap().is_empty());
+    // A game's name with a slip in it, where no player goes by it: the game
+    // it most likely meant.
+    let r = tg_say(&core, CHAT, &alice, "/challenge olympc", 6);
+    assert!(text(&r).contains("Did you mean olympic?"), "{r:?}");
+    assert!(core.store().challenges(&ChannelKey::new("telegram", CHAT)).unwrap().is_empty());
     // A game's id is the game, not a player.
     let r = tg_say(&core, CHAT, &alice, "/challenge olympic", 3);
     assert!(text(&r).contains("opens a challenge: Olympic Chess"), "{r:?}");

@@ -287,6 +287,14 @@ impl Core {
             return Ok(id);
         }
         let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
+        if let Some(game) = crate::command::nearest(&name.to_ascii_lowercase(), ids.iter().copied()) {
+            return refuse(format!(
+                "I don't know a player or a game called '{}'. Did you mean {game}? To challenge a player, mention \
+                 them (/challenge @{}) so that I know who it is.",
+                excerpt(name),
+                excerpt(name)
+            ));
+        }
         refuse(format!(
             "I don't know a player or a game called '{}'. Mention the player (/challenge @{}) so that I know who \
              it is, or name a game: {}.",
