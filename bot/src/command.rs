@@ -104,6 +104,9 @@ pub enum Command {
     Review(Option<String>),
     /// A player's ratings and results.
     Stats(Option<String>),
+    /// A player's ratings and results, the player named without `@`
+    /// (`/stats bob`): the core finds who it is, as for a challenge.
+    StatsNamed(String),
     /// The best players.
     Leaderboard(Option<String>),
     /// Clash of the Armies: one's army, gold and the match.
@@ -346,7 +349,12 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         "fen" => one("fen").map(Command::Fen),
         "gif" => one("gif").map(Command::Gif),
         "review" => one("review").map(Command::Review),
-        "stats" => user("stats").map(Command::Stats),
+        "stats" => match args.as_slice() {
+            [name] if !name.starts_with('@') && is_name(name) && name.len() <= ID_LIMIT => {
+                Ok(Command::StatsNamed(name.to_string()))
+            }
+            _ => user("stats").map(Command::Stats),
+        },
         "leaderboard" => one("leaderboard").map(Command::Leaderboard),
         "army" => none("army", Command::Army),
         "buy" => match args.as_slice() {
@@ -666,6 +674,8 @@ mod tests {
             let said = e.to_string();
             assert!(said.contains("is not a user") && said.len() < 300, "{said}");
         }
+        assert_eq!(parse("/stats Bob_T", "k"), Ok(Command::StatsNamed("Bob_T".into())));
+        assert!(matches!(parse("/stats bob carol", "k"), Err(ParseError::Usage { command: "stats", .. })));
         let longest = format!("@{}", "y".repeat(ID_LIMIT));
         assert_eq!(parse(&format!("/stats {longest}"), "k"), Ok(Command::Stats(Some(longest[1..].to_string()))));
         let said = parse(&format!("/challenge chess {long}"), "k").unwrap_err().to_string();

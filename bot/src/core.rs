@@ -616,6 +616,16 @@ impl Core {
             Command::Gif(id) => self.routed(msg, elsewhere::Routed::Gif(id.as_deref())),
             Command::Review(id) => self.review(msg, id.as_deref()),
             Command::Stats(who) => self.stats(msg, who.as_deref()),
+            Command::StatsNamed(name) => {
+                let who = self.user_named(msg, &name)?.ok_or_else(|| {
+                    Refusal(format!(
+                        "I don't know a player called '{}'. Mention them (/stats @{}) so that I know who it is.",
+                        excerpt(&name),
+                        excerpt(&name)
+                    ))
+                })?;
+                self.stats(msg, Some(&who))
+            }
             Command::Leaderboard(v) => self.leaderboard(msg, v.as_deref()),
             Command::Army => self.army(msg),
             Command::Buy { piece, square } => self.buy(msg, &piece, square.as_deref()),

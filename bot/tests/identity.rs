@@ -94,6 +94,12 @@ fn a_player_named_without_at_is_found_by_username() {
     // A username the directory knows is that player.
     let r = tg_say(&core, CHAT, &alice, "/challenge bob_t white", 5);
     assert!(text(&r).contains("<@11> challenges <@22>"), "{r:?}");
+    // So for /stats: the player's own ratings, by id; a name nobody goes by
+    // gets a hint.
+    let r = tg_say(&core, CHAT, &alice, "/stats Bob_T", 7);
+    assert!(text(&r).starts_with("<@22>:"), "{r:?}");
+    let r = tg_say(&core, CHAT, &alice, "/stats stranger", 8);
+    assert!(text(&r).contains("I don't know a player called 'stranger'. Mention them (/stats @stranger)"), "{r:?}");
 }
 
 #[test]

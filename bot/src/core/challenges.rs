@@ -274,16 +274,21 @@ impl Core {
         Ok(vec![Reply::text(format!("{} withdraws the challenge.", mention(&msg.sender.id)))])
     }
 
-    /// The player a challenge names without `@`: on the console names are
+    /// The player a name without `@` stands for: on the console names are
     /// ids; elsewhere the directory knows usernames it has seen.
-    fn player_named(&self, msg: &Incoming, name: &str) -> Result<String, Refusal> {
+    pub(super) fn user_named(&self, msg: &Incoming, name: &str) -> Result<Option<String>, Refusal> {
         if msg.platform == "console" {
             if name.eq_ignore_ascii_case(&self.config.bot_name) {
-                return Ok(self.bot_id(&msg.platform));
+                return Ok(Some(self.bot_id(&msg.platform)));
             }
-            return Ok(name.to_string());
+            return Ok(Some(name.to_string()));
         }
-        if let Some(id) = self.store.user_by_username(&msg.platform, name)? {
+        Ok(self.store.user_by_username(&msg.platform, name)?)
+    }
+
+    /// The player a challenge names without `@` ([`Core::user_named`]).
+    fn player_named(&self, msg: &Incoming, name: &str) -> Result<String, Refusal> {
+        if let Some(id) = self.user_named(msg, name)? {
             return Ok(id);
         }
         let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
