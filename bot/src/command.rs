@@ -8,9 +8,9 @@
 
 use std::fmt;
 
-use crate::core::excerpt;
+use crate::core::{excerpt, sentence_end};
 
-mod meant;
+pub mod meant;
 
 /// Which colour the challenger wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,8 +185,7 @@ impl fmt::Display for ParseError {
                 write!(f, "I don't know the command /{word}. Did you mean /{meant}? /help lists every command.")
             }
             ParseError::Usage { usage, problem, .. } => {
-                let stop = if problem.ends_with(['.', '?', '!']) { "" } else { "." };
-                write!(f, "{problem}{stop} Usage: /{usage}")
+                write!(f, "{problem}{} Usage: /{usage}", sentence_end(problem))
             }
         }
     }
@@ -239,18 +238,6 @@ fn usage(command: &'static str) -> &'static str {
 
 fn problem(command: &'static str, problem: impl Into<String>) -> ParseError {
     ParseError::Usage { command, usage: usage(command), problem: problem.into() }
-}
-
-/// The command an unknown command word (lower case) most likely meant:
-/// another name for it (`undo`) or a slip of the keys (`chalenge`).
-pub fn meant(word: &str) -> Option<&'static str> {
-    meant::meant(word)
-}
-
-/// The one of `names` that `word` is a slip of the keys away from
-/// (`olympc` for `olympic`), if any.
-pub fn nearest<'a>(word: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    meant::nearest(word, names)
 }
 
 /// The longest user id a mention may name, in bytes: Telegram usernames
@@ -470,9 +457,7 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
         } else if spec.opponent.is_none() && spec.named.is_none() && is_name(a) {
             // A player named without `@`; the core finds who it is.
             spec.named = Some(a.to_string());
-        } else if let Some(word) = meant::nearest(&lower, CHALLENGE_WORDS)
-            .filter(|_| meant::nearest(&lower, kibitz_rules::VARIANTS.iter().map(|v| v.id)).is_none())
-        {
+        } else if let Some(word) = meant::nearest(&lower, CHALLENGE_WORDS).filter(|_| meant::game(&lower).is_none()) {
             return Err(problem("challenge", format!("I don't understand '{}': did you mean {word}?", excerpt(a))));
         } else if spec.variant.is_none() {
             spec.variant = Some(lower);

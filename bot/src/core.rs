@@ -23,7 +23,7 @@ use kibitz_storage::{
     OfferKind, Outcome, Store, StoreError, Timestamp,
 };
 
-use crate::command::{self, ChallengeSpec, ColourWish, Command, ParseError};
+use crate::command::{self, ChallengeSpec, ColourWish, Command, ParseError, meant};
 
 mod after;
 mod bounds;
@@ -48,7 +48,7 @@ use info::{help, variants};
 pub use review::{REVIEW_LEASE, Reviewed};
 pub use sealed::private_route;
 
-pub use bounds::{CAPTION_LIMIT, CUT_NOTE, EXCERPT, REPLY_LIMIT, cut, excerpt, units};
+pub use bounds::{CAPTION_LIMIT, CUT_NOTE, EXCERPT, REPLY_LIMIT, cut, excerpt, sentence_end, units};
 use bounds::{listing, quoting};
 
 /// Someone who writes to the bot.
@@ -192,8 +192,7 @@ impl From<StoreError> for Refusal {
         }
         let mut chars = text.chars();
         let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
-        let stop = if text.ends_with(['.', '?', '!']) { "" } else { "." };
-        Refusal(format!("{first}{}{stop}", chars.as_str()))
+        Refusal(format!("{first}{}{}", chars.as_str(), sentence_end(&text)))
     }
 }
 
@@ -616,16 +615,7 @@ impl Core {
             Command::Gif(id) => self.routed(msg, elsewhere::Routed::Gif(id.as_deref())),
             Command::Review(id) => self.review(msg, id.as_deref()),
             Command::Stats(who) => self.stats(msg, who.as_deref()),
-            Command::StatsNamed(name) => {
-                let who = self.user_named(msg, &name)?.ok_or_else(|| {
-                    Refusal(format!(
-                        "I don't know a player called '{}'. Mention them (/stats @{}) so that I know who it is.",
-                        excerpt(&name),
-                        excerpt(&name)
-                    ))
-                })?;
-                self.stats(msg, Some(&who))
-            }
+            Command::StatsNamed(name) => self.stats_named(msg, &name),
             Command::Leaderboard(v) => self.leaderboard(msg, v.as_deref()),
             Command::Army => self.army(msg),
             Command::Buy { piece, square } => self.buy(msg, &piece, square.as_deref()),
@@ -647,7 +637,7 @@ impl Core {
     fn variant(&self, id: &str) -> Result<&'static Variant, Refusal> {
         Variant::by_id(id).ok_or_else(|| {
             let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
-            match crate::command::nearest(&id.to_ascii_lowercase(), ids.iter().copied()) {
+            match meant::game(id) {
                 Some(meant) => Refusal(format!("I don't play '{}'. Did you mean {meant}?", excerpt(id))),
                 None => Refusal(format!("I don't play '{}'. I play {}.", excerpt(id), ids.join(", "))),
             }

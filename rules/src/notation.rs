@@ -800,8 +800,7 @@ fn squares_in(text: &str) -> Vec<Square> {
 }
 
 fn last_square(text: &str) -> Option<Square> {
-    let b = text.as_bytes();
-    (0..b.len().saturating_sub(1)).rev().find_map(|i| Square::from_bytes(b[i], b[i + 1]))
+    squares_in(text).pop()
 }
 
 /// True if the text marks a capture (`x` or `:`) before its last square.

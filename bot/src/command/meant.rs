@@ -1,7 +1,9 @@
-//! What an unknown command word most likely meant: a word other bots and
-//! chess sites use for one of ours (`/undo` for `/takeback`), or one of ours
-//! mistyped (`/chalenge`, `/mvoe`). Only ever suggested, never acted on: a
-//! guess that resigned a game or played a move would be worse than none.
+//! What a word that names nothing most likely meant: for an unknown command,
+//! a word other bots and chess sites use for one of ours (`/undo` for
+//! `/takeback`) or one of ours mistyped (`/chalenge`, `/mvoe`); for a game
+//! or a piece, the name it is a slip of the keys away from. Only ever
+//! suggested, never acted on: a guess that resigned a game or played a move
+//! would be worse than none.
 
 use super::USAGE;
 
@@ -51,11 +53,12 @@ const OTHER_NAMES: &[(&str, &str)] = &[
     ("offer", "draw"),
 ];
 
-/// The command `word` (lower case, not one of ours) most likely meant:
+/// The command an unknown command word (lower case, not one of ours) most
+/// likely meant:
 /// another name for it, else the one it is a slip of the keys away from
 /// (one letter wrong, missing, extra, or two swapped; two slips in a longer
 /// word), the nearest if several are.
-pub(super) fn meant(word: &str) -> Option<&'static str> {
+pub fn meant(word: &str) -> Option<&'static str> {
     if let Some((_, ours)) = OTHER_NAMES.iter().find(|(other, _)| *other == word) {
         return Some(ours);
     }
@@ -65,14 +68,27 @@ pub(super) fn meant(word: &str) -> Option<&'static str> {
 /// The one of `names` that `word` is a slip of the keys away from (one
 /// slip in a word of four letters or fewer, two in a longer one), the
 /// first of the nearest if several are. Neither is lower-cased here.
-pub(crate) fn nearest<'a>(word: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn nearest<'a>(word: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let names: Vec<&str> = names.into_iter().collect();
+    nearest_index(word, &names).map(|i| names[i])
+}
+
+/// [`nearest`], as the place of the name in `names`.
+pub fn nearest_index<S: AsRef<str>>(word: &str, names: &[S]) -> Option<usize> {
     let allowed = if word.chars().count() <= 4 { 1 } else { 2 };
     names
-        .into_iter()
-        .map(|name| (slips(word, name), name))
-        .filter(|&(d, name)| d <= allowed && d < name.len())
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, name)| name)
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (slips(word, name.as_ref()), i, name.as_ref().len()))
+        .filter(|&(d, _, len)| d <= allowed && d < len)
+        .min_by_key(|&(d, _, _)| d)
+        .map(|(_, i, _)| i)
+}
+
+/// The game whose id `word` (any case) is a slip of the keys away from
+/// (`olympc` for `olympic`).
+pub fn game(word: &str) -> Option<&'static str> {
+    nearest(&word.to_ascii_lowercase(), kibitz_rules::VARIANTS.iter().map(|v| v.id))
 }
 
 /// Whether a command word reads as a move (`e4`, `Nf3`, `exd5`, `e2e4`,
@@ -89,7 +105,7 @@ pub(super) fn a_move(word: &str) -> bool {
         && b[b.len() - 1].is_ascii_digit()
         && b[b.len() - 1] != b'0'
         && (b'a'..=b'h').contains(&b[b.len() - 2])
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'x' || *c == b'-')
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
 }
 
 /// The fewest slips that turn `a` into `b`: a letter changed, left out or

@@ -40,6 +40,12 @@ pub fn excerpt(text: &str) -> String {
     short
 }
 
+/// `text` ended as a sentence: with a full stop unless it ends in one, a
+/// question mark or an exclamation mark already ("did you mean e4?").
+pub fn sentence_end(text: &str) -> &'static str {
+    if text.ends_with(['.', '?', '!']) { "" } else { "." }
+}
+
 /// A message that quotes `input` (a rules error that names what was typed),
 /// with the quotation shortened to an excerpt.
 pub fn quoting(message: &str, input: &str) -> String {

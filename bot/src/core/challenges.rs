@@ -292,7 +292,7 @@ impl Core {
             return Ok(id);
         }
         let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
-        if let Some(game) = crate::command::nearest(&name.to_ascii_lowercase(), ids.iter().copied()) {
+        if let Some(game) = meant::game(name) {
             return refuse(format!(
                 "I don't know a player or a game called '{}'. Did you mean {game}? To challenge a player, mention \
                  them (/challenge @{}) so that I know who it is.",

@@ -111,14 +111,8 @@ fn quoted_refusal(e: ArmyError, input: &str) -> Refusal {
         return Refusal(format!("'{}' is not a square (try b1).", excerpt(last)));
     }
     // `/buy quen`: the piece it is a slip away from.
-    let key: String = input.split_whitespace().collect::<String>().to_lowercase();
-    let names: Vec<(String, PieceKind)> =
-        PieceKind::ALL.iter().map(|&k| (k.name().replace(' ', "").to_lowercase(), k)).collect();
-    match crate::command::nearest(&key, names.iter().map(|(n, _)| n.as_str())) {
-        Some(near) => {
-            let kind = names.iter().find(|(n, _)| n == near).map(|(_, k)| *k);
-            Refusal(format!("{said} Did you mean {}?", kind.map_or(near.to_string(), |k| k.name().to_string())))
-        }
+    match super::pieces::nearest_name(&CLASH, input) {
+        Some(near) => Refusal(format!("{said} Did you mean {near}?")),
         None => Refusal(format!("{said} /prices lists them.")),
     }
 }

@@ -218,6 +218,18 @@ impl Core {
         Ok(vec![Reply::text(text)])
     }
 
+    /// `/stats NAME`: the player found by name as for a challenge.
+    pub(super) fn stats_named(&self, msg: &Incoming, name: &str) -> Answer {
+        match self.user_named(msg, name)? {
+            Some(who) => self.stats(msg, Some(&who)),
+            None => refuse(format!(
+                "I don't know a player called '{}'. Mention them (/stats @{}) so that I know who it is.",
+                excerpt(name),
+                excerpt(name)
+            )),
+        }
+    }
+
     pub(super) fn leaderboard(&self, msg: &Incoming, variant: Option<&str>) -> Answer {
         let id = variant.unwrap_or(&self.config.default_variant).to_string();
         let v = self.variant(&id)?;
@@ -302,7 +314,7 @@ impl Core {
                     Ok(vec![Reply::text(format!("/{usage}: {words}\nFor example: {example}"))])
                 }
                 None if Variant::by_id(word).is_some() => self.help_on(&format!("notation {word}")),
-                None => match command::meant(word).filter(|ours| guide::COMMANDS.iter().any(|(c, _, _)| c == ours)) {
+                None => match meant::meant(word).filter(|ours| guide::COMMANDS.iter().any(|(c, _, _)| c == ours)) {
                     // `/help undo`: what it most likely meant, explained.
                     Some(ours) => {
                         let mut answer = self.help_on(ours)?;

@@ -475,11 +475,9 @@ pub(crate) fn find(variant: &Variant, name: &str) -> Option<&'static PieceText> 
 /// The name of `variant`'s piece that `name` is a slip of the keys away
 /// from (`kngiht` for Knight), if one is.
 pub(crate) fn nearest_name(variant: &Variant, name: &str) -> Option<&'static str> {
-    let k = key(name);
     let t = table(variant);
     let keys: Vec<String> = t.iter().map(|p| key(p.name)).collect();
-    let near = crate::command::nearest(&k, keys.iter().map(String::as_str))?;
-    t.iter().find(|p| key(p.name) == near).map(|p| p.name)
+    crate::command::meant::nearest_index(&key(name), &keys).map(|i| t[i].name)
 }
 
 /// The index in `variant.pieces` of a described piece, if it is one of the

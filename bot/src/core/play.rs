@@ -64,11 +64,8 @@ impl Core {
         let played = match game.play_text(text) {
             Ok(p) => p,
             Err(e) => {
-                // A refusal that ends in a question ("did you mean ...?")
-                // needs no full stop after it.
                 let said = e.to_string();
-                let said = if said.ends_with('?') { said } else { format!("{said}.") };
-                let mut why = quoting(&said, text);
+                let mut why = quoting(&format!("{said}{}", sentence_end(&said)), text);
                 if matches!(e, MoveError::Syntax(_)) {
                     why.push(' ');
                     why.push_str(&guide::how_moves_look(game.position().variant()));
