@@ -145,6 +145,14 @@ pub enum Why {
     AlreadyHolds(Named, String),
     /// C4: no Pawn power for a piece on its last rank.
     PawnPowerLastRank,
+    /// The move names a square beyond the board's edge (`Nf9`; `e6` on
+    /// Olympic Chess's 5x5 board).
+    OffBoard {
+        /// The square as typed.
+        square: String,
+        /// The board's far corner (`h8`, `e5`).
+        corner: Square,
+    },
 }
 
 impl fmt::Display for CastleWhy {
@@ -264,6 +272,9 @@ impl fmt::Display for Why {
             Why::NotInReserve(name) => write!(f, "you have no {name} power in your reserve"),
             Why::AlreadyHolds(p, name) => write!(f, "{p} already holds the {name} power (C3)"),
             Why::PawnPowerLastRank => f.write_str("a piece on its last rank may not be given the Pawn power (C4)"),
+            Why::OffBoard { square, corner } => {
+                write!(f, "there is no {square} square (the board runs from a1 to {corner})")
+            }
         }
     }
 }

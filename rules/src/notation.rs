@@ -400,6 +400,7 @@ impl Position {
                 }
                 Ok(m)
             }
+            0 if let Some(why) = self.off_board(trimmed) => Err(refused(why)),
             0 if !looks_like_move(&body) => Err(MoveError::Syntax(trimmed.to_string())),
             0 => match self.explain(trimmed, &all) {
                 Some(why) => Err(refused(why)),
@@ -808,6 +809,27 @@ fn capture_marked(text: &str) -> bool {
     let b = text.as_bytes();
     let last = (0..b.len().saturating_sub(1)).rev().find(|&i| Square::from_bytes(b[i], b[i + 1]).is_some());
     last.is_some_and(|i| text[..i].contains(['x', 'X', ':']))
+}
+
+impl Position {
+    /// The first square `text` names beyond the board's edge: a file letter
+    /// and a rank number (`f9`, `i4`, `a0`, `e10`), lower-case as move
+    /// texts write files, that the board has no square for.
+    fn off_board(&self, text: &str) -> Option<Why> {
+        let (width, height) = (self.variant.width, self.variant.height);
+        let b = text.as_bytes();
+        (0..b.len()).find_map(|i| {
+            let file = b[i];
+            let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if !file.is_ascii_lowercase() || !(1..=2).contains(&digits) {
+                return None;
+            }
+            let rank: u32 = text[i + 1..i + 1 + digits].parse().ok()?;
+            let on = u32::from(file - b'a') < u32::from(width) && (1..=u32::from(height)).contains(&rank);
+            let corner = Square::from_coords(width - 1, height - 1)?;
+            (!on).then(|| Why::OffBoard { square: text[i..i + 1 + digits].to_string(), corner })
+        })
+    }
 }
 
 fn looks_like_move(body: &str) -> bool {

@@ -259,3 +259,25 @@ fn construction_compound_answers_to_its_power_letters() {
     assert_eq!(p.canonical(&p.parse_move("Rb4").unwrap()), "b1b4");
     assert_eq!(p.san(&p.parse_move("Rb4").unwrap()), "(RN)b4");
 }
+
+#[test]
+fn squares_beyond_the_board_are_named() {
+    let chess = start("chess");
+    assert_eq!(said(&chess, "Nf9"), "Nf9 is not possible: there is no f9 square (the board runs from a1 to h8)");
+    for (text, square) in [("e9", "e9"), ("exd9", "d9"), ("Qi4", "i4"), ("e2e0", "e0"), ("Ra10", "a10"), ("g1z3", "z3")]
+    {
+        assert!(
+            matches!(why(&chess, text), Why::OffBoard { square: s, .. } if s == square),
+            "{text}: {}",
+            said(&chess, text)
+        );
+    }
+    // Olympic Chess's board is 5x5: e6 and f1 lie beyond it, though they
+    // are squares of a chess board.
+    let olympic = start("olympic");
+    assert_eq!(said(&olympic, "e6"), "e6 is not possible: there is no e6 square (the board runs from a1 to e5)");
+    assert!(matches!(why(&olympic, "Kf1"), Why::OffBoard { square, .. } if square == "f1"));
+    // Squares on the board keep their own reasons, and legal moves play.
+    assert!(matches!(why(&olympic, "e4"), Why::Unreachable { .. }));
+    assert!(chess.parse_move("Nf3").is_ok() && olympic.parse_move("a3").is_ok());
+}

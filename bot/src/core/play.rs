@@ -8,7 +8,8 @@ impl Core {
     /// A message that is not a command, from a player of a game here: a
     /// move if it has the shape of one (answered like `/move`, refusals and
     /// "not your turn" included), or if it is a legal move of the sender's
-    /// turn; otherwise chat, and nothing.
+    /// turn or a move but for a square beyond the board (`Nf9`, answered
+    /// with the reason); otherwise chat, and nothing.
     pub(super) fn bare_move(&self, msg: &Incoming) -> Vec<Reply> {
         let text = msg.text.trim();
         // A move is a word or a few (`Bxc6 keep`, `give rook e2`).
@@ -24,7 +25,8 @@ impl Core {
         }
         if !shape::move_shaped(text) {
             let my_turn = loaded.record.colour_of(&msg.sender.id) == Some(colour_of(loaded.game.position().turn()));
-            if !my_turn || loaded.game.position().parse_move(text).is_err() {
+            let slip = shape::off_board_shaped(text);
+            if !my_turn || (!slip && loaded.game.position().parse_move(text).is_err()) {
                 return Vec::new();
             }
         }

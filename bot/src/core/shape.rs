@@ -10,11 +10,25 @@
 
 /// True if `text` reads as a move in some position of some variant.
 pub(super) fn move_shaped(text: &str) -> bool {
+    shaped(text, square)
+}
+
+/// True if `text` would read as a move but for a square beyond any board's
+/// edge (`Nf9`, `e9`, `Qi4`): from the player to move, a slip worth an
+/// answer ("there is no f9 square"), where from anyone else it is chat.
+pub(super) fn off_board_shaped(text: &str) -> bool {
+    !move_shaped(text) && shaped(text, square_like)
+}
+
+/// What [`move_shaped`] asks, with `square` telling a square.
+fn shaped(text: &str, square: Squares) -> bool {
     let words: Vec<&str> = text.split_whitespace().collect();
     let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
     match words.as_slice() {
-        [one] => token(one),
-        [one, mark] => token(one) && said(mark, &["keep", "decline", "declines", "noabsorb", "absorb", "absorbs"]),
+        [one] => token(one, square),
+        [one, mark] => {
+            token(one, square) && said(mark, &["keep", "decline", "declines", "noabsorb", "absorb", "absorbs"])
+        }
         [give, piece, sq] => {
             said(give, &["give", "grant", "add"]) && piece.chars().all(|c| c.is_ascii_alphabetic()) && square(sq)
         }
@@ -22,7 +36,10 @@ pub(super) fn move_shaped(text: &str) -> bool {
     }
 }
 
-fn token(t: &str) -> bool {
+/// Tells whether two characters name a square.
+type Squares = fn(&str) -> bool;
+
+fn token(t: &str, square: Squares) -> bool {
     if !t.is_ascii() || t.len() > 16 {
         return false;
     }
@@ -34,14 +51,20 @@ fn token(t: &str) -> bool {
     // PA3: a trailing `-` declines an absorption.
     let t = t.strip_suffix('-').unwrap_or(t);
     if let Some((a, b)) = t.split_once(',') {
-        return san(a) && san(b);
+        return san(a, square) && san(b, square);
     }
-    san(t) || canonical(t) || special(t)
+    san(t, square) || canonical(t, square) || special(t, square)
 }
 
 fn square(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 2 && (b'a'..=b'h').contains(&b[0]) && (b'1'..=b'8').contains(&b[1])
+}
+
+/// A file letter and a rank digit, on a board or beyond it (`f9`, `i4`).
+fn square_like(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 2 && b[0].is_ascii_lowercase() && b[0] != b'x' && b[1].is_ascii_digit()
 }
 
 /// Splits a piece letter (`N`, `+S`, `(NP)`) off the front.
@@ -59,7 +82,7 @@ fn piece(t: &str) -> (bool, &str) {
 }
 
 /// `Nf3`, `Nbxd2`, `exd5`, `e8=Q`, `gxh8Q`, `P@c3`, `Sxc1=+`.
-fn san(t: &str) -> bool {
+fn san(t: &str, square: Squares) -> bool {
     let (lettered, rest) = piece(t);
     if let Some(sq) = rest.strip_prefix('@') {
         return lettered && square(sq);
@@ -85,7 +108,7 @@ fn san(t: &str) -> bool {
 }
 
 /// `e2e4`, `e7e8q`, `c4c5+`, `a2a3a4`, `a2a3b2b3`, `b4b6d6x`.
-fn canonical(t: &str) -> bool {
+fn canonical(t: &str, square: Squares) -> bool {
     let t = t.strip_suffix(['+', 'x']).unwrap_or(t);
     let t = match t.as_bytes() {
         [.., d, p] if d.is_ascii_digit() && p.is_ascii_lowercase() => &t[..t.len() - 1],
@@ -95,7 +118,7 @@ fn canonical(t: &str) -> bool {
 }
 
 /// Grants `R>e2`, swaps `Ra1<>e1`, shots `M^h5`, chains `Tb6d6`.
-fn special(t: &str) -> bool {
+fn special(t: &str, square: Squares) -> bool {
     let (lettered, rest) = piece(t);
     if !lettered {
         return false;
@@ -116,7 +139,18 @@ fn special(t: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::move_shaped;
+    use super::{move_shaped, off_board_shaped};
+
+    #[test]
+    fn moves_to_squares_beyond_the_board_are_slips() {
+        for text in ["Nf9", "e9", "i4", "Qi4", "exd9", "e2e9", "Rz1", "a0", "Nf9+"] {
+            assert!(off_board_shaped(text), "{text} should read as a slip");
+        }
+        // Moves on the board, and chat, are not.
+        for text in ["Nf3", "e4", "hello", "gg", "A1", "10", "xD", "x9", "I", "ok", "e4 is good", "Be"] {
+            assert!(!off_board_shaped(text), "{text}");
+        }
+    }
 
     #[test]
     fn moves_have_the_shape() {
