@@ -159,6 +159,13 @@ impl Console {
             at: self.time.unwrap_or_else(Timestamp::now),
             private: self.private,
         };
+        // The directory knows every name that spoke, as a platform's knows
+        // its users, so that a challenge can tell a player from a slip.
+        if let Err(e) =
+            self.core.store().note_user(PLATFORM, &msg.sender.id, &msg.sender.name, Some(&msg.sender.id), msg.at)
+        {
+            tracing::warn!("could not note {}: {e}", msg.sender.id);
+        }
         // The clocks of correspondence games run before each line is read.
         let mut lines = Vec::new();
         for (channel, notice) in self.core.tick(msg.at, PLATFORM) {

@@ -274,16 +274,19 @@ impl Core {
         Ok(vec![Reply::text(format!("{} withdraws the challenge.", mention(&msg.sender.id)))])
     }
 
-    /// The player a name without `@` stands for: on the console names are
-    /// ids; elsewhere the directory knows usernames it has seen.
+    /// The player a name without `@` stands for: the directory knows the
+    /// usernames it has seen. On the console names are ids, and a name not
+    /// seen yet is a friend still to speak, unless it is a slip of a game's
+    /// id (`chesss`), which [`Core::player_named`] answers.
     pub(super) fn user_named(&self, msg: &Incoming, name: &str) -> Result<Option<String>, Refusal> {
-        if msg.platform == "console" {
-            if name.eq_ignore_ascii_case(&self.config.bot_name) {
-                return Ok(Some(self.bot_id(&msg.platform)));
-            }
+        if msg.platform == "console" && name.eq_ignore_ascii_case(&self.config.bot_name) {
+            return Ok(Some(self.bot_id(&msg.platform)));
+        }
+        let seen = self.store.user_by_username(&msg.platform, name)?;
+        if msg.platform == "console" && seen.is_none() && meant::game(name).is_none() {
             return Ok(Some(name.to_string()));
         }
-        Ok(self.store.user_by_username(&msg.platform, name)?)
+        Ok(seen)
     }
 
     /// The player a challenge names without `@` ([`Core::user_named`]).
