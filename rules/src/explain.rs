@@ -484,6 +484,20 @@ impl Position {
         {
             return self.why_not_grant(letter.trim(), sq.trim());
         }
+        // `give rook e2`, `grant R e2`: the words of a grant (C2).
+        if self.variant.grants
+            && let [word, piece @ .., sq] = text.split_whitespace().collect::<Vec<_>>().as_slice()
+            && ["give", "grant", "add"].iter().any(|w| word.eq_ignore_ascii_case(w))
+            && !piece.is_empty()
+        {
+            let name = piece.join(" ");
+            let letter = match self.variant.pieces.iter().find(|p| p.name.eq_ignore_ascii_case(&name)) {
+                Some(pt) => pt.letter.to_string(),
+                None if name.chars().count() == 1 => name.clone(),
+                None => return Some(Why::NotInReserve(name)),
+            };
+            return self.why_not_grant(&letter, sq);
+        }
         let intent = read_intent(text)?;
         let us = self.turn;
         if let Some(long) = intent.castle {

@@ -239,6 +239,17 @@ fn construction_reasons() {
     assert!(matches!(why(&p, "Q>b1"), Why::NotInReserve(_)), "{}", said(&p, "Q>b1"));
     let p = after("construction", "S@b1 S@e7 N>b1 S@d7");
     assert_eq!(said(&p, "N>b1"), "N>b1 is not possible: the knight on b1 already holds the Knight power (C3)");
+    // The same reasons for a grant in words.
+    assert_eq!(
+        said(&p, "give knight b1"),
+        "give knight b1 is not possible: the knight on b1 already holds the Knight power (C3)"
+    );
+    assert_eq!(
+        said(&start("construction"), "give rook e2"),
+        "give rook e2 is not possible: powers are given to your own pieces, and e2 holds none of yours"
+    );
+    assert_eq!(said(&p, "grant Q b1"), "grant Q b1 is not possible: you have no Queen power in your reserve");
+    assert_eq!(said(&p, "give dragon b1"), "give dragon b1 is not possible: you have no dragon power in your reserve");
 }
 
 /// The generic reasons hold in Clash too (CA2's Rabbit, its King in check).
