@@ -23,7 +23,7 @@ pub struct ReviewArgs<'a> {
 /// Reviews the moves and prints a summary per player and one line per
 /// flagged move; writes the graph (and the annotated PGN) if asked.
 pub fn run_review(args: &ReviewArgs) -> Result<(), String> {
-    let start = super::position(args.variant, args.fen)?;
+    let start = crate::cli_position::position(args.variant, args.fen)?;
     let mut game = Game::from_position(start);
     for (i, text) in args.moves.iter().enumerate() {
         game.play_text(text).map_err(|e| format!("move {} ({text}): {e}", i + 1))?;

@@ -2,20 +2,23 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use std::sync::Arc;
 
+mod cli_bench;
 mod cli_match;
+mod cli_position;
 mod cli_review;
 mod uci;
 
+use cli_bench::BenchTarget;
+use cli_position::{position, run_analyse, run_moves, run_perft, run_play, run_render, variant, write_picture};
 use kibitz_bot::config::{Config, StoreLocation};
 use kibitz_bot::core::{Core, CoreConfig};
 use kibitz_bot::{adapter, secrets};
-use kibitz_render::{BoardOptions, Caption, Renderer};
-use kibitz_rules::{Color, Game, Handicaps, Position, Square, Variant, divide, perft, search};
+use kibitz_render::Renderer;
 use kibitz_storage::{Store, StoreError, request_backup};
 
 /// Kibitz: chess variants with friends, by chat.
@@ -296,82 +299,6 @@ fn stop_quietly_on_a_closed_pipe() {
     }
 }
 
-#[derive(Subcommand)]
-enum BenchTarget {
-    /// Perft speed: chess (start depth 6, Kiwipete depth 5), Olympic (start depth 7),
-    /// Power Absorption and Construction (start depth 6).
-    Perft,
-    /// Board picture speed and size: a 640-pixel 8x8 board with 32 pieces.
-    Render,
-    /// Replay GIF speed and size: a 90-ply chess game, a long Olympic game and a
-    /// long Power Absorption game.
-    Gif {
-        /// Timed runs of each.
-        #[arg(long, default_value_t = 20)]
-        runs: usize,
-    },
-    /// Storage speed: a durable move commit, and opening and listing 10,000 games.
-    Storage,
-    /// Search speed: nodes per second in each variant.
-    Search,
-    /// Game review speed: a 60-ply chess game reviewed at the default 300 ms a position.
-    Review,
-    /// The whole bot: concurrent games through the core, storage and pictures.
-    Bot {
-        /// Games played at once (shared among the processes).
-        #[arg(long, default_value_t = 64)]
-        games: usize,
-        /// Games stored besides.
-        #[arg(long, default_value_t = 10_000)]
-        stored: usize,
-        /// Seconds to run.
-        #[arg(long, default_value_t = 10)]
-        seconds: u64,
-        /// The store: `sled` (a temporary folder) or `postgres` (a schema of
-        /// its own on the server of --url, dropped afterwards).
-        #[arg(long, default_value = "sled")]
-        store: String,
-        /// Bot processes playing at once on the one store (PostgreSQL only beyond 1);
-        /// the two playing threads are shared among them (at least one each).
-        #[arg(long, default_value_t = 1)]
-        processes: usize,
-        /// The PostgreSQL server (default: KIBITZ_POSTGRES_URL, else postgres://postgres@127.0.0.1:5432/test).
-        #[arg(long)]
-        url: Option<String>,
-    },
-    /// One process of `bench bot --processes N` (started by it).
-    #[command(hide = true)]
-    BotWorker {
-        /// The shared store, schema included.
-        #[arg(long)]
-        url: String,
-        /// The first of this process's games.
-        #[arg(long)]
-        first: usize,
-        /// How many games it plays.
-        #[arg(long)]
-        count: usize,
-        /// Threads playing them.
-        #[arg(long, default_value_t = 2)]
-        threads: usize,
-        /// When to start, in ms since 1970 (all processes start together).
-        #[arg(long)]
-        start_at: u64,
-        /// Seconds to run.
-        #[arg(long)]
-        seconds: u64,
-    },
-    /// The correspondence clock: one tick over many games of which none is due.
-    Tick {
-        /// Correspondence games stored (3 days a move, none due).
-        #[arg(long, default_value_t = 300)]
-        games: usize,
-        /// Games against the bot stored, waiting for the player.
-        #[arg(long, default_value_t = 100)]
-        bot_games: usize,
-    },
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.command.as_ref().is_some_and(Command::prints_a_listing) {
@@ -458,51 +385,7 @@ fn main() -> ExitCode {
                 moves: &moves,
             })
         }
-        Some(Command::Bench { what: BenchTarget::Review }) => cli_review::bench_review(),
-        Some(Command::Bench { what: BenchTarget::Search }) => {
-            bench_search();
-            Ok(())
-        }
-        Some(Command::Bench { what: BenchTarget::Perft }) => {
-            bench_perft();
-            Ok(())
-        }
-        Some(Command::Bench { what: BenchTarget::Render }) => bench_render(),
-        Some(Command::Bench { what: BenchTarget::Gif { runs } }) => kibitz_bot::replay::bench(runs).map(|all| {
-            for b in all {
-                println!("{b}");
-            }
-        }),
-        Some(Command::Bench { what: BenchTarget::Storage }) => {
-            let dir = tempfile::tempdir().map_err(|e| e.to_string());
-            dir.and_then(|d| kibitz_storage::bench(d.path()).map_err(|e| e.to_string())).map(|r| println!("{r}"))
-        }
-        Some(Command::Bench { what: BenchTarget::Bot { games, stored, seconds, store, processes, url } }) => {
-            let length = Duration::from_secs(seconds.clamp(1, 600));
-            match store.as_str() {
-                "sled" if processes <= 1 => {
-                    let dir = tempfile::tempdir().map_err(|e| e.to_string());
-                    dir.and_then(|d| kibitz_bot::bench::run(d.path(), stored, games, 2, length))
-                        .map(|r| println!("{r}"))
-                }
-                "sled" => Err("several processes need a shared store: --store postgres".into()),
-                "postgres" => {
-                    let url = url
-                        .or_else(kibitz_bot::config::postgres_from_env)
-                        .unwrap_or_else(kibitz_storage::testing::server_url);
-                    kibitz_bot::bench::run_processes(&url, processes.clamp(1, 64), stored, games, length)
-                        .map(|r| println!("{r}"))
-                }
-                other => Err(format!("unknown store '{other}': sled or postgres")),
-            }
-        }
-        Some(Command::Bench { what: BenchTarget::BotWorker { url, first, count, threads, start_at, seconds } }) => {
-            kibitz_bot::bench::worker_process(&url, first, count, threads, start_at, Duration::from_secs(seconds))
-        }
-        Some(Command::Bench { what: BenchTarget::Tick { games, bot_games } }) => {
-            let dir = tempfile::tempdir().map_err(|e| e.to_string());
-            dir.and_then(|d| kibitz_bot::bench::tick(d.path(), games, bot_games)).map(|r| println!("{r}"))
-        }
+        Some(Command::Bench { what }) => cli_bench::run(what),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -763,266 +646,5 @@ async fn wait_for_signal(terminate: Terminate) {
     {
         let () = terminate;
         let _ = tokio::signal::ctrl_c().await;
-    }
-}
-
-fn variant(id: &str) -> Result<&'static Variant, String> {
-    Variant::by_id(id).ok_or_else(|| {
-        let known: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
-        format!("unknown variant '{id}' (known: {})", known.join(", "))
-    })
-}
-
-fn position(id: &str, fen: Option<&str>) -> Result<Position, String> {
-    let v = variant(id)?;
-    match fen {
-        None => Ok(Position::new(v)),
-        Some(f) => Position::from_fen(v, f).map_err(|e| e.to_string()),
-    }
-}
-
-/// The position with `--handicap` (PA7) added to any the FEN gives.
-fn handicapped(id: &str, fen: Option<&str>, handicap: Option<&str>) -> Result<Position, String> {
-    let pos = position(id, fen)?;
-    let Some(text) = handicap else { return Ok(pos) };
-    let mut h = Handicaps::parse(text).map_err(|e| format!("--handicap: {e}"))?;
-    for c in [Color::White, Color::Black] {
-        h.add(c, pos.handicaps().of(c));
-    }
-    pos.with_handicaps(h).map_err(|e| format!("--handicap: {e}"))
-}
-
-fn run_perft(id: &str, fen: Option<&str>, handicap: Option<&str>, per_move: bool, depth: u32) -> Result<(), String> {
-    let pos = handicapped(id, fen, handicap)?;
-    if per_move {
-        let mut rows: Vec<(String, u64)> =
-            divide(&pos, depth).into_iter().map(|(m, n)| (pos.canonical(&m), n)).collect();
-        rows.sort();
-        for (m, n) in &rows {
-            println!("{m}: {n}");
-        }
-        println!();
-        println!("{}", rows.iter().map(|r| r.1).sum::<u64>() + u64::from(depth == 0));
-    } else {
-        println!("{}", perft(&pos, depth));
-    }
-    Ok(())
-}
-
-fn run_moves(id: &str, fen: Option<&str>, handicap: Option<&str>) -> Result<(), String> {
-    let game = Game::from_position(handicapped(id, fen, handicap)?);
-    let mut moves: Vec<String> = game.legal_moves().iter().map(|m| game.position().canonical(m)).collect();
-    moves.sort();
-    for m in moves {
-        println!("{m}");
-    }
-    Ok(())
-}
-
-fn run_play(id: &str, fen: Option<&str>, handicap: Option<&str>, moves: &[String]) -> Result<(), String> {
-    let mut game = Game::from_position(handicapped(id, fen, handicap)?);
-    for (i, text) in moves.iter().enumerate() {
-        game.play_text(text).map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
-    }
-    println!("{}", game.position().fen());
-    match game.outcome() {
-        Some(o) => println!("{o}"),
-        None => println!("* game in progress"),
-    }
-    Ok(())
-}
-
-/// Nodes per second of the best of `runs` timings.
-fn time_perft(pos: &Position, depth: u32, runs: u32) -> (u64, Duration) {
-    let mut best = Duration::MAX;
-    let mut nodes = 0;
-    for _ in 0..runs {
-        let t = Instant::now();
-        nodes = perft(pos, depth);
-        best = best.min(t.elapsed());
-    }
-    (nodes, best)
-}
-
-fn bench_perft() {
-    const OLYMPIC_TARGET: f64 = 20e6;
-    let chess = variant("chess").expect("chess exists");
-    let olympic = variant("olympic").expect("olympic exists");
-    let absorption = variant("absorption").expect("absorption exists");
-    let construction = variant("construction").expect("construction exists");
-    let split = variant("construction-split").expect("construction-split exists");
-    let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-    let rows = [
-        ("chess start, depth 6", Position::new(chess), 6),
-        ("chess Kiwipete, depth 5", Position::from_fen(chess, kiwipete).expect("Kiwipete is valid"), 5),
-        ("olympic start, depth 7", Position::new(olympic), 7),
-        ("absorption start, depth 6", Position::new(absorption), 6),
-        ("construction start, depth 6", Position::new(construction), 6),
-        ("construction-split start, depth 6", Position::new(split), 6),
-    ];
-    let mut nps_of = std::collections::HashMap::new();
-    for (name, pos, depth) in rows {
-        let (nodes, time) = time_perft(&pos, depth, 3);
-        let nps = nodes as f64 / time.as_secs_f64();
-        println!("{name:<34} {nodes:>11} nodes  {:>8.3} s  {:>7.1} M nodes/s", time.as_secs_f64(), nps / 1e6);
-        if name.contains("start") {
-            nps_of.insert(name.split(' ').next().unwrap_or(name), nps);
-        }
-    }
-    let chess_nps = nps_of["chess"];
-    println!("olympic / 20 M nodes/s target: {:.2}", nps_of["olympic"] / OLYMPIC_TARGET);
-    for v in ["absorption", "construction"] {
-        println!("{v} / chess start, per node: {:.2} (target at least 0.50)", nps_of[v] / chess_nps);
-    }
-    // CS: at least half of Construction's speed per node.
-    let split_share = nps_of["construction-split"] / nps_of["construction"];
-    println!("construction-split / construction start, per node: {split_share:.2} (target at least 0.50)");
-    println!("(the side-by-side comparison with shakmaty: cargo bench -p kibitz-rules --bench perft)");
-}
-
-/// Reads `e2e4` or `P@c3` as the squares to highlight.
-fn last_move_squares(text: &str) -> Result<(Option<Square>, Square), String> {
-    let bad = || format!("--last wants a move such as e2e4 or P@c3, not '{text}'");
-    if let Some((_, to)) = text.split_once('@') {
-        return Ok((None, Square::parse(to).ok_or_else(bad)?));
-    }
-    let from = text.get(0..2).and_then(Square::parse).ok_or_else(bad)?;
-    let to = text.get(2..4).and_then(Square::parse).ok_or_else(bad)?;
-    Ok((Some(from), to))
-}
-
-fn run_render(
-    id: &str,
-    fen: Option<&str>,
-    flip: bool,
-    last: Option<&str>,
-    size: u32,
-    out: &Path,
-) -> Result<(), String> {
-    let pos = position(id, fen)?;
-    let opts = BoardOptions {
-        size: Some(size),
-        flip,
-        last_move: last.map(last_move_squares).transpose()?,
-        ..BoardOptions::default()
-    };
-    let renderer = Renderer::shared();
-    if out.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg")) {
-        return write_picture(&renderer.board_svg(&pos, &opts), out);
-    }
-    // The PNG the bot sends: drawn from the cached background and pieces.
-    let png = renderer.board_png(&pos, &opts).map_err(|e| e.to_string())?;
-    std::fs::write(out, png).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    println!("{}", out.display());
-    Ok(())
-}
-
-/// Writes an SVG picture as SVG or, unless the file name ends in `.svg`, PNG.
-fn write_picture(svg: &str, out: &Path) -> Result<(), String> {
-    let bytes = if out.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg")) {
-        svg.as_bytes().to_vec()
-    } else {
-        Renderer::shared().svg_png(svg).map_err(|e| e.to_string())?
-    };
-    std::fs::write(out, bytes).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    println!("{}", out.display());
-    Ok(())
-}
-
-fn bench_render() -> Result<(), String> {
-    const RUNS: usize = 200;
-    let chess = variant("chess")?;
-    // 32 pieces, a last move, a caption: what a player sees after 1.e4.
-    let pos = Position::from_fen(chess, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
-        .map_err(|e| e.to_string())?;
-    let opts = BoardOptions {
-        size: Some(640),
-        last_move: Some((Square::parse("e2"), Square::parse("e4").ok_or("e4")?)),
-        caption: Some(Caption {
-            white: "alice".into(),
-            black: "bob".into(),
-            status: "Black to move".into(),
-            ..Caption::default()
-        }),
-        ..BoardOptions::default()
-    };
-    let renderer = Renderer::new(Default::default());
-    let t = Instant::now();
-    let png = renderer.board_png(&pos, &opts).map_err(|e| e.to_string())?;
-    let cold = t.elapsed();
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            let _ = renderer.board_png(&pos, &opts);
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!("board 640 px, 32 pieces, PNG: first {:.2} ms (fills the caches)", ms(cold));
-    println!("median {:.2} ms, p90 {:.2} ms over {RUNS} pictures", ms(times[RUNS / 2]), ms(times[RUNS * 9 / 10]));
-    println!("size {} bytes ({:.1} KB)", png.len(), png.len() as f64 / 1024.0);
-    Ok(())
-}
-
-fn run_analyse(id: &str, fen: Option<&str>, handicap: Option<&str>, ms: u64) -> Result<(), String> {
-    let pos = handicapped(id, fen, handicap)?;
-    let mut engine = search::Engine::new(64);
-    let limits = search::Limits::new(Duration::from_millis(ms.clamp(1, 600_000)), 64);
-    let Some(found) = engine.search(&pos, limits) else {
-        println!("no legal move");
-        return Ok(());
-    };
-    let mut line = Vec::new();
-    let mut p = pos.clone();
-    for m in &found.pv {
-        line.push(p.san(m));
-        p.play_unchecked(*m);
-    }
-    let score = match (found.mate_in(), found.mated_in()) {
-        (Some(n), _) => format!("mate in {n}"),
-        (_, Some(n)) => format!("mated in {n}"),
-        _ => format!("{:+.2}", found.score as f64 / 100.0),
-    };
-    println!("best {} ({})", pos.san(&found.best), pos.canonical(&found.best));
-    println!("score {score}");
-    println!("pv {}", line.join(" "));
-    println!(
-        "depth {} nodes {} time {} ms ({:.0} k nodes/s)",
-        found.depth,
-        found.nodes,
-        found.elapsed.as_millis(),
-        found.nodes as f64 / found.elapsed.as_secs_f64().max(1e-9) / 1e3
-    );
-    Ok(())
-}
-
-fn bench_search() {
-    let positions = [
-        ("chess", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
-        ("chess", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
-        ("olympic", "rbsgk/4p/5/P4/KGSBR[] w - - 0 1"),
-        ("alapawn", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1"),
-        ("alapawn-balanced", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w 1 - 0 1"),
-        ("absorption", "r1b1k2r/pp(np)2ppp/2n5/3(QP)4/1(bn)6/2N5/PPP2PPP/R1B1K2R w KQkq - 0 10"),
-        ("construction", "(rc)3k2r/pp(bp)2(qn)pp/8/8/8/8/PP(BP)2(QN)PP/(RC)3K2R[Bb] w - - 5 15"),
-        ("construction-split", "(uc)3k2r/gf(eg)2(qi)pp/8/8/8/8/PF(DG)2(QH)GF/(TC)3K2R[Ue] w - - 5 15"),
-        ("clash", "rtbqkbtr/pppppppp/8/8/8/8/OOOOOOOO/MWNJSNEH w Dkq - 0 1"),
-    ];
-    for (id, fen) in positions {
-        let Some(v) = Variant::by_id(id) else { continue };
-        let Ok(pos) = Position::from_fen(v, fen) else { continue };
-        let mut engine = search::Engine::new(64);
-        let limits = search::Limits::new(Duration::from_secs(2), 64);
-        if let Some(f) = engine.search(&pos, limits) {
-            let nps = f.nodes as f64 / f.elapsed.as_secs_f64().max(1e-9);
-            println!(
-                "{id:<18} depth {:>2}  {:>9} nodes in {:>5} ms  {:>6.2} M nodes/s",
-                f.depth,
-                f.nodes,
-                f.elapsed.as_millis(),
-                nps / 1e6
-            );
-        }
     }
 }
