@@ -12,7 +12,9 @@
 //! Interactions are deferred at once and answered by editing the deferred
 //! response, so a slow hint or picture never misses Discord's three seconds.
 //! Nothing Discord-specific leaves this module (`discord.rs` and `discord/`:
-//! `commands` reads what players send, `outgoing` writes the replies).
+//! `commands` reads what players send, `outgoing` writes the replies,
+//! `history` reads back what came while the bot was away and puts live
+//! messages in order, `guilds` knows which shard serves each channel).
 //!
 //! Nothing is lost (see [`crate::relay`]). Each channel's messages and
 //! interactions are handled one after another, and what they owe is stored
@@ -84,11 +86,14 @@ use crate::relay::{Delivery, Relay};
 use crate::shards::Shards;
 
 mod commands;
+mod guilds;
+mod history;
 mod outgoing;
 
 use commands::{
     Arg, arg_of, button_command, mentions_to_core, slash_commands, slash_text, suggest_moves, worth_asking,
 };
+use guilds::known_guilds;
 use outgoing::{edit_of, message_of, parts};
 
 /// The platform name in the store and in [`Incoming`].
@@ -525,222 +530,6 @@ impl Shared {
         });
     }
 
-    /// Queues the catch-up of every channel of `shard` with a reading
-    /// position or a running game. After the shard's first READY, its live
-    /// messages may go; the clocks start once every shard here is caught up.
-    async fn catch_up(self: &Arc<Self>, shard: u32, first: bool) {
-        let relay = self.relay.clone();
-        let starts =
-            tokio::task::spawn_blocking(move || catch_up_points(relay.core().store())).await.unwrap_or_default();
-        let mut mine = Vec::with_capacity(starts.len());
-        for (channel, after) in starts {
-            if self.shard_of_channel(channel).await == Some(shard) {
-                mine.push((channel, after));
-            }
-        }
-        let (done, mut over) = mpsc::channel::<()>(1);
-        tracing::info!("discord: shard {shard} reads {} channels from where they were left", mine.len());
-        for (channel, after) in mine {
-            self.push(channel, Job::CatchUp { channel, after, _done: done.clone() });
-        }
-        drop(done);
-        if first {
-            self.queued.send_modify(|queued| {
-                queued.insert(shard);
-            });
-            let shared = self.clone();
-            tokio::spawn(async move {
-                let _ = over.recv().await;
-                let all = {
-                    let mut caught_up = lock(&shared.caught_up);
-                    caught_up.insert(shard);
-                    caught_up.len() >= shared.shards.count() as usize
-                };
-                if all {
-                    tracing::info!("discord: what came while the bot was away is handled");
-                    shared.backlog.send_replace(true);
-                }
-            });
-        }
-    }
-
-    /// The shard of this process that serves `channel`, or `None` when
-    /// another process serves it or its guild cannot be told. With one shard
-    /// every channel is shard 0's; otherwise the channel's guild is known
-    /// from its messages, or asked of Discord (and remembered).
-    async fn shard_of_channel(&self, channel: ChannelId) -> Option<u32> {
-        if self.shards.total == 1 {
-            return Some(0);
-        }
-        let known = lock(&self.guilds).get(&channel.get()).copied();
-        let guild = match known {
-            Some(guild) => guild,
-            None if lock(&self.unknown).contains(&channel.get()) => return None,
-            None => {
-                let http = self.http()?.clone();
-                let route = ApiRoute::Channel { channel_id: channel };
-                let asked = with_retry(|| http.fire::<ChannelGuild>(Request::new(route, LightMethod::Get))).await;
-                match asked {
-                    Ok(found) => {
-                        let guild = found.guild_id.as_deref().and_then(snowflake);
-                        self.learn(channel, guild);
-                        guild
-                    }
-                    Err(e) => {
-                        // Gone, or out of reach: there is nothing to read there.
-                        // Otherwise a live message in the channel reads it later.
-                        if refused(&e) {
-                            lock(&self.unknown).insert(channel.get());
-                        }
-                        tracing::warn!(%channel, "discord: cannot tell the channel's guild, it is not read back now: {e}");
-                        return None;
-                    }
-                }
-            }
-        };
-        Some(self.shards.shard_of(guild)).filter(|&shard| self.shards.runs(shard))
-    }
-
-    /// Whether the clocks of the games in `channel` run here: those of the
-    /// channels of this process's shards, and of a channel whose guild is
-    /// not known (a game from before the bot was sharded, kept in this
-    /// process's store).
-    fn runs_clocks_of(&self, channel: &ChannelKey) -> bool {
-        if self.shards.runs_all() {
-            return true;
-        }
-        let Some(id) = snowflake(&channel.channel) else { return true };
-        lock(&self.guilds).get(&id).is_none_or(|&guild| self.shards.serves(guild))
-    }
-
-    /// Notes the guild of a channel that a message or interaction came from.
-    fn learn_guild(&self, channel: ChannelId, guild: Option<GuildId>) {
-        self.learn(channel, guild.map(GuildId::get));
-    }
-
-    /// Remembers `channel`'s guild (`None`: a direct message), in the store
-    /// too, so that a restart knows which shard reads it back.
-    fn learn(&self, channel: ChannelId, guild: Option<u64>) {
-        if lock(&self.guilds).insert(channel.get(), guild) == Some(guild) {
-            return;
-        }
-        let core = self.relay.core().clone();
-        let name = format!("{GUILD_CURSOR}{channel}");
-        let value = guild.map_or_else(|| DIRECT.to_string(), |g| g.to_string());
-        tokio::task::spawn_blocking(move || {
-            let note = Completion {
-                platform: PLATFORM.into(),
-                message_id: None,
-                cursor: Some((name, value)),
-                owed: Vec::new(),
-                at: Timestamp::now(),
-            };
-            if let Err(e) = core.store().complete(&note) {
-                tracing::warn!(%channel, "discord: could not note the channel's guild: {e}");
-            }
-        });
-    }
-
-    /// A message that came through the gateway. Serenity hands each event to
-    /// its own task, so the messages of a channel can reach its lane out of
-    /// order: the message is read from the channel's history instead, with
-    /// every message before it not yet read, in Discord's order. If the
-    /// history cannot be read, the message is handled as it came.
-    async fn live(self: &Arc<Self>, channel: ChannelId, id: MessageId, job: Handling) {
-        let relay = self.relay.clone();
-        let key = id.to_string();
-        let handled = tokio::task::spawn_blocking(move || relay.core().store().is_handled(PLATFORM, &key)).await;
-        if matches!(handled, Ok(Ok(true))) {
-            return;
-        }
-        let after = self.read_from(channel).await.unwrap_or_else(|| {
-            // A channel not read before: the messages of the last moments
-            // before this one (a snowflake starts with its time in ms).
-            MessageId::new((id.get().saturating_sub(RECENT_MS << 22)).max(1))
-        });
-        if after >= id || !self.read_history(channel, after, Some(id)).await {
-            self.handle(job).await;
-        }
-    }
-
-    /// Where reading `channel` goes on: after the last message read, or the
-    /// last handled (its reading position).
-    async fn read_from(&self, channel: ChannelId) -> Option<MessageId> {
-        if let Some(&read) = lock(&self.read_to).get(&channel.get()) {
-            return Some(MessageId::new(read));
-        }
-        let relay = self.relay.clone();
-        let cursor =
-            tokio::task::spawn_blocking(move || relay.core().store().cursor(PLATFORM, &channel.get().to_string()))
-                .await;
-        let found = cursor.ok()?.ok()??;
-        snowflake(&found).map(MessageId::new)
-    }
-
-    /// Fetches the messages of `channel` after `after`, oldest first, a page
-    /// at a time, and handles each (those handled before are skipped).
-    /// Whether `wanted` was among them.
-    async fn read_history(
-        self: &Arc<Self>,
-        channel: ChannelId,
-        mut after: MessageId,
-        wanted: Option<MessageId>,
-    ) -> bool {
-        let Some(http) = self.http().cloned() else { return false };
-        let me = self.me.load(Ordering::Relaxed);
-        let mut failures = 0;
-        let mut seen = false;
-        // A live message waits for one more try at most, then goes as it came.
-        let attempts = if wanted.is_some() { 1 } else { HISTORY_ATTEMPTS };
-        loop {
-            if *self.shutdown.borrow() {
-                return seen;
-            }
-            let page =
-                with_retry(|| channel.messages(&http, GetMessages::new().after(after).limit(HISTORY_PAGE))).await;
-            let mut page = match page {
-                Ok(page) => page,
-                Err(e) if failures < attempts && !refused(&e) => {
-                    failures += 1;
-                    tracing::warn!(%channel, "discord: cannot read the channel's history ({e}); trying again");
-                    tokio::time::sleep(Backoff(failures).next_wait()).await;
-                    continue;
-                }
-                Err(e) => {
-                    // Without Read Message History, or the channel is gone.
-                    tracing::warn!(%channel, "discord: cannot read the channel's history: {e}");
-                    return seen;
-                }
-            };
-            failures = 0;
-            page.sort_by_key(|m| m.id);
-            let full = page.len() >= usize::from(HISTORY_PAGE);
-            for msg in &page {
-                if msg.id <= after {
-                    continue;
-                }
-                let read = std::panic::catch_unwind(AssertUnwindSafe(|| read_message(msg, me)));
-                match read {
-                    Ok(Some(job)) => {
-                        if !self.handle(job).await {
-                            return seen;
-                        }
-                    }
-                    Ok(None) => {}
-                    Err(_) => tracing::warn!(%channel, "discord: a message that could not be read was skipped"),
-                }
-                after = msg.id;
-                seen |= Some(msg.id) == wanted;
-                let mut read_to = lock(&self.read_to);
-                let read = read_to.entry(channel.get()).or_insert(0);
-                *read = (*read).max(msg.id.get());
-            }
-            if !full || page.is_empty() {
-                return seen;
-            }
-        }
-    }
-
     /// Handles one message or interaction and stores what it owes; until that
     /// is stored it is tried again. Then its replies go out.
     async fn handle(self: &Arc<Self>, job: Handling) -> bool {
@@ -958,78 +747,6 @@ impl Shared {
             tracing::warn!("discord: cannot answer autocomplete {}: {e}", cmd.id);
         }
     }
-}
-
-/// Where each channel's catch-up starts: after its reading position, or,
-/// for a running game's channel that has none, after the message of the
-/// game's last move that came from Discord.
-fn catch_up_points(store: &Store) -> Vec<(ChannelId, MessageId)> {
-    let mut points: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
-    match store.cursors(PLATFORM) {
-        Ok(cursors) => {
-            for (channel, value) in cursors {
-                if channel.starts_with(GUILD_CURSOR) {
-                    continue;
-                }
-                match (snowflake(&channel), snowflake(&value)) {
-                    (Some(c), Some(v)) => {
-                        points.insert(c, v);
-                    }
-                    _ => tracing::warn!("discord: a reading position that is no Discord message is ignored"),
-                }
-            }
-        }
-        Err(e) => tracing::error!("discord: cannot read the reading positions: {e}"),
-    }
-    match store.active_games() {
-        Ok(games) => {
-            for (key, record) in games {
-                if key.channel.platform != PLATFORM {
-                    continue;
-                }
-                let Some(channel) = snowflake(&key.channel.channel) else { continue };
-                if points.contains_key(&channel) {
-                    continue;
-                }
-                let last =
-                    record.ok().and_then(|r| r.moves.iter().rev().find_map(|m| snowflake(m.message_id.as_deref()?)));
-                match last {
-                    Some(after) => {
-                        points.insert(channel, after);
-                    }
-                    None => tracing::info!(
-                        channel,
-                        "discord: a game's channel without a move from Discord is not read back"
-                    ),
-                }
-            }
-        }
-        Err(e) => tracing::error!("discord: cannot list the running games: {e}"),
-    }
-    points.into_iter().map(|(c, m)| (ChannelId::new(c), MessageId::new(m))).collect()
-}
-
-/// The channels' guilds noted in the store (see [`Shared::learn`]).
-fn known_guilds(store: &Store) -> HashMap<u64, Option<u64>> {
-    let cursors = store.cursors(PLATFORM).unwrap_or_else(|e| {
-        tracing::warn!("discord: cannot read the channels' guilds: {e}");
-        Vec::new()
-    });
-    cursors
-        .into_iter()
-        .filter_map(|(name, value)| {
-            let channel = snowflake(name.strip_prefix(GUILD_CURSOR)?)?;
-            let guild = if value == DIRECT { None } else { Some(snowflake(&value)?) };
-            Some((channel, guild))
-        })
-        .collect()
-}
-
-/// The part of a channel Discord describes that tells its shard.
-#[derive(serde::Deserialize)]
-struct ChannelGuild {
-    #[serde(default)]
-    guild_id: Option<String>,
 }
 
 /// A Discord id (a snowflake: a non-zero number).
