@@ -21,7 +21,11 @@ use crate::{
 mod directory;
 mod outbox;
 mod pace;
+mod ratings;
 mod reviews;
+mod verify;
+
+use ratings::rate_in;
 
 pub(crate) use directory::{describe_user, folded, rename_in};
 pub(crate) use outbox::decode_entry;
@@ -788,86 +792,6 @@ impl SledStore {
         Ok(found)
     }
 
-    // ---- ratings ----
-
-    /// The rating of `player` on `platform` in `variant` (the starting rating if they have none).
-    pub fn rating(&self, platform: &str, player: &str, variant: &str) -> Result<Rating> {
-        let open = self.db()?;
-        match open.trees()?.ratings.get(rating_key(platform, player, variant)?)? {
-            Some(raw) => codec::decode(|| describe_rating(platform, player, variant), &raw),
-            None => Ok(Rating::default()),
-        }
-    }
-
-    /// The best `limit` rated players of `variant` on `platform`, highest
-    /// rating first. Damaged rating records are skipped.
-    pub fn leaderboard(&self, platform: &str, variant: &str, limit: usize) -> Result<Vec<(String, Rating)>> {
-        let prefix = prefix(&[("platform", platform)])?;
-        join(&[("variant", variant)])?;
-        let mut found = Vec::new();
-        let open = self.db()?;
-        for entry in open.trees()?.ratings.scan_prefix(&prefix) {
-            let (key, raw) = entry?;
-            let rest = &key[prefix.len()..];
-            let Some(split) = rest.iter().position(|&b| b == 0) else { continue };
-            if keys::text(&rest[split + 1..]) != variant {
-                continue;
-            }
-            let player = keys::text(&rest[..split]);
-            if let Ok(rating) = codec::decode::<Rating>(|| describe_rating(platform, &player, variant), &raw)
-                && rating.games > 0
-            {
-                found.push((player, rating));
-            }
-        }
-        found.sort_by(|a, b| b.1.rating.total_cmp(&a.1.rating).then_with(|| a.0.cmp(&b.0)));
-        found.truncate(limit);
-        Ok(found)
-    }
-
-    /// Every rating of `player` on `platform`, by variant.
-    pub fn ratings_of(&self, platform: &str, player: &str) -> Result<Vec<(String, Result<Rating>)>> {
-        let prefix = prefix(&[("platform", platform), ("player", player)])?;
-        let mut found = Vec::new();
-        let open = self.db()?;
-        for entry in open.trees()?.ratings.scan_prefix(&prefix) {
-            let (key, raw) = entry?;
-            let variant = keys::text(&key[prefix.len()..]);
-            let rating = codec::decode(|| describe_rating(platform, player, &variant), &raw);
-            found.push((variant, rating));
-        }
-        Ok(found)
-    }
-
-    /// Rates a game played outside the store (an imported result): both
-    /// ratings change at once. `None` for an aborted game or a player against themselves.
-    ///
-    /// Games ended with [`Store::finish_game`] are rated there; do not rate them again.
-    pub fn record_result(
-        &self,
-        platform: &str,
-        variant: &str,
-        white: &str,
-        black: &str,
-        outcome: Outcome,
-    ) -> Result<Option<(RatingChange, RatingChange)>> {
-        if white == black {
-            return Ok(None);
-        }
-        let open = self.db()?;
-        let t = open.trees()?;
-        let journal = Journal::default();
-        let result = (&t.ratings, &t.meta).transaction(|(ratings, meta)| {
-            journal.restart();
-            let changes = rate_in(&journal, ratings, platform, variant, white, black, outcome)?;
-            if changes.is_some() {
-                journal.count(meta)?;
-            }
-            Ok(changes)
-        });
-        self.settle(open, journal, settled(result))
-    }
-
     // ---- channel settings ----
 
     /// The settings of this channel (the defaults if never set).
@@ -894,148 +818,6 @@ impl SledStore {
         });
         self.settle(open, journal, settled(result))
     }
-
-    // ---- checking ----
-
-    /// [`SledStore::verify`]: a process's own store is checked whole.
-    pub fn verify_for_start(&self) -> Result<Vec<StoreError>> {
-        self.verify()
-    }
-
-    /// Reads every record and index entry, and lists what cannot be read or
-    /// does not fit together. An empty list means the store is whole.
-    pub fn verify(&self) -> Result<Vec<StoreError>> {
-        let open = self.db()?;
-        let t = open.trees()?;
-        let mut problems = Vec::new();
-        let damaged = |record: String, reason: &str| StoreError::Corrupt { record, reason: reason.to_owned() };
-        for (tree, archived) in [(&t.games, false), (&t.archive, true)] {
-            for entry in tree.iter() {
-                let (raw_key, raw) = entry?;
-                let key = game_key_of(&raw_key);
-                match decode_game(&key, &raw) {
-                    Ok(game) if game.key != key => problems.push(damaged(key.describe(), "stored under another key")),
-                    Ok(game) if !archived => {
-                        if let Some(at) = due_of(&game)
-                            && !t.due.contains_key(due_key(at, &raw_key))?
-                        {
-                            problems.push(damaged(key.describe(), "missing from the clock's index"));
-                        }
-                        for player in [&game.white, &game.black] {
-                            let pk = player_key(&key.channel.platform, player, &key.channel.channel)?;
-                            if t.players.get(pk)?.is_none_or(|id| *id != *key.id.as_str().as_bytes()) {
-                                problems.push(damaged(key.describe(), "missing from its player's index"));
-                            }
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(e) => problems.push(e),
-                }
-            }
-        }
-        for entry in t.players.iter() {
-            let (raw_key, id) = entry?;
-            let parts = keys::split(&raw_key);
-            if let [platform, _, channel] = parts[..] {
-                let key = ChannelKey::new(keys::text(platform), keys::text(channel)).game(GameId::stored(&id));
-                if !t.games.contains_key(key.encode()?)? {
-                    problems.push(damaged(key.describe(), "in the player index but not among the active games"));
-                }
-            } else {
-                problems.push(damaged(keys::text(&raw_key), "malformed player index key"));
-            }
-        }
-        for entry in t.archive_index.iter() {
-            let (raw_key, _) = entry?;
-            let parts = keys::split(&raw_key);
-            let whole = parts.len() >= 2 && raw_key.len() >= parts[0].len() + parts[1].len() + 2 + 8;
-            let target = whole.then(|| {
-                let rest = &raw_key[parts[0].len() + parts[1].len() + 2 + 8..];
-                match keys::split(rest)[..] {
-                    [channel, id] => {
-                        Some(ChannelKey::new(keys::text(parts[0]), keys::text(channel)).game(GameId::stored(id)))
-                    }
-                    _ => None,
-                }
-            });
-            match target.flatten() {
-                Some(key) if !t.archive.contains_key(key.encode()?)? => {
-                    problems.push(damaged(key.describe(), "in the archive index but not in the archive"));
-                }
-                Some(_) => {}
-                None => problems.push(damaged(keys::text(&raw_key), "malformed archive index key")),
-            }
-        }
-        for entry in t.due.iter() {
-            let (raw_key, _) = entry?;
-            let Some(game_key) = raw_key.get(8..) else {
-                problems.push(damaged(keys::text(&raw_key), "malformed clock index key"));
-                continue;
-            };
-            let key = game_key_of(game_key);
-            let at = Timestamp(be_u64(&raw_key[..8]));
-            match t.games.get(game_key)? {
-                Some(raw) => match decode_game(&key, &raw) {
-                    Ok(game) if due_of(&game) != Some(at) => {
-                        problems.push(damaged(key.describe(), "in the clock's index at the wrong time"));
-                    }
-                    // A game that cannot be read is reported above.
-                    _ => {}
-                },
-                None => problems.push(damaged(key.describe(), "in the clock's index but not among the active games")),
-            }
-        }
-        for entry in t.challenges.iter() {
-            let (key, raw) = entry?;
-            let what = || match keys::split(&key)[..] {
-                [platform, channel, challenger] => describe_challenge(
-                    &ChannelKey::new(keys::text(platform), keys::text(channel)),
-                    &keys::text(challenger),
-                ),
-                _ => format!("the challenge {}", key_text(&key)),
-            };
-            if let Err(e) = codec::decode::<Challenge>(what, &raw) {
-                problems.push(e);
-            }
-        }
-        for entry in t.ratings.iter() {
-            let (key, raw) = entry?;
-            let what = || match keys::split(&key)[..] {
-                [platform, player, variant] => {
-                    describe_rating(&keys::text(platform), &keys::text(player), &keys::text(variant))
-                }
-                _ => format!("the rating {}", key_text(&key)),
-            };
-            if let Err(e) = codec::decode::<Rating>(what, &raw) {
-                problems.push(e);
-            }
-        }
-        for entry in t.channels.iter() {
-            let (key, raw) = entry?;
-            let what = || format!("the settings of {}", key_text(&key));
-            if let Err(e) = codec::decode::<ChannelSettings>(what, &raw) {
-                problems.push(e);
-            }
-        }
-        problems.extend(outbox::verify(t)?);
-        for entry in t.tree(b"users")?.iter() {
-            let (key, raw) = entry?;
-            let what = || match keys::split(&key)[..] {
-                [platform, id] => describe_user(&keys::text(platform), &keys::text(id)),
-                _ => format!("the user {}", key_text(&key)),
-            };
-            if let Err(e) = codec::decode::<UserRecord>(what, &raw) {
-                problems.push(e);
-            }
-        }
-        Ok(problems)
-    }
-}
-
-/// A raw key as text for a message: its parts joined by `/` (as a channel
-/// is written), damaged bytes replaced.
-fn key_text(raw: &[u8]) -> String {
-    keys::split(raw).into_iter().map(keys::text).collect::<Vec<_>>().join("/")
 }
 
 /// The game key a raw `platform\0channel\0id` key names, read leniently so that a damaged key can still be reported.
@@ -1155,34 +937,6 @@ pub(crate) fn fresh_game(key: GameKey, new: &NewGame) -> GameRecord {
         reminded_at: None,
         clock: new.settings.clock.map(|c| ClockState::start(c, new.at)),
     }
-}
-
-/// Rates a game inside a transaction on the ratings tree.
-fn rate_in(
-    journal: &Journal,
-    ratings: &TransactionalTree,
-    platform: &str,
-    variant: &str,
-    white: &str,
-    black: &str,
-    outcome: Outcome,
-) -> TxResult<Option<(RatingChange, RatingChange)>> {
-    let read = |player: &str| -> TxResult<(Vec<u8>, Rating)> {
-        let key = rating_key(platform, player, variant).or_abort()?;
-        let rating = match ratings.get(&key)? {
-            Some(raw) => codec::decode(|| describe_rating(platform, player, variant), &raw).or_abort()?,
-            None => Rating::default(),
-        };
-        Ok((key, rating))
-    };
-    let (white_key, white_rating) = read(white)?;
-    let (black_key, black_rating) = read(black)?;
-    let Some((w, b)) = rate(white_rating, black_rating, outcome) else { return Ok(None) };
-    let white_value = encode(|| describe_rating(platform, white, variant), &w.after).or_abort()?;
-    journal.insert(ratings, "ratings", white_key, white_value)?;
-    let black_value = encode(|| describe_rating(platform, black, variant), &b.after).or_abort()?;
-    journal.insert(ratings, "ratings", black_key, black_value)?;
-    Ok(Some((w, b)))
 }
 
 /// When the correspondence clock must next look at `game`, `None` if never:
