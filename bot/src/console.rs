@@ -268,5 +268,26 @@ pub fn run_stdio(core: Core, out: &Path) -> io::Result<()> {
     let reviewer = crate::reviewer::Reviewer::start(console.core().clone(), &[PLATFORM]);
     let done = console.run(stdin.lock(), io::stdout().lock(), interactive);
     reviewer.stop();
-    done
+    done?;
+    console.finish(io::stdout().lock())
+}
+
+impl Console {
+    /// At the end of the input: the reviews still owed (asked for last, or
+    /// left unfinished by the background reviewer) are worked out here and
+    /// shown with the notices waiting, so that a session read from a file
+    /// gets every answer it asked for.
+    pub fn finish(&mut self, mut output: impl Write) -> io::Result<()> {
+        let owed = self.core.store().reviews_owed(PLATFORM).map(|jobs| jobs.len()).unwrap_or(0);
+        if owed > 0 {
+            let what =
+                if owed == 1 { "the review asked for".to_string() } else { format!("the {owed} reviews asked for") };
+            writeln!(output, "(finishing {what} before closing)")?;
+            output.flush()?;
+        }
+        for l in self.reviews() {
+            writeln!(output, "{l}")?;
+        }
+        Ok(())
+    }
 }

@@ -257,6 +257,40 @@ fn the_console_refuses_an_unreadable_line_and_goes_on() {
 }
 
 /// `url` with `password` in its user part, if it has none yet.
+/// A session read from a file that ends with /review gets the review before
+/// the console closes, though the background reviewer had no line after it
+/// to show it with.
+#[test]
+fn the_console_shows_a_review_asked_for_last_before_closing() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let (db, out) = (dir.path().join("db"), dir.path().join("out"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kibitz"))
+        .args(["console", "--db", db.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kibitz runs");
+    let mut input = child.stdin.take().unwrap();
+    input
+        .write_all(
+            b"alice: /challenge @bob white\nbob: /accept\nalice: f3\nbob: e5\nalice: g4\nbob: Qh4#\nalice: /review\n",
+        )
+        .unwrap();
+    drop(input);
+    let done = child.wait_with_output().unwrap();
+    assert!(done.status.success());
+    let text = stdout(&done);
+    let asked = text.find("Reviewing game").expect(&text);
+    let review = text.find("Review of game").expect(&text);
+    assert!(asked < review, "{text}");
+    // The blunder that allowed mate is named.
+    assert!(text.contains("2. g4?? (blunder)"), "{text}");
+    assert_eq!(text.matches("Review of game").count(), 1, "{text}");
+}
+
 fn with_password(url: &str, password: &str) -> String {
     match url.split_once("://") {
         Some((scheme, rest)) => match rest.split_once('@') {
