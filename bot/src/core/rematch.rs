@@ -54,7 +54,15 @@ impl Core {
                 match mine.into_iter().find(|(k, _)| k.channel == channel) {
                     Some((_, record)) => record?,
                     None => {
-                        return refuse("You have no finished game here to replay. Start one with /challenge @friend.");
+                        if let Some(live) = self.store.player_game_in_channel(&channel, me)? {
+                            return refuse(format!(
+                                "Game {} is still being played; a rematch follows its end.",
+                                live.key.id.as_str()
+                            ));
+                        }
+                        return refuse(
+                            "You have no finished game here to have a rematch of. Start one with /challenge @friend.",
+                        );
                     }
                 }
             }
