@@ -27,6 +27,17 @@ async fn telegram_deletes_a_bid_typed_in_a_group() {
     let (stop, shutdown) = adapter::shutdown_channel();
     let run = tokio::spawn(telegram::run(core(dir.path()), TOKEN.into(), Some(format!("http://{addr}")), shutdown));
 
+    // Someone in no match has no bid to keep secret: told so, nothing deleted.
+    server.say(GROUP, telegram_api::user(33, "carol"), "/bid 3");
+    let told = server.until(WAIT, |s| s.texts(GROUP).iter().any(|t| t.contains("no Clash of the Armies match"))).await;
+    assert!(told, "{:?}", server.sent());
+    // Alice and Bob play a match here.
+    server.say(GROUP, telegram_api::user(22, "bob"), "/variants");
+    server.say(GROUP, telegram_api::user(11, "alice"), "/challenge @bob clash");
+    server.say(GROUP, telegram_api::user(22, "bob"), "/accept");
+    let matched = server.until(WAIT, |s| s.texts(GROUP).iter().any(|t| t.contains("a match of Clash"))).await;
+    assert!(matched, "{:?}", server.sent());
+
     let bid = server.post(GROUP, telegram_api::user(11, "alice"), "/bid 12");
     let warned = server.until(WAIT, |s| s.texts(GROUP).iter().any(|t| t.contains("does not count"))).await;
     assert!(warned, "no warning: {:?}", server.sent());
@@ -46,8 +57,8 @@ async fn telegram_deletes_a_bid_typed_in_a_group() {
     let answered = server.until(WAIT, |s| s.texts(GROUP).iter().any(|t| t.starts_with("Games I play"))).await;
     assert!(answered, "the bot stopped after a refused deletion: {:?}", server.sent());
     // A bid in a private chat is read, and nothing is deleted.
-    server.say(11, telegram_api::user(11, "alice"), "/bid 12");
-    let read = server.until(WAIT, |s| s.texts(11).iter().any(|t| t.contains("no Clash of the Armies match"))).await;
+    server.say(33, telegram_api::user(33, "carol"), "/bid 12");
+    let read = server.until(WAIT, |s| s.texts(33).iter().any(|t| t.contains("no Clash of the Armies match"))).await;
     assert!(read, "{:?}", server.sent());
     assert_eq!(server.deletions().len(), 2);
 
@@ -65,6 +76,16 @@ async fn discord_deletes_a_bid_typed_in_a_server_channel() {
     let (stop, shutdown) = adapter::shutdown_channel();
     let bot = tokio::spawn(discord::run(core(dir.path()), TOKEN.into(), Some(fake.url()), shutdown));
     assert!(fake.until(WAIT, |d| d.connected()).await, "no connection");
+
+    // Someone in no match has no bid to keep secret: told so, nothing deleted.
+    fake.say(CHANNEL, ("33", "carol"), "!bid 3");
+    let told = fake.until(WAIT, |d| d.texts(CHANNEL).iter().any(|t| t.contains("no Clash of the Armies match"))).await;
+    assert!(told, "{:?}", fake.texts(CHANNEL));
+    // Alice and Bob play a match here.
+    fake.say(CHANNEL, ("11", "alice"), "!challenge <@22> clash");
+    fake.say(CHANNEL, ("22", "bob"), "!accept");
+    let matched = fake.until(WAIT, |d| d.texts(CHANNEL).iter().any(|t| t.contains("a match of Clash"))).await;
+    assert!(matched, "{:?}", fake.texts(CHANNEL));
 
     let bid = fake.say(CHANNEL, ("11", "alice"), "!bid 12");
     let warned = fake.until(WAIT, |d| d.texts(CHANNEL).iter().any(|t| t.contains("does not count"))).await;
@@ -95,6 +116,25 @@ fn the_deletion_waits_in_the_outbox_with_the_warning() {
     let dir = tempfile::tempdir().unwrap();
     let core = core(dir.path());
     let relay = Relay::new(core.clone(), "telegram");
+    // Alice and Bob play a match in the group (the adapter hands the core
+    // mentions as user ids).
+    let now = kibitz_storage::Timestamp::now();
+    let say = |id: &str, name: &str, text: &str| {
+        let user = User { id: id.into(), name: name.into() };
+        let msg = Incoming {
+            platform: "telegram".into(),
+            channel: "-100".into(),
+            sender: user,
+            text: text.into(),
+            message_id: None,
+            at: now,
+            private: false,
+        };
+        core.handle(&msg)
+    };
+    say("11", "alice", "/challenge @22 clash");
+    let started = say("22", "bob", "/accept");
+    assert!(started.iter().any(|r| r.text.contains("a match of Clash")), "{started:?}");
     let msg = Incoming {
         platform: "telegram".into(),
         channel: "-100".into(),

@@ -7,7 +7,8 @@
 use super::*;
 
 impl Core {
-    /// The answer to `/bid` in a channel that is not a private chat.
+    /// The answer to `/bid` in a channel that is not a private chat, from a
+    /// player in a match.
     pub(super) fn public_bid(&self, msg: &Incoming) -> Vec<Reply> {
         self.act(
             Self::channel(msg),

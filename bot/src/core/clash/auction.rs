@@ -6,11 +6,18 @@ use super::*;
 impl Core {
     /// `/bid AMOUNT [GAME]`, privately: the sealed bid for the Amazon (CA14).
     pub(in crate::core) fn bid(&self, msg: &Incoming, amount: &str, game: Option<&str>) -> Answer {
+        let mut all = self.matches_of(msg)?;
         if !msg.private {
-            // Not even checked: nothing of the bid is kept or shown.
+            // A player in a match: the bid is not even checked, and nothing
+            // of it is kept or shown. Anyone else has no bid to keep secret.
+            if all.is_empty() {
+                return refuse(
+                    "You have no Clash of the Armies match: /bid is the sealed bid for the Amazon before a match's \
+                     ultimate round, sent to me in private.",
+                );
+            }
             return Ok(self.public_bid(msg));
         }
-        let mut all = self.matches_of(msg)?;
         if all.is_empty() {
             return refuse("You have no Clash of the Armies match.");
         }
