@@ -368,13 +368,18 @@ impl Core {
     }
 
     /// Answers one message. Never panics on any input; a message that is
-    /// neither a command nor a move of the sender's game gets no answer.
+    /// neither a command nor a move of the sender's game gets no answer in
+    /// a channel, and in a private chat (where every message is to the bot)
+    /// a word on what the bot reads there.
     /// Every reply fits one message: its text is within [`REPLY_LIMIT`]
     /// units, or [`CAPTION_LIMIT`] with a picture.
     pub fn handle(&self, msg: &Incoming) -> Vec<Reply> {
         self.remember(&msg.platform, &msg.sender, msg.at);
         let answer = match command::parse(&msg.text, &self.config.bot_name) {
-            Err(ParseError::NotACommand) => self.bare_move(msg),
+            Err(ParseError::NotACommand) => match self.bare_move(msg) {
+                none if none.is_empty() && msg.private => vec![Reply::text(self.private_chat_words(msg))],
+                replies => replies,
+            },
             Err(e) => vec![Reply::text(e.to_string())],
             Ok(cmd) => self.run(msg, cmd).unwrap_or_else(|Refusal(text)| vec![Reply::text(text)]),
         };
@@ -689,6 +694,39 @@ impl Core {
     }
 
     /// The sender's own game here.
+    /// What a private chat with the bot is for, said to a message there
+    /// that is neither a command nor a move.
+    fn private_chat_words(&self, msg: &Incoming) -> String {
+        let playing = matches!(self.store.player_game_in_channel(&Self::channel(msg), &msg.sender.id), Ok(Some(_)));
+        if playing {
+            return "Here I read moves (e4, Nf3) and commands; /help lists the commands.".to_string();
+        }
+        // A move for a game elsewhere goes with its game's id.
+        let text = msg.text.trim();
+        if shape::move_shaped(text) {
+            let games = self.store.games_of(&msg.platform, &msg.sender.id).unwrap_or_default();
+            let shown = excerpt(text);
+            match games.as_slice() {
+                [] => {}
+                [(key, _)] => {
+                    let id = key.id.as_str();
+                    return format!("To play {shown} in game {id} from here, name the game: /move {id} {shown}.");
+                }
+                _ => {
+                    return format!(
+                        "To play {shown} from here, name the game: /move GAME {shown} (/games lists yours)."
+                    );
+                }
+            }
+        }
+        let me = mention(&self.bot_id(&msg.platform));
+        format!(
+            "Here it is just you and me: /challenge {me} plays me (a game and a level if you like: /challenge {me} \
+             olympic level 3), and /help lists the commands. To play a friend, challenge them in a channel or \
+             group you share."
+        )
+    }
+
     fn own_game(&self, msg: &Incoming) -> Result<Loaded, Refusal> {
         match self.store.player_game_in_channel(&Self::channel(msg), &msg.sender.id)? {
             Some(record) => self.load(record),

@@ -468,7 +468,9 @@ fn read_message(msg: &Message, me: u64) -> Option<Handling> {
         return None;
     }
     let text = mentions_to_core(&msg.content);
-    if !worth_asking(&text) {
+    // In a direct message every word is to the bot; in a channel only what
+    // may be a command or a move is read.
+    if msg.guild_id.is_some() && !worth_asking(&text) {
         return None;
     }
     let nick = msg.member.as_ref().and_then(|m| m.nick.clone());
@@ -1005,7 +1007,9 @@ mod tests {
                 prop_assert_eq!(job.msg.message_id.clone(), Some(msg.id.to_string()));
                 prop_assert_eq!(job.cursor, Some((msg.channel_id.to_string(), msg.id.to_string())));
                 prop_assert!(job.msg.at <= Timestamp::now());
-                prop_assert!(worth_asking(&job.msg.text));
+                // In a channel only what may be for the bot is read; in a
+                // direct message, everything.
+                prop_assert!(worth_asking(&job.msg.text) || msg.guild_id.is_none());
                 prop_assert_eq!(job.msg.private, msg.guild_id.is_none());
             }
 
