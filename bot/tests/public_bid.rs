@@ -61,6 +61,10 @@ async fn telegram_deletes_a_bid_typed_in_a_group() {
     let read = server.until(WAIT, |s| s.texts(33).iter().any(|t| t.contains("no Clash of the Armies match"))).await;
     assert!(read, "{:?}", server.sent());
     assert_eq!(server.deletions().len(), 2);
+    // In a private chat every message is to the bot: chat gets what it is for.
+    server.say(33, telegram_api::user(33, "carol"), "hello there");
+    let hinted = server.until(WAIT, |s| s.texts(33).iter().any(|t| t.starts_with("Here it is just you and me"))).await;
+    assert!(hinted, "{:?}", server.sent());
 
     stop.send(true).unwrap();
     let ended = tokio::time::timeout(Duration::from_secs(30), run).await.expect("run stops");
@@ -103,6 +107,12 @@ async fn discord_deletes_a_bid_typed_in_a_server_channel() {
     let answered = fake.until(WAIT, |d| d.texts(CHANNEL).iter().any(|t| t.starts_with("Games I play"))).await;
     assert!(answered, "the bot stopped after a refused deletion: {:?}", fake.texts(CHANNEL));
     assert!(fake.history(CHANNEL).iter().any(|p| p.content == "/bid 7"), "a refused deletion leaves the message");
+    // A direct message is read whole, and chat there gets what it is for.
+    const DM: u64 = 601;
+    fake.put(DM, None);
+    fake.say(DM, ("33", "carol"), "hello there, how does this work?");
+    let hinted = fake.until(WAIT, |d| d.texts(DM).iter().any(|t| t.starts_with("Here it is just you and me"))).await;
+    assert!(hinted, "{:?}", fake.texts(DM));
 
     stop.send(true).unwrap();
     let result = tokio::time::timeout(Duration::from_secs(30), bot).await.expect("run returns after shutdown");
