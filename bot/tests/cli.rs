@@ -230,8 +230,8 @@ fn backup_while_the_bot_runs_and_restore() {
     assert_eq!(games(a), games(b));
 }
 
-#[test]
-fn the_console_refuses_an_unreadable_line_and_goes_on() {
+/// The console in a fresh store, fed `input` on standard input to its end.
+fn console_fed(input: &[u8]) -> Output {
     use std::io::Write;
     use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
@@ -243,10 +243,15 @@ fn the_console_refuses_an_unreadable_line_and_goes_on() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("kibitz runs");
-    let mut input = child.stdin.take().unwrap();
-    input.write_all(b"alice: /variants\nalice: /piece kn\xffight\r\nbob: /challenge @alice\n").unwrap();
-    drop(input);
-    let done = child.wait_with_output().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_console_refuses_an_unreadable_line_and_goes_on() {
+    let done = console_fed(b"alice: /variants\nalice: /piece kn\xffight\r\nbob: /challenge @alice\n");
     let text = stdout(&done);
     let lines: Vec<&str> = text.lines().collect();
     let games = lines.iter().position(|l| l.starts_with("kibitz: Games I play:")).expect(&text);
@@ -256,31 +261,14 @@ fn the_console_refuses_an_unreadable_line_and_goes_on() {
     assert_eq!(lines.iter().filter(|l| l.contains("not UTF-8")).count(), 1, "{text}");
 }
 
-/// `url` with `password` in its user part, if it has none yet.
 /// A session read from a file that ends with /review gets the review before
 /// the console closes, though the background reviewer had no line after it
 /// to show it with.
 #[test]
 fn the_console_shows_a_review_asked_for_last_before_closing() {
-    use std::io::Write;
-    use std::process::Stdio;
-    let dir = tempfile::tempdir().unwrap();
-    let (db, out) = (dir.path().join("db"), dir.path().join("out"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kibitz"))
-        .args(["console", "--db", db.to_str().unwrap(), "--out", out.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("kibitz runs");
-    let mut input = child.stdin.take().unwrap();
-    input
-        .write_all(
-            b"alice: /challenge @bob white\nbob: /accept\nalice: f3\nbob: e5\nalice: g4\nbob: Qh4#\nalice: /review\n",
-        )
-        .unwrap();
-    drop(input);
-    let done = child.wait_with_output().unwrap();
+    let done = console_fed(
+        b"alice: /challenge @bob white\nbob: /accept\nalice: f3\nbob: e5\nalice: g4\nbob: Qh4#\nalice: /review\n",
+    );
     assert!(done.status.success());
     let text = stdout(&done);
     let asked = text.find("Reviewing game").expect(&text);
@@ -291,6 +279,7 @@ fn the_console_shows_a_review_asked_for_last_before_closing() {
     assert_eq!(text.matches("Review of game").count(), 1, "{text}");
 }
 
+/// `url` with `password` in its user part, if it has none yet.
 fn with_password(url: &str, password: &str) -> String {
     match url.split_once("://") {
         Some((scheme, rest)) => match rest.split_once('@') {
