@@ -719,12 +719,9 @@ impl Core {
                 }
             }
         }
-        let me = mention(&self.bot_id(&msg.platform));
-        format!(
-            "Here it is just you and me: /challenge {me} plays me (a game and a level if you like: /challenge {me} \
-             olympic level 3), and /help lists the commands. To play a friend, challenge them in a channel or \
-             group you share."
-        )
+        "Here it is just you and me: /challenge plays me (a game and a level if you like: /challenge olympic \
+         level 3), and /help lists the commands. To play a friend, challenge them in a channel or group you share."
+            .to_string()
     }
 
     fn own_game(&self, msg: &Incoming) -> Result<Loaded, Refusal> {

@@ -10,13 +10,16 @@ impl Core {
         }
         let channel = Self::channel(msg);
         let me = &msg.sender.id;
-        // Nobody else reads a private chat: only the bot can take a challenge there.
+        // Nobody else reads a private chat: a challenge there is to the bot,
+        // and only the bot can take one.
+        if msg.private && spec.opponent.is_none() {
+            spec.opponent = Some(self.bot_id(&msg.platform));
+        }
         if msg.private && !spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {
-            let bot = mention(&self.bot_id(&msg.platform));
-            return refuse(format!(
-                "Nobody else reads this private chat, so only I can take a challenge here: /challenge {bot} plays \
-                 me. To play a friend, challenge them in a channel or group you share."
-            ));
+            return refuse(
+                "Nobody else reads this private chat, so only I can take a challenge here: /challenge plays me. To \
+                 play a friend, challenge them in a channel or group you share.",
+            );
         }
         if spec.opponent.as_ref() == Some(me) {
             return refuse(
