@@ -693,7 +693,6 @@ impl Core {
         }
     }
 
-    /// The sender's own game here.
     /// What a private chat with the bot is for, said to a message there
     /// that is neither a command nor a move.
     fn private_chat_words(&self, msg: &Incoming) -> String {
@@ -724,6 +723,7 @@ impl Core {
             .to_string()
     }
 
+    /// The sender's own game here.
     fn own_game(&self, msg: &Incoming) -> Result<Loaded, Refusal> {
         match self.store.player_game_in_channel(&Self::channel(msg), &msg.sender.id)? {
             Some(record) => self.load(record),

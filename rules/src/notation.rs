@@ -817,6 +817,7 @@ impl Position {
     /// texts write files, that the board has no square for.
     fn off_board(&self, text: &str) -> Option<Why> {
         let (width, height) = (self.variant.width, self.variant.height);
+        let corner = Square::from_coords(width - 1, height - 1)?;
         let b = text.as_bytes();
         (0..b.len()).find_map(|i| {
             let file = b[i];
@@ -826,7 +827,6 @@ impl Position {
             }
             let rank: u32 = text[i + 1..i + 1 + digits].parse().ok()?;
             let on = u32::from(file - b'a') < u32::from(width) && (1..=u32::from(height)).contains(&rank);
-            let corner = Square::from_coords(width - 1, height - 1)?;
             (!on).then(|| Why::OffBoard { square: text[i..i + 1 + digits].to_string(), corner })
         })
     }

@@ -12,14 +12,17 @@ impl Core {
         let me = &msg.sender.id;
         // Nobody else reads a private chat: a challenge there is to the bot,
         // and only the bot can take one.
-        if msg.private && spec.opponent.is_none() {
-            spec.opponent = Some(self.bot_id(&msg.platform));
-        }
-        if msg.private && !spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {
-            return refuse(
-                "Nobody else reads this private chat, so only I can take a challenge here: /challenge plays me. To \
-                 play a friend, challenge them in a channel or group you share.",
-            );
+        if msg.private {
+            match &spec.opponent {
+                None => spec.opponent = Some(self.bot_id(&msg.platform)),
+                Some(o) if !self.is_bot(&msg.platform, o) => {
+                    return refuse(
+                        "Nobody else reads this private chat, so only I can take a challenge here: /challenge plays \
+                         me. To play a friend, challenge them in a channel or group you share.",
+                    );
+                }
+                Some(_) => {}
+            }
         }
         if spec.opponent.as_ref() == Some(me) {
             return refuse(

@@ -25,8 +25,7 @@ impl Core {
         }
         if !shape::move_shaped(text) {
             let my_turn = loaded.record.colour_of(&msg.sender.id) == Some(colour_of(loaded.game.position().turn()));
-            let slip = shape::off_board_shaped(text);
-            if !my_turn || (!slip && loaded.game.position().parse_move(text).is_err()) {
+            if !my_turn || (!shape::off_board_shaped(text) && loaded.game.position().parse_move(text).is_err()) {
                 return Vec::new();
             }
         }

@@ -38,10 +38,7 @@ impl Core {
                 match self.store.archived_game(&channel.game(gid.clone())) {
                     Ok(r) => r,
                     Err(StoreError::NoSuchGame(_)) if self.store.game(&channel.game(gid)).is_ok() => {
-                        return refuse(format!(
-                            "Game {} is still being played; a rematch follows its end.",
-                            excerpt(id)
-                        ));
+                        return Err(still_played(&excerpt(id)));
                     }
                     Err(StoreError::NoSuchGame(_)) => {
                         return refuse(format!("There is no finished game {} here.", excerpt(id)));
@@ -55,10 +52,7 @@ impl Core {
                     Some((_, record)) => record?,
                     None => {
                         if let Some(live) = self.store.player_game_in_channel(&channel, me)? {
-                            return refuse(format!(
-                                "Game {} is still being played; a rematch follows its end.",
-                                live.key.id.as_str()
-                            ));
+                            return Err(still_played(live.key.id.as_str()));
                         }
                         return refuse(
                             "You have no finished game here to have a rematch of. Start one with /challenge @friend.",
@@ -115,4 +109,9 @@ impl Core {
         }
         Ok(replies)
     }
+}
+
+/// The refusal of a rematch of game `id`, still being played.
+fn still_played(id: &str) -> Refusal {
+    Refusal(format!("Game {id} is still being played; a rematch follows its end."))
 }
