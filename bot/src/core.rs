@@ -185,6 +185,14 @@ impl From<StoreError> for Refusal {
             // The player's text names no system detail; the host's log has it.
             tracing::error!("the game store failed: {}", e.detail());
         }
+        if let StoreError::PlayerBusy { player, game } = &e {
+            // The store knows the player by id: named here as a mention.
+            return Refusal(format!(
+                "{} is already playing game {} in this channel, and a player plays one game at a time in a channel.",
+                mention(player),
+                game.as_str()
+            ));
+        }
         // The store's messages are lower-case clauses; make them sentences.
         let mut text = e.to_string();
         if let StoreError::NoSuchGame(_) = e {

@@ -6,7 +6,7 @@ use std::fmt;
 
 use crate::attacks::tables;
 use crate::moves::{Move, MoveList, Promote, castle_squares};
-use crate::piece::{Piece, Powers};
+use crate::piece::{Piece, Power, Powers};
 use crate::position::Position;
 use crate::types::{Color, Square};
 use crate::variant::Promotion;
@@ -26,11 +26,45 @@ impl fmt::Display for Named {
     }
 }
 
+/// Why a piece may not swap squares with its King (C6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SwapWhy {
+    /// Nothing stands on the square.
+    Empty(Square),
+    /// The piece there is the opponent's.
+    NotYours(Named),
+    /// The square holds the King itself.
+    King(Square),
+    /// The piece holds no Castling power (never given one, or it is used up).
+    NoPower(Named),
+    /// The King is in check.
+    InCheck,
+    /// The piece on this square is attacked.
+    Attacked(Square),
+}
+
+impl fmt::Display for SwapWhy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SwapWhy::Empty(sq) => write!(f, "there is no piece on {sq} to swap with your King (C6)"),
+            SwapWhy::NotYours(p) => write!(f, "{p} is not yours"),
+            SwapWhy::King(sq) => write!(f, "your King stands on {sq}: a swap names the piece that swaps with it (C6)"),
+            SwapWhy::NoPower(p) => write!(f, "{p} holds no Castling power, which a swap needs (C6)"),
+            SwapWhy::InCheck => f.write_str("your King is in check, and a swap is only made out of check (C6)"),
+            SwapWhy::Attacked(sq) => {
+                write!(f, "your piece on {sq} is attacked, and an attacked piece may not swap (C6)")
+            }
+        }
+    }
+}
+
 /// Why castling is not possible.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CastleWhy {
     /// The variant has no castling.
     NotInVariant(&'static str),
+    /// The variant has no castling, but a Castling power's swap (C6).
+    SwapInstead(&'static str),
     /// The King has moved (it no longer stands on its first square).
     KingMoved,
     /// The rook of that side has moved or is gone.
@@ -145,6 +179,8 @@ pub enum Why {
     AlreadyHolds(Named, String),
     /// C4: no Pawn power for a piece on its last rank.
     PawnPowerLastRank,
+    /// C6: the piece on this square may not swap with the King now.
+    Swap(SwapWhy),
     /// The move names a square beyond the board's edge (`Nf9`; `e6` on
     /// Olympic Chess's 5x5 board).
     OffBoard {
@@ -159,6 +195,10 @@ impl fmt::Display for CastleWhy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CastleWhy::NotInVariant(name) => write!(f, "there is no castling in {name}"),
+            CastleWhy::SwapInstead(name) => write!(
+                f,
+                "there is no castling in {name}; a piece holding a Castling power swaps squares with the King instead (swap SQUARE, C6)"
+            ),
             CastleWhy::KingMoved => f.write_str("you cannot castle: your king has moved"),
             CastleWhy::RookMoved => f.write_str("you cannot castle on that side: that rook has moved"),
             CastleWhy::RightsLost => {
@@ -237,6 +277,7 @@ impl fmt::Display for Why {
                 }
             }
             Why::Castle(c) => c.fmt(f),
+            Why::Swap(w) => w.fmt(f),
             Why::NeedsPromotion { from, to, choices } => {
                 write!(f, "{from} to {to} needs a promotion piece: ")?;
                 let first = choices.first().cloned().unwrap_or_default();
@@ -456,6 +497,31 @@ impl Position {
         list
     }
 
+    /// Why the piece on `from` may not swap squares with its King (C6);
+    /// `None` when no reason can be told.
+    fn why_not_swap(&self, from: Square) -> Option<SwapWhy> {
+        let us = self.turn;
+        let Some(p) = self.piece_at(from) else { return Some(SwapWhy::Empty(from)) };
+        let named = self.named(from)?;
+        if p.color != us {
+            return Some(SwapWhy::NotYours(named));
+        }
+        if p.royal {
+            return Some(SwapWhy::King(from));
+        }
+        if !self.power(Power::Castle).has(from) {
+            return Some(SwapWhy::NoPower(named));
+        }
+        if self.is_check() {
+            return Some(SwapWhy::InCheck);
+        }
+        let them = self.pieces_of(!us);
+        if self.attackers(from, !us, them, self.occupied()).any() {
+            return Some(SwapWhy::Attacked(from));
+        }
+        None
+    }
+
     /// Why `text`, which reads as a move, is not legal here; `None` when
     /// no single reason can be told.
     pub(crate) fn explain(&self, text: &str, legal: &MoveList) -> Option<Why> {
@@ -497,6 +563,19 @@ impl Position {
                 None => return Some(Why::NotInReserve(name)),
             };
             return self.why_not_grant(&letter, sq);
+        }
+        // `drop d2` and `swap a1`, the words of a drop and a swap (C2, C6).
+        if self.variant.grants
+            && let [word, sq] = text.split_whitespace().collect::<Vec<_>>().as_slice()
+        {
+            if word.eq_ignore_ascii_case("drop")
+                && let Some(pt) = self.variant.pieces.iter().find(|p| p.powers.is_empty() && !p.royal)
+            {
+                return self.explain(&format!("{}@{sq}", pt.letter), legal);
+            }
+            if word.eq_ignore_ascii_case("swap") {
+                return self.why_not_swap(Square::parse(sq)?).map(Why::Swap);
+            }
         }
         let intent = read_intent(text)?;
         let us = self.turn;
@@ -699,6 +778,9 @@ impl Position {
     }
 
     fn why_not_castle(&self, long: bool) -> Option<CastleWhy> {
+        if !self.variant.castling && self.variant.grants {
+            return Some(CastleWhy::SwapInstead(self.variant.name));
+        }
         if !self.variant.castling {
             return Some(CastleWhy::NotInVariant(self.variant.name));
         }

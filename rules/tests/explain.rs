@@ -292,3 +292,37 @@ fn squares_beyond_the_board_are_named() {
     assert!(matches!(why(&olympic, "e4"), Why::Unreachable { .. }));
     assert!(chess.parse_move("Nf3").is_ok() && olympic.parse_move("a3").is_ok());
 }
+
+/// C2, C6: a drop and a swap in words get the reasons their notation gets;
+/// castling, which Construction has not, points to the swap.
+#[test]
+fn construction_words_and_swaps() {
+    let p = start("construction");
+    assert_eq!(
+        said(&p, "drop d4"),
+        "drop d4 is not possible: static pieces are dropped on your own first 2 ranks (C2)"
+    );
+    assert_eq!(said(&p, "swap a1"), "swap a1 is not possible: there is no piece on a1 to swap with your King (C6)");
+    assert_eq!(
+        said(&p, "swap e1"),
+        "swap e1 is not possible: your King stands on e1: a swap names the piece that swaps with it (C6)"
+    );
+    assert!(matches!(why(&p, "O-O-O"), Why::Castle(CastleWhy::SwapInstead(_))), "{}", said(&p, "O-O-O"));
+    let p = after("construction", "S@d2 S@d7");
+    assert_eq!(
+        said(&p, "swap d2"),
+        "swap d2 is not possible: the static piece on d2 holds no Castling power, which a swap needs (C6)"
+    );
+    assert_eq!(said(&p, "swap d7"), "swap d7 is not possible: the static piece on d7 is not yours");
+    // A holder attacked by the rook on d8, and a King in check.
+    let p = pos("construction", "3rk3/8/8/8/8/8/3C4/4K3 w - - 0 1");
+    assert_eq!(
+        said(&p, "swap d2"),
+        "swap d2 is not possible: your piece on d2 is attacked, and an attacked piece may not swap (C6)"
+    );
+    let p = pos("construction", "4k3/8/8/8/8/8/3C4/r3K3 w - - 0 1");
+    assert_eq!(
+        said(&p, "swap d2"),
+        "swap d2 is not possible: your King is in check, and a swap is only made out of check (C6)"
+    );
+}

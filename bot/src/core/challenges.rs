@@ -186,6 +186,23 @@ impl Core {
 
     pub(super) fn accept(&self, msg: &Incoming, who: Option<&str>) -> Answer {
         let channel = Self::channel(msg);
+        // Without a name, `/accept` from a player of a game here means the
+        // opponent's standing offer (a player cannot take on a second game
+        // here anyway), as `/draw` or `/takeback` would accept it.
+        if who.is_none()
+            && let Ok(Some((_, offers))) = self.offers_to(msg)
+        {
+            match offers.as_slice() {
+                [] => {}
+                [one] if one.kind == OfferKind::Draw => return self.draw(msg),
+                [_] => return self.takeback(msg),
+                _ => {
+                    return refuse(
+                        "Your opponent offers a draw and asks for a takeback; say which to accept: /draw or /takeback.",
+                    );
+                }
+            }
+        }
         let challenge = self.challenge_for(msg, who)?;
         if challenge.challenger == msg.sender.id {
             return refuse("That is your own challenge; wait for someone to accept it, or /cancel it.");
@@ -218,7 +235,20 @@ impl Core {
             text.pop();
             let _ = write!(text, ", handicap {h} (not rated).");
         }
-        let _ = write!(text, " {} moves first.", mention(&r.white));
+        let _ = write!(text, " {} moves first", mention(&r.white));
+        // A correspondence game: the first move's deadline, as every later
+        // move's announcement gives its own.
+        match (r.settings.days_per_move, clock::deadline(r)) {
+            (Some(days), Some(until)) => {
+                let _ = write!(
+                    text,
+                    " and has until {} ({} a move).",
+                    clock::deadline_words(until, msg.at),
+                    count(days as usize, "day")
+                );
+            }
+            _ => text.push('.'),
+        }
         let picture = self.picture(&loaded, Color::White, |_| {});
         Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
     }

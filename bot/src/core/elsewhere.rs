@@ -27,7 +27,7 @@ pub(super) enum Routed<'a> {
 }
 
 /// Whether `word` reads as a game id rather than a page number of `/moves`.
-fn is_game_id(word: &str) -> bool {
+pub(super) fn is_game_id(word: &str) -> bool {
     GameId::parse(word).is_ok() && !word.chars().all(|c| c.is_ascii_digit())
 }
 

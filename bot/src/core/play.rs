@@ -12,8 +12,9 @@ impl Core {
     /// with the reason); otherwise chat, and nothing.
     pub(super) fn bare_move(&self, msg: &Incoming) -> Vec<Reply> {
         let text = msg.text.trim();
-        // A move is a word or a few (`Bxc6 keep`, `give rook e2`).
-        if text.is_empty() || text.len() > 20 || text.split_whitespace().count() > 3 {
+        // A move is a word or a few (`Bxc6 keep`, `give rook e2`, `give
+        // knight capturing half d7`).
+        if text.is_empty() || text.len() > 32 || text.split_whitespace().count() > 5 {
             return Vec::new();
         }
         let Ok(loaded) = self.own_game(msg) else {
@@ -65,6 +66,11 @@ impl Core {
         let played = match game.play_text(text) {
             Ok(p) => p,
             Err(e) => {
+                if matches!(e, MoveError::Syntax(_) | MoveError::Illegal { .. })
+                    && let Some(why) = stray_word(game.position(), text)
+                {
+                    return refuse(why);
+                }
                 let said = e.to_string();
                 let mut why = quoting(&format!("{said}{}", sentence_end(&said)), text);
                 if matches!(e, MoveError::Syntax(_)) {
@@ -344,4 +350,35 @@ fn taken_words(pos: &kibitz_rules::Position, played: &kibitz_rules::Played) -> S
         _ => each.join(""),
     };
     format!(", taking {list}")
+}
+
+/// A legal move with a word before it that is no game of the sender's
+/// (`/move xyz e4`) or after it (`e4 now`): what the word is, and the
+/// command that plays the move. Suggested only, never played.
+fn stray_word(pos: &kibitz_rules::Position, text: &str) -> Option<String> {
+    let (first, rest) = text.trim().split_once(char::is_whitespace)?;
+    let rest = rest.trim();
+    // The words of the notation itself (`drop d2`, `swap a1`, `give rook
+    // e2`, `Bxc6 keep`) get the notation's own reasons.
+    let notation = ["drop", "swap", "give", "grant", "add", "shoot", "shoots"];
+    let marks = ["keep", "decline", "declines", "noabsorb", "absorb", "absorbs"];
+    let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
+    if said(first, &notation) || said(rest, &marks) {
+        return None;
+    }
+    if pos.parse_move(rest).is_ok() {
+        let (first, rest) = (excerpt(first), excerpt(rest));
+        return Some(if elsewhere::is_game_id(&first) {
+            format!(
+                "You have no game '{first}' running; to play {rest} in this game, send /move {rest} (/games lists yours)."
+            )
+        } else {
+            format!("'{first}' is not part of a move; to play {rest}, send /move {rest}.")
+        });
+    }
+    if pos.parse_move(first).is_ok() {
+        let (first, rest) = (excerpt(first), excerpt(rest));
+        return Some(format!("'{rest}' is not part of a move; to play {first}, send /move {first}."));
+    }
+    None
 }

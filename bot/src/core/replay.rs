@@ -53,7 +53,8 @@ impl Core {
         let picture = self
             .replay(r, &loaded.game, view, status_line(&loaded), note)
             .ok_or_else(|| Refusal(format!("The replay of game {} could not be drawn.", r.key.id.as_str())))?;
-        let text = format!("Game {}: {} moves, replayed.", r.key.id.as_str(), loaded.game.moves().len());
+        let text =
+            format!("Game {}: {}, replayed.", r.key.id.as_str(), super::count(loaded.game.moves().len(), "move"));
         Ok(vec![Reply { text, picture: Some(picture), buttons: Vec::new() }])
     }
 

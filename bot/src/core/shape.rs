@@ -4,9 +4,10 @@
 //!
 //! The test knows notation only, not the position: SAN (`Nf3`, `exd5`,
 //! `e8=Q+`, `O-O`, `(NP)f3`), canonical tokens (`e2e4`, `e7e8q`, `c4c5+`,
-//! `a2a3a4`), drops (`P@c3`), pairs (`a3,b3`), grants (`R>e2`, `give rook
-//! e2`), swaps (`Ra1<>e1`), shots (`M^h5`), chains (`Tb6d6`) and declined
-//! absorptions (`Bxc6-`, `Bxc6 keep`).
+//! `a2a3a4`), drops (`P@c3`, `drop d2`), pairs (`a3,b3`), grants (`R>e2`,
+//! `give rook e2`, `give rook moving half e2`), swaps (`Ra1<>e1`, `swap
+//! a1`), shots (`M^h5`), chains (`Tb6d6`) and declined absorptions
+//! (`Bxc6-`, `Bxc6 keep`).
 
 /// True if `text` reads as a move in some position of some variant.
 pub(super) fn move_shaped(text: &str) -> bool {
@@ -26,11 +27,21 @@ fn shaped(text: &str, square: Squares) -> bool {
     let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
     match words.as_slice() {
         [one] => token(one, square),
+        // C2, C6: `drop d2`, `swap a1`.
+        [verb, sq] if said(verb, &["drop", "swap"]) => square(sq),
         [one, mark] => {
             token(one, square) && said(mark, &["keep", "decline", "declines", "noabsorb", "absorb", "absorbs"])
         }
         [give, piece, sq] => {
             said(give, &["give", "grant", "add"]) && piece.chars().all(|c| c.is_ascii_alphabetic()) && square(sq)
+        }
+        // CS2: `give rook moving half e2`.
+        [give, piece, half, word, sq] => {
+            said(give, &["give", "grant", "add"])
+                && piece.chars().all(|c| c.is_ascii_alphabetic())
+                && said(half, &["moving", "capturing"])
+                && said(word, &["half"])
+                && square(sq)
         }
         _ => false,
     }
@@ -184,6 +195,10 @@ mod tests {
             "a2a3b2b3",
             "R>e2",
             "give rook e2",
+            "give rook moving half e2",
+            "Give Knight capturing half c3",
+            "drop d2",
+            "swap a1",
             "Ra1<>e1",
             "M^h5",
             "Mb2^h5",
@@ -238,6 +253,9 @@ mod tests {
             "OOO",
             "ooo",
             "give me a break",
+            "drop it",
+            "swap sides",
+            "give me half a chance",
         ] {
             assert!(!move_shaped(text), "{text:?} should be chat");
         }
