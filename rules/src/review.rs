@@ -21,7 +21,7 @@ use std::time::Duration;
 use crate::game::Game;
 use crate::moves::Move;
 use crate::position::Position;
-use crate::search::{Engine, Found, Limits};
+use crate::search::{Engine, Found, Limits, Visit};
 use crate::types::Color;
 
 /// Longest expected line kept for a move, in plies.
@@ -369,11 +369,15 @@ pub fn review_game(
             }
         });
         let mut analyses = Vec::with_capacity(total);
+        // Each position is searched knowing the game's positions before it,
+        // so that a move back to one counts as the repetition it is (a draw,
+        // or in Olympic Chess a loss for White, O6).
+        let visits: Vec<Visit> = positions.iter().map(|(p, _)| Visit::of(p)).collect();
         for (i, (pos, outcome)) in positions.iter().enumerate() {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            analyses.push(analyse(&mut engine, pos, *outcome, limits, FORCED_PLIES));
+            analyses.push(analyse(&mut engine, pos, *outcome, limits, FORCED_PLIES, &visits[..i]));
             progress(i + 1, total);
         }
         done.store(true, Ordering::Relaxed);
@@ -438,6 +442,7 @@ fn analyse(
     outcome: Option<crate::game::Outcome>,
     limits: Limits,
     forced: u32,
+    earlier: &[Visit],
 ) -> Analysis {
     if let Some(o) = outcome {
         let score = o.winner.map_or(Score::Cp(0), Score::Won);
@@ -450,12 +455,15 @@ fn analyse(
         let only = moves[0];
         let mut game = Game::from_position(pos.clone());
         let outcome = game.play(only).ok().and_then(|p| p.outcome);
-        let next = analyse(engine, game.position(), outcome, limits, forced - 1);
+        let mut before = earlier.to_vec();
+        before.push(Visit::of(pos));
+        let next = analyse(engine, game.position(), outcome, limits, forced - 1, &before);
         let mut line = vec![only];
         line.extend(next.line);
         line.truncate(LINE_PLIES);
         return Analysis { score: next.score, best: Some(only), line };
     }
+    engine.set_history(earlier);
     match engine.search(pos, limits) {
         Some(found) => {
             let mut line = found.pv.clone();

@@ -260,3 +260,20 @@ fn stop_ends_a_running_search() {
     assert!(result.is_none());
     assert!(began.elapsed() < Duration::from_secs(20), "{:?}", began.elapsed());
 }
+
+/// O6: each position is reviewed knowing the game's positions before it.
+/// The Golds step out and back twice; Black's last step brings the start
+/// position back a third time, which loses for White, so it is no mistake,
+/// and White's step before it, which allowed it, is one.
+#[test]
+fn olympic_repetition_counts_in_the_review() {
+    let cycle = ["b1b2", "d5d4", "b2b1", "d4d5"];
+    let texts: Vec<&str> = cycle.iter().chain(cycle.iter()).copied().collect();
+    let r = review("olympic", None, &texts, 4);
+    let last = r.plies.last().unwrap();
+    assert_eq!(last.after, Score::Won(Color::Black), "{}", show(&r));
+    assert!(last.judgement.is_none(), "{}", show(&r));
+    assert_eq!(last.best_san.as_deref(), Some("Gd5"), "{}", show(&r));
+    let allowing = &r.plies[6];
+    assert!(allowing.judgement.is_some(), "{}", show(&r));
+}
