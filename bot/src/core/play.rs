@@ -360,10 +360,8 @@ fn stray_word(pos: &kibitz_rules::Position, text: &str) -> Option<String> {
     let rest = rest.trim();
     // The words of the notation itself (`drop d2`, `swap a1`, `give rook
     // e2`, `Bxc6 keep`) get the notation's own reasons.
-    let notation = ["drop", "swap", "give", "grant", "add", "shoot", "shoots"];
-    let marks = ["keep", "decline", "declines", "noabsorb", "absorb", "absorbs"];
     let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
-    if said(first, &notation) || said(rest, &marks) {
+    if said(first, &shape::VERBS) || said(first, &shape::GRANTS) || said(rest, &shape::MARKS) {
         return None;
     }
     if pos.parse_move(rest).is_ok() {

@@ -9,6 +9,17 @@
 //! a1`), shots (`M^h5`), chains (`Tb6d6`) and declined absorptions
 //! (`Bxc6-`, `Bxc6 keep`).
 
+/// The words that mark a capture as declining or taking an absorption
+/// (PA3): `Bxc6 keep`.
+pub(super) const MARKS: [&str; 6] = ["keep", "decline", "declines", "noabsorb", "absorb", "absorbs"];
+
+/// The words that begin a grant (C2, CS2): `give rook e2`.
+pub(super) const GRANTS: [&str; 3] = ["give", "grant", "add"];
+
+/// The words that begin a drop, a swap or a War Machine's shot (C2, C6,
+/// CA4): `drop d2`, `swap a1`, `shoot h5`.
+pub(super) const VERBS: [&str; 3] = ["drop", "swap", "shoot"];
+
 /// True if `text` reads as a move in some position of some variant.
 pub(super) fn move_shaped(text: &str) -> bool {
     shaped(text, square)
@@ -27,17 +38,13 @@ fn shaped(text: &str, square: Squares) -> bool {
     let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
     match words.as_slice() {
         [one] => token(one, square),
-        // C2, C6: `drop d2`, `swap a1`.
-        [verb, sq] if said(verb, &["drop", "swap"]) => square(sq),
-        [one, mark] => {
-            token(one, square) && said(mark, &["keep", "decline", "declines", "noabsorb", "absorb", "absorbs"])
-        }
-        [give, piece, sq] => {
-            said(give, &["give", "grant", "add"]) && piece.chars().all(|c| c.is_ascii_alphabetic()) && square(sq)
-        }
+        // C2, C6, CA4: `drop d2`, `swap a1`, `shoot h5`.
+        [verb, sq] if said(verb, &VERBS) => square(sq),
+        [one, mark] => token(one, square) && said(mark, &MARKS),
+        [give, piece, sq] => said(give, &GRANTS) && piece.chars().all(|c| c.is_ascii_alphabetic()) && square(sq),
         // CS2: `give rook moving half e2`.
         [give, piece, half, word, sq] => {
-            said(give, &["give", "grant", "add"])
+            said(give, &GRANTS)
                 && piece.chars().all(|c| c.is_ascii_alphabetic())
                 && said(half, &["moving", "capturing"])
                 && said(word, &["half"])
@@ -199,6 +206,7 @@ mod tests {
             "Give Knight capturing half c3",
             "drop d2",
             "swap a1",
+            "shoot h5",
             "Ra1<>e1",
             "M^h5",
             "Mb2^h5",
