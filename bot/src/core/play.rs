@@ -294,7 +294,12 @@ impl Core {
         if loaded.record.player(colour_of(pos.turn())) != msg.sender.id {
             return refuse("Hints are for the player to move; wait for your turn.");
         }
-        let Some(found) = search::best_move(pos, self.config.hint_time, self.config.hint_depth) else {
+        // The game's earlier positions count: a move back to one may be a
+        // repetition (a draw, or in Olympic Chess a loss for White, O6).
+        let mut engine = search::Engine::new(16);
+        engine.set_history(&loaded.game.earlier_visits());
+        let limits = search::Limits::new(self.config.hint_time, self.config.hint_depth);
+        let Some(found) = engine.search(pos, limits) else {
             return refuse("The game is over: there is nothing to hint.");
         };
         // Record the hint with the game: it is marked in the PGN.
