@@ -215,9 +215,10 @@ impl Console {
             self.pictures += 1;
             let path = self.out.join(format!("{:04}-{}", self.pictures, p.name));
             let written = std::fs::create_dir_all(&self.out).and_then(|_| std::fs::write(&path, &p.bytes));
+            let kind = if p.is_document() { "file" } else { "picture" };
             lines.push(match written {
-                Ok(()) => format!("  [picture: {}]", path.display()),
-                Err(e) => format!("  [picture not written to {}: {e}]", path.display()),
+                Ok(()) => format!("  [{kind}: {}]", path.display()),
+                Err(e) => format!("  [{kind} not written to {}: {e}]", path.display()),
             });
         }
         if !reply.buttons.is_empty() {

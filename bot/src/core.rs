@@ -80,13 +80,15 @@ pub struct Incoming {
     pub private: bool,
 }
 
-/// A picture to send.
+/// A file sent with a reply: a picture most often, an animated replay, or
+/// a document (a game's PGN too long for one message).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Picture {
-    /// A file name for it (`board-k3x9.png`, `replay-k3x9.gif`).
+    /// A file name for it (`board-k3x9.png`, `replay-k3x9.gif`,
+    /// `game-k3x9.pgn`).
     pub name: String,
-    /// The picture: PNG bytes, or an animated GIF's (see
-    /// [`Picture::is_animation`]).
+    /// The file: PNG bytes, an animated GIF's or a document's (see
+    /// [`Picture::is_animation`] and [`Picture::is_document`]).
     pub bytes: Vec<u8>,
 }
 
@@ -94,6 +96,14 @@ impl Picture {
     /// Whether the picture is an animation (a GIF), to be sent as one.
     pub fn is_animation(&self) -> bool {
         self.bytes.starts_with(b"GIF8")
+    }
+
+    /// Whether the file is no picture at all but a document (a PGN file),
+    /// to be sent as a file to download rather than shown: its name ends
+    /// in neither `.png` nor `.gif`.
+    pub fn is_document(&self) -> bool {
+        let name = self.name.to_ascii_lowercase();
+        !name.ends_with(".png") && !name.ends_with(".gif")
     }
 }
 

@@ -766,6 +766,10 @@ impl Chats {
             let began = std::time::Instant::now();
             let result = match (out, &reply.picture) {
                 // A replay: an animation, which Telegram plays in place.
+                // A PGN too long for a message: a file to save.
+                (Out::Photo(caption), Some(picture)) if picture.is_document() => {
+                    send_media!(self, send_document, "sendDocument", chat, picture, caption, markup)
+                }
                 (Out::Photo(caption), Some(picture)) if picture.is_animation() => {
                     send_media!(self, send_animation, "sendAnimation", chat, picture, caption, markup)
                 }

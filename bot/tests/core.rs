@@ -264,3 +264,54 @@ fn declining_an_offer_changes_nothing_else() {
     let drawn = say(&core, "bob", "/draw", 5, None);
     assert!(drawn[0].text.contains("1/2-1/2"), "{}", drawn[0].text);
 }
+
+#[test]
+fn a_long_games_pgn_comes_whole_as_a_file() {
+    use kibitz_rules::{Game, Variant};
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    // A long game, its moves drawn by a seeded generator, played through
+    // the core as the players would type them.
+    let mut game = Game::new(Variant::by_id("chess").unwrap());
+    let mut seed: u64 = 7;
+    let mut sans = Vec::new();
+    while game.outcome().is_none() && sans.len() < 400 {
+        let legal = game.legal_moves();
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let m = legal[(seed >> 33) as usize % legal.len()];
+        let san = game.position().san(&m);
+        let who = if sans.len() % 2 == 0 { "alice" } else { "bob" };
+        let answer = say(&core, who, &san, 1_000 + sans.len() as u64, None);
+        assert!(answer.iter().any(|r| r.text.contains("played")), "{san}: {answer:?}");
+        game.play(m).unwrap();
+        sans.push(san);
+    }
+    let replies = say(&core, "alice", "/pgn", 5_000, None);
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    let reply = &replies[0];
+    let file = reply.picture.as_ref().expect("the PGN as a file");
+    assert!(file.is_document() && file.name.ends_with(".pgn"), "{}", file.name);
+    assert!(reply.text.contains("too long for one message") && reply.text.contains(&file.name), "{}", reply.text);
+    let pgn = String::from_utf8(file.bytes.clone()).unwrap();
+    assert!(pgn.len() > kibitz_bot::core::REPLY_LIMIT, "the game is too short to test this: {} plies", sans.len());
+    // All of it: every move in order, and the result the tag gives last.
+    let movetext: Vec<&str> = pgn
+        .lines()
+        .filter(|l| !l.starts_with('['))
+        .flat_map(str::split_whitespace)
+        .filter(|w| !w.ends_with('.') && !w.starts_with('{') && !w.ends_with('}'))
+        .collect();
+    let (result, played) = movetext.split_last().unwrap();
+    assert_eq!(played, &sans.iter().map(String::as_str).collect::<Vec<_>>()[..]);
+    let tag = pgn.lines().find_map(|l| l.strip_prefix("[Result \"")).unwrap().trim_end_matches("\"]");
+    assert_eq!(*result, tag);
+    assert_eq!(game.outcome().is_some(), tag != "*");
+    // A short game's PGN is still the message itself.
+    let dir = tempfile::tempdir().unwrap();
+    let core = self::core(dir.path());
+    start(&core, "", 0);
+    say(&core, "alice", "e4", 1, None);
+    let short = say(&core, "alice", "/pgn", 2, None);
+    assert!(short[0].picture.is_none() && short[0].text.contains("1. e4 *"), "{short:?}");
+}

@@ -146,6 +146,8 @@ fn play(path: &Path) -> (String, Vec<String>) {
                 // A replay is an animated GIF, and written as such.
                 let kind = if actual.ends_with(".gif]") { ".gif" } else { "" };
                 format!("{}  [picture: {{*}}{kind}]", &actual[..i])
+            } else if actual.starts_with("  [file: ") {
+                "  [file: {*}.pgn]".to_string()
             } else if actual.starts_with("kibitz: [Date \"") {
                 "kibitz: [Date \"{*}\"]".to_string()
             } else {

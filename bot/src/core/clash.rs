@@ -671,12 +671,8 @@ impl Core {
         if games.is_empty() {
             return refuse("No round has been played yet: /army shows the armies.");
         }
-        let note = "… (the round is too long for one message; /fen gives the position)";
         let all = games.join("\n");
-        if super::bounds::units(&all) <= super::REPLY_LIMIT {
-            return Ok(vec![Reply::text(all)]);
-        }
-        Ok(games.iter().map(|g| Reply::text(super::bounds::cut(g, super::REPLY_LIMIT, note))).collect())
+        Ok(vec![super::info::pgn_reply(all, &format!("match-{}.pgn", r.key.id.as_str()), "match")])
     }
 }
 

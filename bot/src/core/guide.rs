@@ -40,8 +40,16 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
         "challenge a player (a @mention; on the console just the name), or anyone if you name nobody. Add the game, your colour, hints on or off, and either days per move for a slow game or a chat clock M+S (minutes for the game, 1-180, plus seconds added per move, 0-180: 10+5); or challenge me with a level from 1 to 8. A chat clock runs from the start for White; a move counts when it was sent, and one sent after your time ran out loses. You are reminded once under a tenth of your time. My own clock stands when you play me. In Power Absorption a handicap limits what one side absorbs: handicap white plain (nothing), handicap black nopawn noqueen (no pawn power, nothing from queens), or one for each side; such games are not rated, and against me I give the odds and play the handicapped colour.",
         "/challenge @bob olympic white days 3",
     ),
-    ("accept", "accept the challenge made to you here (name the challenger if there are several).", "/accept @alice"),
-    ("decline", "decline a challenge made to you here.", "/decline @alice"),
+    (
+        "accept",
+        "accept the challenge made to you here (name the challenger if there are several); in a game, accept your opponent's draw offer or takeback request.",
+        "/accept @alice",
+    ),
+    (
+        "decline",
+        "decline a challenge made to you here, or in a game your opponent's draw offer or takeback request (name which when both stand).",
+        "/decline @alice",
+    ),
     ("cancel", "withdraw your own open challenge.", "/cancel"),
     (
         "rematch",

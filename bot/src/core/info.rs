@@ -190,8 +190,7 @@ impl Core {
             Some(review) => loaded.game.pgn_reviewed(&tags, &comments, &review),
             None => loaded.game.pgn(&tags, &comments),
         };
-        let note = "… (the game is too long for one message; /fen gives the position)";
-        Ok(vec![Reply::text(bounds::cut(&pgn, REPLY_LIMIT, note))])
+        Ok(vec![pgn_reply(pgn, &format!("game-{}.pgn", r.key.id.as_str()), "game")])
     }
 
     pub(super) fn fen(&self, msg: &Incoming, id: Option<&str>) -> Answer {
@@ -246,6 +245,20 @@ impl Core {
 }
 
 /// The UTC date of `t` as PGN's `Date` tag writes it: `2026.11.28`.
+/// A PGN as its reply: the text itself where it fits one message, else a
+/// file named `name` holding all of it (a PGN cut short is no PGN), with a
+/// line that says why it comes as a file.
+pub(super) fn pgn_reply(pgn: String, name: &str, what: &str) -> Reply {
+    if bounds::units(&pgn) <= REPLY_LIMIT {
+        return Reply::text(pgn);
+    }
+    let text = format!(
+        "The {what}'s PGN is too long for one message ({} characters), so here it is as a file, {name}.",
+        pgn.chars().count()
+    );
+    Reply { text, picture: Some(Picture { name: name.to_string(), bytes: pgn.into_bytes() }), buttons: Vec::new() }
+}
+
 pub(super) fn date_of(t: Timestamp) -> String {
     i64::try_from(t.0)
         .ok()

@@ -248,9 +248,19 @@ pub(super) fn one_piece(
         Whose::YoursLater => "Your moves for when it is your turn: ".to_string(),
         _ => String::new(),
     };
-    let _ = write!(text, "{name} {sq} ({}): {}", count(sans.len(), "move"), shortened(&sans));
-    if !grants.is_empty() {
-        let _ = write!(text, " (powers: {})", grants.join(" "));
+    if sans.is_empty() {
+        // A static piece (C2): nothing to move, only powers to take.
+        let _ = write!(
+            text,
+            "{name} {sq} has no move of its own; the powers it may be given ({}): {}",
+            grants.len(),
+            grants.join(" ")
+        );
+    } else {
+        let _ = write!(text, "{name} {sq} ({}): {}", count(sans.len(), "move"), shortened(&sans));
+        if !grants.is_empty() {
+            let _ = write!(text, " (powers: {})", grants.join(" "));
+        }
     }
     Ok((text, targets))
 }

@@ -1,6 +1,7 @@
 //! Replies as Discord messages: a reply is one message, its text cut to
 //! Discord's limit with a note, its picture an attachment shown in an
-//! embed, its buttons components in rows whose custom id is the command
+//! embed (a document, a PGN file, an attachment under its own name), its
+//! buttons components in rows whose custom id is the command
 //! they send. Only users may be pinged.
 
 use serenity::all::ButtonStyle;
@@ -9,7 +10,7 @@ use serenity::builder::{
     EditInteractionResponse,
 };
 
-use crate::core::{Button, Reply};
+use crate::core::{Button, Picture, Reply};
 
 /// The file name of every picture; the embed points at it.
 const PICTURE: &str = "board.png";
@@ -17,9 +18,23 @@ const PICTURE: &str = "board.png";
 /// The file name of an animated replay (a GIF), shown the same way.
 const ANIMATION: &str = "replay.gif";
 
-/// The attachment's name for a picture's bytes: a GIF's, or a PNG's.
-fn file_name(bytes: &[u8]) -> &'static str {
-    if bytes.starts_with(b"GIF8") { ANIMATION } else { PICTURE }
+/// The attachment's name for a picture: a GIF's, or a PNG's; a document
+/// keeps its own (`game-k3x9.pgn`), as it is saved under it.
+fn file_name(picture: &Picture) -> &str {
+    if picture.is_document() {
+        &picture.name
+    } else if picture.is_animation() {
+        ANIMATION
+    } else {
+        PICTURE
+    }
+}
+
+/// The attachment, and the embed that shows it where it is a picture.
+fn attachment(picture: &Picture) -> (CreateAttachment, Option<CreateEmbed>) {
+    let file = file_name(picture);
+    let shown = (!picture.is_document()).then(|| embed(file));
+    (CreateAttachment::bytes(picture.bytes.clone(), file), shown)
 }
 
 /// Discord's limits on a message.
@@ -33,7 +48,7 @@ const MAX_ROWS: usize = 5;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Part {
     content: String,
-    picture: Option<Vec<u8>>,
+    picture: Option<Picture>,
     buttons: Vec<Button>,
 }
 
@@ -45,7 +60,7 @@ pub(super) fn parts(reply: &Reply) -> Vec<Part> {
     if content.is_empty() && reply.picture.is_none() && reply.buttons.is_empty() {
         return Vec::new();
     }
-    vec![Part { content, picture: reply.picture.as_ref().map(|p| p.bytes.clone()), buttons: reply.buttons.clone() }]
+    vec![Part { content, picture: reply.picture.clone(), buttons: reply.buttons.clone() }]
 }
 
 /// Text within `limit` (counted in UTF-16 units, never fewer than Discord's
@@ -94,9 +109,12 @@ pub(super) fn message_of(part: &Part) -> CreateMessage {
     if !part.content.is_empty() {
         m = m.content(part.content.clone());
     }
-    if let Some(bytes) = &part.picture {
-        let file = file_name(bytes);
-        m = m.add_file(CreateAttachment::bytes(bytes.clone(), file)).embed(embed(file));
+    if let Some(picture) = &part.picture {
+        let (file, shown) = attachment(picture);
+        m = m.add_file(file);
+        if let Some(e) = shown {
+            m = m.embed(e);
+        }
     }
     m
 }
@@ -106,9 +124,12 @@ pub(super) fn edit_of(part: &Part) -> EditInteractionResponse {
         .content(part.content.clone())
         .allowed_mentions(allowed_mentions())
         .components(rows(&part.buttons));
-    if let Some(bytes) = &part.picture {
-        let file = file_name(bytes);
-        m = m.new_attachment(CreateAttachment::bytes(bytes.clone(), file)).embed(embed(file));
+    if let Some(picture) = &part.picture {
+        let (file, shown) = attachment(picture);
+        m = m.new_attachment(file);
+        if let Some(e) = shown {
+            m = m.embed(e);
+        }
     }
     m
 }
@@ -141,11 +162,22 @@ mod tests {
         let p = parts(&reply);
         assert_eq!(p.len(), 1);
         assert!(p[0].content.chars().count() <= MAX_CONTENT && p[0].content.ends_with(CUT_NOTE));
-        assert_eq!(p[0].picture.as_deref(), Some(&[1u8, 2, 3][..]));
+        assert_eq!(p[0].picture.as_ref().map(|p| &p.bytes[..]), Some(&[1u8, 2, 3][..]));
         assert_eq!(p[0].buttons.len(), 1);
         assert!(parts(&Reply::default()).is_empty());
         let only_picture = Reply { picture: reply.picture.clone(), ..Reply::default() };
         assert_eq!(parts(&only_picture).len(), 1);
+    }
+
+    #[test]
+    fn a_document_keeps_its_name_and_is_not_shown_as_an_image() {
+        let board = Picture { name: "board-a-0.png".into(), bytes: vec![0x89, b'P'] };
+        let replay = Picture { name: "replay-a-9.gif".into(), bytes: b"GIF89a".to_vec() };
+        let pgn = Picture { name: "game-a.pgn".into(), bytes: b"[Result \"*\"]".to_vec() };
+        assert_eq!(file_name(&board), PICTURE);
+        assert_eq!(file_name(&replay), ANIMATION);
+        assert_eq!(file_name(&pgn), "game-a.pgn");
+        assert!(attachment(&board).1.is_some() && attachment(&pgn).1.is_none());
     }
 
     #[test]
