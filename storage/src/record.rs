@@ -64,6 +64,11 @@ pub struct GameSettings {
     /// game's start position holds them too. A handicap game is never rated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handicap: Option<String>,
+    /// Whether the game is played in a private chat with the bot, so that
+    /// a list elsewhere names that chat as such rather than by its id.
+    /// Records written before this was kept read as `false`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
 }
 
 impl GameSettings {
@@ -82,6 +87,7 @@ impl Default for GameSettings {
             bot_level: None,
             clock: None,
             handicap: None,
+            private: false,
         }
     }
 }

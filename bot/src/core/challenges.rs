@@ -66,6 +66,7 @@ impl Core {
             bot_level: None,
             clock,
             handicap: handicap.map(|h| h.to_string()),
+            private: false,
         };
         let clash = v.id == kibitz_rules::CLASH.id;
         if clash && clock.is_some() {
@@ -79,6 +80,7 @@ impl Core {
                 rated: false,
                 days_per_move: None,
                 bot_level: Some(spec.level.unwrap_or(5)),
+                private: msg.private,
                 ..settings
             };
             let bot = spec.opponent.clone().unwrap_or_else(|| self.bot_id(&msg.platform));

@@ -36,9 +36,16 @@ fn relayed(msg: &Incoming, channel: &ChannelKey) -> Incoming {
     Incoming { channel: channel.channel.clone(), private: false, ..msg.clone() }
 }
 
-/// Where a game is, as seen from the message's channel.
-fn place(msg: &Incoming, channel: &ChannelKey) -> String {
-    if channel.channel == msg.channel { "here".to_string() } else { format!("in channel {}", channel.channel) }
+/// Where a game is, as seen from the message's channel: a private chat
+/// with the bot is named as such, not by its id.
+fn place(msg: &Incoming, channel: &ChannelKey, private: bool) -> String {
+    if channel.channel == msg.channel {
+        "here".to_string()
+    } else if private {
+        "in our private chat".to_string()
+    } else {
+        format!("in channel {}", channel.channel)
+    }
 }
 
 /// `3 days 4 hours`, `5 hours` (a started hour counts whole), `no time`.
@@ -123,10 +130,11 @@ impl Core {
                 for reply in replies {
                     self.notify(key.channel.clone(), reply);
                 }
+                let private = self.store.game(&key).is_ok_and(|r| r.settings.private);
                 Ok(vec![Reply::text(format!(
                     "Game {}: {said} Announced {}.",
                     key.id.as_str(),
-                    place(msg, &key.channel)
+                    place(msg, &key.channel, private)
                 ))])
             }
             Routed::Board(_) => self.board(&there, id),
@@ -232,7 +240,7 @@ impl Core {
             "{}: {variant} vs {}, {}: {state}",
             r.key.id.as_str(),
             mention(&opponent),
-            place(msg, &r.key.channel)
+            place(msg, &r.key.channel, r.settings.private)
         );
         if let (Some(days), Some(_), None) = (r.settings.days_per_move, waits_for, r.settings.bot_level) {
             // As the clock's tick counts it.

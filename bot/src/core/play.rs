@@ -315,9 +315,30 @@ impl Core {
             return Ok(Vec::new());
         }
         let san = pos.san(&found.best);
+        // A forced end is named by how the expected line ends: not every
+        // win is a mate (Alapawn's race, A3; Olympic's repetition, O6).
+        let ending = || {
+            let mut g = loaded.game.clone();
+            for m in &found.pv {
+                if g.play(*m).is_err() {
+                    break;
+                }
+            }
+            g.outcome().map(|o| o.reason)
+        };
+        let moves = |n: u32| count(n as usize, "move");
         let why = match (found.mate_in(), found.mated_in()) {
-            (Some(n), _) => format!("mate in {n}"),
-            (_, Some(n)) => format!("but mate follows in {n}"),
+            (Some(n), _) => match ending() {
+                Some(kibitz_rules::EndReason::Checkmate) => format!("mate in {n}"),
+                Some(reason) => format!("a win in {} ({reason})", moves(n)),
+                // The line was cut short of its end.
+                None => format!("a forced win in {}", moves(n)),
+            },
+            (_, Some(n)) => match ending() {
+                Some(kibitz_rules::EndReason::Checkmate) => format!("but mate follows in {n}"),
+                Some(reason) => format!("but a loss follows in {} ({reason})", moves(n)),
+                None => format!("but a forced loss follows in {}", moves(n)),
+            },
             _ => format!("score {:+.2}", found.score as f64 / 100.0),
         };
         // The expected line of play, in SAN.
