@@ -601,6 +601,7 @@ impl Core {
         let (white, black) = (self.name(platform, &r.white), self.name(platform, &r.black));
         let site = format!("Kibitz {platform}");
         let date = super::info::date_of(r.started_at);
+        let time_control = super::info::time_control(&r.settings);
         // One round's game with the match's tags.
         let round_pgn = |game: &Game, result: &str, number: u32, standing: &str, comments: &[(usize, &str)]| {
             let number = number.to_string();
@@ -613,6 +614,7 @@ impl Core {
                 ("White", white.as_str()),
                 ("Black", black.as_str()),
                 ("Match", standing),
+                ("TimeControl", time_control.as_str()),
             ];
             game.pgn(&tags, comments)
         };

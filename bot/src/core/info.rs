@@ -174,14 +174,19 @@ impl Core {
         // Players by the names they go by, not their platform ids.
         let (white, black) =
             (self.name(&r.key.channel.platform, &r.white), self.name(&r.key.channel.platform, &r.black));
-        let tags = [
+        let time_control = time_control(&r.settings);
+        let mut tags = vec![
             ("Result", result),
             ("Event", "Kibitz game"),
             ("Site", site.as_str()),
             ("Date", date.as_str()),
             ("White", white.as_str()),
             ("Black", black.as_str()),
+            ("TimeControl", time_control.as_str()),
         ];
+        if let Some(end) = &r.result {
+            tags.push(("Termination", termination(end)));
+        }
         let hint_plies: Vec<(usize, &str)> = r.hints.iter().map(|&p| (p as usize, "hint")).collect();
         // The comment follows the move the hint was asked for.
         let comments: Vec<(usize, &str)> = hint_plies.into_iter().filter(|(p, _)| *p < r.moves.len()).collect();
@@ -245,6 +250,30 @@ impl Core {
 }
 
 /// The UTC date of `t` as PGN's `Date` tag writes it: `2026.11.28`.
+/// The `TimeControl` tag of a game's settings, as the PGN standard writes
+/// it: `600+5` for a chat clock of 10+5, `1/259200` for three days a move
+/// (one move in that many seconds), `-` for none.
+pub(super) fn time_control(settings: &GameSettings) -> String {
+    match (settings.clock, settings.days_per_move) {
+        (Some(c), _) => format!("{}+{}", u64::from(c.minutes) * 60, c.increment),
+        (None, Some(days)) => format!("1/{}", u64::from(days) * 86_400),
+        (None, None) => "-".to_string(),
+    }
+}
+
+/// The `Termination` tag of a finished game, in the PGN standard's words:
+/// `time forfeit`, `abandoned` for a game called off, else `normal`
+/// (mate, resignation, agreement and the rules' draws alike).
+pub(super) fn termination(end: &kibitz_storage::GameResult) -> &'static str {
+    if end.outcome == Outcome::Aborted {
+        "abandoned"
+    } else if end.reason == "time" {
+        "time forfeit"
+    } else {
+        "normal"
+    }
+}
+
 /// A PGN as its reply: the text itself where it fits one message, else a
 /// file named `name` holding all of it (a PGN cut short is no PGN), with a
 /// line that says why it comes as a file.
