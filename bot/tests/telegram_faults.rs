@@ -185,3 +185,54 @@ fn a_move_sent_after_the_time_ran_out_loses_on_time() {
     let in_time = said(&core, "22", "d5", Timestamp(t0 + 23 * HOUR), Some("d"));
     assert!(in_time[0].contains("played d5"), "{in_time:?}");
 }
+
+/// A PGN too long for one message goes whole, as a document.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_pgn_goes_as_a_document() {
+    use kibitz_rules::{Game, Variant};
+    let dir = tempfile::tempdir().unwrap();
+    let at = Timestamp::now();
+    let mut game = Game::new(Variant::by_id("chess").unwrap());
+    {
+        // A long game, its moves drawn by a seeded generator, played while
+        // the bot was not connected.
+        let core = core(dir.path());
+        said(&core, "11", "/challenge @22 chess white", at, None);
+        said(&core, "22", "/accept", at, None);
+        let mut seed: u64 = 11;
+        while game.outcome().is_none() && game.moves().len() < 300 {
+            let legal = game.legal_moves();
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let m = legal[(seed >> 33) as usize % legal.len()];
+            let who = if game.moves().len() % 2 == 0 { "11" } else { "22" };
+            let answer = said(&core, who, &game.position().canonical(&m), at, None);
+            assert!(answer.iter().any(|t| t.contains("played")), "{answer:?}");
+            game.play(m).unwrap();
+        }
+    }
+    let (server, addr) = telegram_api::start(TOKEN).await;
+    server.say(GROUP, user(11, "alice"), "/pgn");
+    let core = core(dir.path());
+    let (stop, shutdown) = adapter::shutdown_channel();
+    let run = tokio::spawn(telegram::run(core, TOKEN.into(), Some(format!("http://{addr}")), shutdown));
+    let sent = server.until(Duration::from_secs(20), |s| !s.documents.lock().unwrap().is_empty()).await;
+    assert!(sent, "no document was sent: {:?}", server.sent());
+    let (chat, name, pgn) = server.documents.lock().unwrap()[0].clone();
+    assert_eq!(chat, GROUP);
+    assert!(name.ends_with(".pgn"), "{name}");
+    let caption = server.sent().into_iter().find(|(m, _, _)| m == "sendDocument").unwrap().2;
+    assert!(caption.contains("too long for one message") && caption.contains(&name), "{caption}");
+    assert!(pgn.chars().count() > kibitz_bot::core::REPLY_LIMIT, "{name}: {pgn:?}");
+    // All of it, to the last move and the result.
+    let last = {
+        let mut before = Game::new(Variant::by_id("chess").unwrap());
+        for m in &game.moves()[..game.moves().len() - 1] {
+            before.play(*m).unwrap();
+        }
+        before.position().san(game.moves().last().unwrap())
+    };
+    let result = if game.outcome().is_some() { game.outcome().unwrap().score() } else { "*" };
+    assert!(pgn.trim_end().ends_with(&format!("{last} {result}")), "{pgn}");
+    stop.send(true).unwrap();
+    let _ = tokio::time::timeout(Duration::from_secs(30), run).await.expect("run stops");
+}

@@ -44,6 +44,8 @@ pub struct Server {
     pub sent_at: Mutex<Vec<(i64, u64)>>,
     /// The bodies of `setWebhook` calls.
     pub webhooks: Mutex<Vec<Value>>,
+    /// Files sent with `sendDocument`: (chat, file name, contents as text).
+    pub documents: Mutex<Vec<(i64, String, String)>>,
 }
 
 pub fn unix_now() -> i64 {
@@ -211,6 +213,15 @@ impl Server {
             m["animation"] = file.clone();
             m["document"] = file;
             m["caption"] = json!(text);
+        } else if method == "sendDocument" {
+            // The file goes as `attach://` a part of its own.
+            let file = body.as_object().and_then(|o| o.iter().find(|(k, _)| k.ends_with("_file"))).map(|(_, v)| v);
+            let name = file.and_then(|f| f["name"].as_str()).unwrap_or("").to_string();
+            let contents = file.and_then(|f| f["text"].as_str()).unwrap_or("").to_string();
+            self.documents.lock().unwrap().push((chat_id, name.clone(), contents));
+            m["document"] = json!({"file_id": format!("d{id}"), "file_unique_id": format!("w{id}"),
+                "file_name": name, "mime_type": "application/octet-stream"});
+            m["caption"] = json!(text);
         } else {
             m["text"] = json!(text);
         }
@@ -229,8 +240,10 @@ async fn body_of(request: Request) -> Value {
         let Ok(mut form) = Multipart::from_request(request, &()).await else { return json!({}) };
         while let Ok(Some(field)) = form.next_field().await {
             let name = field.name().unwrap_or("").to_string();
-            if field.file_name().is_some() {
-                let _ = field.bytes().await;
+            if let Some(file) = field.file_name().map(str::to_string) {
+                // A file is kept by its name, and as text where it is some.
+                let text = field.bytes().await.ok().and_then(|b| String::from_utf8(b.to_vec()).ok());
+                fields.insert(format!("{name}_file"), json!({"name": file, "text": text}));
             } else if let Ok(text) = field.text().await {
                 fields.insert(name, json!(text));
             }
@@ -265,6 +278,7 @@ async fn api(
         "sendmessage" => server.answer_send("sendMessage", &body),
         "sendphoto" => server.answer_send("sendPhoto", &body),
         "sendanimation" => server.answer_send("sendAnimation", &body),
+        "senddocument" => server.answer_send("sendDocument", &body),
         "deletemessage" => {
             let number = |v: &Value| v.as_i64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).unwrap_or(0);
             server.deletions.lock().unwrap().push((number(&body["chat_id"]), number(&body["message_id"])));
