@@ -281,7 +281,7 @@ fn a_long_games_pgn_comes_whole_as_a_file() {
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         let m = legal[(seed >> 33) as usize % legal.len()];
         let san = game.position().san(&m);
-        let who = if sans.len() % 2 == 0 { "alice" } else { "bob" };
+        let who = if sans.len().is_multiple_of(2) { "alice" } else { "bob" };
         let answer = say(&core, who, &san, 1_000 + sans.len() as u64, None);
         assert!(answer.iter().any(|r| r.text.contains("played")), "{san}: {answer:?}");
         game.play(m).unwrap();

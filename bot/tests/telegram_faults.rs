@@ -204,7 +204,7 @@ async fn a_long_pgn_goes_as_a_document() {
             let legal = game.legal_moves();
             seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
             let m = legal[(seed >> 33) as usize % legal.len()];
-            let who = if game.moves().len() % 2 == 0 { "11" } else { "22" };
+            let who = if game.moves().len().is_multiple_of(2) { "11" } else { "22" };
             let answer = said(&core, who, &game.position().canonical(&m), at, None);
             assert!(answer.iter().any(|t| t.contains("played")), "{answer:?}");
             game.play(m).unwrap();
