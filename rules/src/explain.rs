@@ -26,6 +26,30 @@ impl fmt::Display for Named {
     }
 }
 
+/// Why no shield can be raised (`D`, CA8).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShieldWhy {
+    /// The side's Leader is no Shielderer.
+    NoShielderer,
+    /// The shield is up now.
+    Up,
+    /// The shield was raised earlier in the game and has dropped.
+    Used,
+    /// The Shielderer is in check, and raising the shield is no answer.
+    InCheck,
+}
+
+impl fmt::Display for ShieldWhy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ShieldWhy::NoShielderer => "only a Shielderer raises a shield (D, CA8), and your Leader is no Shielderer",
+            ShieldWhy::Up => "your shield is up already (CA8)",
+            ShieldWhy::Used => "a shield is raised once a game (CA8), and yours has been",
+            ShieldWhy::InCheck => "your Shielderer is in check, and raising the shield does not answer it (CA8)",
+        })
+    }
+}
+
 /// Why a piece may not swap squares with its King (C6).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SwapWhy {
@@ -181,6 +205,17 @@ pub enum Why {
     PawnPowerLastRank,
     /// C6: the piece on this square may not swap with the King now.
     Swap(SwapWhy),
+    /// CA6, CA8, CA9: the piece on the target cannot be captured now.
+    Invulnerable {
+        /// The piece that would be captured.
+        target: Named,
+        /// Shielded (CA8) rather than a Rogue after its quiet move (CA6).
+        shielded: bool,
+    },
+    /// CA7: a Leader may not capture the Phoenix.
+    LeaderTakesPhoenix(Named),
+    /// CA8: why no shield can be raised (`D`).
+    Shield(ShieldWhy),
     /// The move names a square beyond the board's edge (`Nf9`; `e6` on
     /// Olympic Chess's 5x5 board).
     OffBoard {
@@ -278,6 +313,17 @@ impl fmt::Display for Why {
             }
             Why::Castle(c) => c.fmt(f),
             Why::Swap(w) => w.fmt(f),
+            Why::Invulnerable { target, shielded: false } => write!(
+                f,
+                "{target} moved without capturing and cannot be captured until its side's next turn (CA6, CA9)"
+            ),
+            Why::Invulnerable { target, shielded: true } => {
+                write!(f, "{target} is under its side's shield and cannot be captured while it is up (CA8, CA9)")
+            }
+            Why::LeaderTakesPhoenix(phoenix) => {
+                write!(f, "a Leader may not capture a Phoenix (CA7), and {phoenix} is one")
+            }
+            Why::Shield(w) => w.fmt(f),
             Why::NeedsPromotion { from, to, choices } => {
                 write!(f, "{from} to {to} needs a promotion piece: ")?;
                 let first = choices.first().cloned().unwrap_or_default();
@@ -497,6 +543,53 @@ impl Position {
         list
     }
 
+    /// Why `D` raises no shield here (CA8); `None` where the variant has no
+    /// shields or one can be raised.
+    pub(crate) fn why_no_shield(&self, legal: &MoveList) -> Option<Why> {
+        if !self.variant.pieces.iter().any(|p| p.powers.contains(Powers::SHIELD)) {
+            return None;
+        }
+        if legal.iter().any(|m| matches!(m, Move::Shield { .. })) {
+            return None;
+        }
+        let us = self.turn;
+        let why = if !(self.power(Power::Shield) & self.pieces_of(us)).any() {
+            ShieldWhy::NoShielderer
+        } else {
+            match self.shield(us) {
+                Some(0) if self.is_check() => ShieldWhy::InCheck,
+                Some(0) => return None,
+                Some(_) => ShieldWhy::Up,
+                None => ShieldWhy::Used,
+            }
+        };
+        Some(Why::Shield(why))
+    }
+
+    /// CA6, CA7, CA9: a capture that the target's state or kind forbids,
+    /// though one of the pieces `meant` reaches it.
+    fn why_not_capturable(&self, meant: &[Square], to: Square) -> Option<Why> {
+        let us = self.turn;
+        let target = self.piece_at(to).filter(|p| p.color != us)?;
+        let reaching: Vec<Square> = meant
+            .iter()
+            .copied()
+            .filter(|&f| self.piece_at(f).is_some_and(|p| self.attacks(f, p.powers, us, self.occupied()).has(to)))
+            .collect();
+        if reaching.is_empty() {
+            return None;
+        }
+        let named = self.named(to)?;
+        if self.invulnerable().has(to) {
+            return Some(Why::Invulnerable { target: named, shielded: !self.guard.has(to) });
+        }
+        let leaders_only = reaching.iter().all(|&f| self.piece_at(f).is_some_and(|p| p.royal));
+        if leaders_only && target.powers.contains(Powers::PHOENIX) {
+            return Some(Why::LeaderTakesPhoenix(named));
+        }
+        None
+    }
+
     /// Why the piece on `from` may not swap squares with its King (C6);
     /// `None` when no reason can be told.
     fn why_not_swap(&self, from: Square) -> Option<SwapWhy> {
@@ -646,6 +739,9 @@ impl Position {
             .filter(|m| matches!(m, Move::Normal { .. } | Move::EnPassant { .. }))
             .collect();
         if pseudo.is_empty() {
+            if let Some(why) = self.why_not_capturable(&meant, to) {
+                return Some(why);
+            }
             // One piece that would get there on an empty board: what is in the way.
             let t = tables();
             let sliders: Vec<Square> = meant

@@ -42,7 +42,7 @@ mod types;
 mod variant;
 mod zobrist;
 
-pub use explain::{CastleWhy, Named, SwapWhy, Why, or_list};
+pub use explain::{CastleWhy, Named, ShieldWhy, SwapWhy, Why, or_list};
 pub use fen::FenError;
 pub use game::{EndReason, Game, Outcome, Played};
 pub use handicap::{Handicap, HandicapError, Handicaps};

@@ -401,6 +401,12 @@ impl Position {
                 Ok(m)
             }
             0 if let Some(why) = self.off_board(trimmed) => Err(refused(why)),
+            // CA8: `D` where no shield can be raised.
+            0 if trimmed == "D"
+                && let Some(why) = self.why_no_shield(&all) =>
+            {
+                Err(refused(why))
+            }
             0 if !looks_like_move(&body) => Err(MoveError::Syntax(trimmed.to_string())),
             0 => match self.explain(trimmed, &all) {
                 Some(why) => Err(refused(why)),

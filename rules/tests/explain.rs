@@ -326,3 +326,42 @@ fn construction_words_and_swaps() {
         "swap d2 is not possible: your King is in check, and a swap is only made out of check (C6)"
     );
 }
+
+#[test]
+fn clash_captures_the_target_forbids() {
+    // CA6, CA9: a Rogue after its quiet move cannot be captured until its
+    // side's next turn.
+    let p = pos("clash", "4s3/4p2r/3V*4/8/8/8/8/4K3 b d1 - 5 3");
+    assert!(matches!(why(&p, "exd6"), Why::Invulnerable { shielded: false, .. }), "{}", said(&p, "exd6"));
+    assert_eq!(
+        said(&p, "exd6"),
+        "exd6 is not possible: the rogue on d6 moved without capturing and cannot be captured until its side's next \
+         turn (CA6, CA9)"
+    );
+    // CA8, CA9: the Shielderer and its orthogonal neighbours under its shield.
+    let p = pos("clash", "4s3/4p2r/8/8/8/4R3/8/4K3 w d2 - 0 1");
+    assert!(matches!(why(&p, "Rxe7"), Why::Invulnerable { shielded: true, .. }), "{}", said(&p, "Rxe7"));
+    // CA7: a Leader may not capture a Phoenix, though it stands next to it.
+    let p = pos("clash", "4k3/8/8/8/P7/8/3f4/4K3 w - - 1 3");
+    assert!(matches!(why(&p, "Kxd2"), Why::LeaderTakesPhoenix(_)), "{}", said(&p, "Kxd2"));
+    assert_eq!(
+        said(&p, "Kxd2"),
+        "Kxd2 is not possible: a Leader may not capture a Phoenix (CA7), and the phoenix on d2 is one"
+    );
+}
+
+#[test]
+fn clash_shield_refused_with_its_reason() {
+    use kibitz_rules::ShieldWhy;
+    let reason = |fen: &str| match why(&pos("clash", fen), "D") {
+        Why::Shield(w) => w,
+        other => panic!("{fen}: {other:?}"),
+    };
+    // CA8: only a Shielderer has one, once a game.
+    assert_eq!(reason("4s3/4p2r/8/3V4/8/8/8/4K3 w d2 - 4 3"), ShieldWhy::NoShielderer);
+    assert_eq!(reason("4s2r/4p3/8/3V*4/8/8/8/4K3 b d2 - 3 2"), ShieldWhy::Up);
+    assert_eq!(reason("4s3/4p2r/8/8/8/8/8/4K3 b - - 0 1"), ShieldWhy::Used);
+    // It may still be raised: `D` is played.
+    let p = pos("clash", "4s3/4p2r/8/8/8/8/8/4K3 b d - 0 1");
+    assert!(p.parse_move("D").is_ok());
+}

@@ -66,6 +66,10 @@ fn token(t: &str, square: Squares) -> bool {
     if castle == "O-O" || castle == "O-O-O" {
         return true;
     }
+    // CA8: the shield, a whole turn of its own.
+    if t == "D" {
+        return true;
+    }
     // PA3: a trailing `-` declines an absorption.
     let t = t.strip_suffix('-').unwrap_or(t);
     if let Some((a, b)) = t.split_once(',') {
@@ -174,6 +178,8 @@ mod tests {
     fn moves_have_the_shape() {
         for text in [
             "e4",
+            // CA8: the shield.
+            "D",
             "Ke2",
             "gxh8",
             "Nd2",
