@@ -788,7 +788,10 @@ impl Core {
         let mut b = vec![Button { label: "Resign".into(), command: "/resign".into() }];
         // CA14: no draw offers in a Clash match's ultimate round.
         if loaded.clash.as_ref().is_none_or(|m| m.draw_allowed()) {
-            b.push(Button { label: "Offer draw".into(), command: "/draw".into() });
+            // A standing offer (its maker moved since) is the opponent's to take.
+            let offered = loaded.record.offers.iter().any(|o| o.kind == OfferKind::Draw);
+            let label = if offered { "Accept draw" } else { "Offer draw" };
+            b.push(Button { label: label.into(), command: "/draw".into() });
         }
         if loaded.record.settings.hints_allowed {
             b.push(Button { label: "Hint".into(), command: "/hint".into() });

@@ -372,7 +372,14 @@ impl Position {
             return Err(MoveError::Syntax(trimmed.to_string()));
         }
         let lower = trimmed.to_ascii_lowercase();
-        let found = self.matching(trimmed, &legal);
+        let mut found = self.matching(trimmed, &legal);
+        // A6: a pair's two steps may be written in either order.
+        if found.is_empty()
+            && self.variant().pawn_pairs
+            && let Some(swapped) = swapped_pair(trimmed)
+        {
+            found = self.matching(&swapped, &legal);
+        }
         // C2: a power given to the King gets the reason, not near misses.
         let grant = self.variant().grants && (lower.contains('>') || lower.starts_with("give"));
         if found.is_empty()
@@ -762,6 +769,20 @@ fn normalise(text: &str) -> (String, bool) {
         }
     }
     (out, checked)
+}
+
+/// A pawn pair (A6) written the other way round: `b6,a6` as `a6,b6` (and
+/// `b6 a6`), the token `b7b6a7a6` as `a7a6b7b6`; `None` for anything else.
+fn swapped_pair(text: &str) -> Option<String> {
+    if let Some((a, b)) = text.split_once(',') {
+        return Some(format!("{},{}", b.trim(), a.trim()));
+    }
+    if let [a, b] = text.split_whitespace().collect::<Vec<_>>().as_slice() {
+        return Some(format!("{b} {a}"));
+    }
+    let b = text.as_bytes();
+    let squares = b.len() == 8 && b.chunks(2).all(|c| c[0].is_ascii_lowercase() && c[1].is_ascii_digit());
+    squares.then(|| format!("{}{}", &text[4..], &text[..4]))
 }
 
 /// True for a move that declines an absorption (PA3).

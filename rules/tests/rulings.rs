@@ -1107,6 +1107,11 @@ fn a6_pair_turns_and_tokens() {
     assert_eq!(p.san(&two), "a3,h3");
     assert_eq!(p.parse_move("a3,h3"), Ok(two));
     assert_eq!(p.parse_move("a3 h3"), Ok(two));
+    // The two steps may be written in either order.
+    assert_eq!(p.parse_move("h3,a3"), Ok(two));
+    assert_eq!(p.parse_move("h3, a3"), Ok(two));
+    assert_eq!(p.parse_move("h3 a3"), Ok(two));
+    assert_eq!(p.parse_move("h2h3a2a3"), Ok(two));
 }
 
 /// A6: the same two pawns moved in either order, or one pawn through either

@@ -364,7 +364,10 @@ impl Store {
             game.updated_at = mv.at;
             game.moves.push(mv.clone());
             fen.clone_into(&mut game.fen);
-            game.offers.clear();
+            // A move declines what the opponent offered and ends the
+            // mover's own takeback request; the mover's own draw offer
+            // stands until the opponent answers it.
+            game.offers.retain(|o| o.by == mv.by && o.kind == OfferKind::Draw);
             game.reminded_at = None;
             Ok(())
         })

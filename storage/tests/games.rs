@@ -145,9 +145,15 @@ on_both_backends! {
             Err(StoreError::TakebackTooLong { requested: 5, available: 1, .. })
         ));
 
-        // A move lets pending offers lapse.
+        // The mover's own draw offer outlives the move (the opponent may
+        // still take it); their takeback request lapses.
         let g = store.make_offer(&g.key, g.version, &draw, None).unwrap();
+        let g = store.make_offer(&g.key, g.version, &takeback, None).unwrap();
         let g = store.apply_move(&g.key, g.version, mv("e7e5", "bob", "m7"), "fen").unwrap();
+        assert_eq!(g.offers, vec![draw.clone()]);
+        assert_eq!(store.game(&g.key).unwrap(), g);
+        // The opponent's move declines it.
+        let g = store.apply_move(&g.key, g.version, mv("g1f3", "ann", "m8"), "fen").unwrap();
         assert!(g.offers.is_empty());
         assert_eq!(store.game(&g.key).unwrap(), g);
     }

@@ -280,7 +280,7 @@ impl Core {
         match loaded.record.offer(kind) {
             None => refuse(format!("There is no {what} to decline.")),
             Some(o) if o.by == msg.sender.id => refuse(format!(
-                "That {what} is your own; it stands until your opponent answers it or a move is played."
+                "That {what} is your own; it stands until your opponent answers it (their move declines it)."
             )),
             Some(o) => {
                 let offer = o.clone();

@@ -203,6 +203,10 @@ impl Core {
             if let Some(line) = self.clock_line(&after.record, at).filter(|_| !bot_next) {
                 let _ = write!(text, " {line}.");
             }
+            // The mover's draw offer outlives the move; the reply says so.
+            if let Some(offer) = after.record.offers.iter().find(|o| o.kind == OfferKind::Draw && !bot_next) {
+                let _ = write!(text, " {}'s draw offer stands: /draw accepts it.", mention(&offer.by));
+            }
         }
         text
     }

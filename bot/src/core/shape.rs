@@ -40,6 +40,8 @@ fn shaped(text: &str, square: Squares) -> bool {
         [one] => token(one, square),
         // C2, C6, CA4: `drop d2`, `swap a1`, `shoot h5`.
         [verb, sq] if said(verb, &VERBS) => square(sq),
+        // A6: a pawn pair with a space in it, `a3 h3` or `a3, h3`.
+        [a, b] if square(a.strip_suffix(',').unwrap_or(a)) && square(b) => true,
         [one, mark] => token(one, square) && said(mark, &MARKS),
         [give, piece, sq] => said(give, &GRANTS) && piece.chars().all(|c| c.is_ascii_alphabetic()) && square(sq),
         // CS2: `give rook moving half e2`.
@@ -180,6 +182,9 @@ mod tests {
             "e4",
             // CA8: the shield.
             "D",
+            // A6: pairs with a space.
+            "a3 h3",
+            "d3, c3",
             "Ke2",
             "gxh8",
             "Nd2",
