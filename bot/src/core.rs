@@ -745,7 +745,51 @@ impl Core {
     fn own_game(&self, msg: &Incoming) -> Result<Loaded, Refusal> {
         match self.store.player_game_in_channel(&Self::channel(msg), &msg.sender.id)? {
             Some(record) => self.load(record),
-            None => refuse("You have no game here. Start one with /challenge @friend."),
+            None => refuse(self.no_game_here(msg)),
+        }
+    }
+
+    /// Why a command for the sender's game finds none here, and where to
+    /// go instead: the game that just ended here, or the running one
+    /// elsewhere.
+    fn no_game_here(&self, msg: &Incoming) -> String {
+        let here = Self::channel(msg);
+        let recent = self
+            .store
+            .archived_games_of(&msg.platform, &msg.sender.id, 1)
+            .ok()
+            .and_then(|games| games.into_iter().next().and_then(|(key, r)| r.ok().filter(|_| key.channel == here)));
+        // A game that ended here within the day.
+        if let Some(r) = recent
+            && let Some(end) = &r.result
+            && msg.at.0.saturating_sub(end.at.0) < 86_400_000
+        {
+            let how = if end.outcome == Outcome::Aborted {
+                "it was aborted".to_string()
+            } else {
+                format!("{} by {}", end.outcome.pgn_result(), end.reason)
+            };
+            return format!(
+                "Your game {} here is over ({how}). /rematch plays it again, /challenge @friend starts another.",
+                r.key.id.as_str()
+            );
+        }
+        let elsewhere: Vec<String> = self
+            .store
+            .games_of(&msg.platform, &msg.sender.id)
+            .map(|games| games.into_iter().filter(|(_, g)| g.is_ok()).map(|(k, _)| k.id.as_str().to_string()).collect())
+            .unwrap_or_default();
+        match elsewhere.as_slice() {
+            [] => "You have no game here. Start one with /challenge @friend.".to_string(),
+            [one] => format!(
+                "You have no game here; your game {one} is elsewhere: name it to play it from here (/move {one} MOVE, \
+                 /board {one})."
+            ),
+            _ => format!(
+                "You have no game here; your games elsewhere ({}) are played from here by naming them (/move ID MOVE); \
+                 /games lists them.",
+                elsewhere.join(", ")
+            ),
         }
     }
 

@@ -76,7 +76,7 @@ pub enum MoveError {
     },
     /// A power given to the King (Construction, C2: only non-royal pieces
     /// receive powers).
-    #[error("the King on {0} cannot be given powers (C2): give them to another of your pieces")]
+    #[error("The King on {0} cannot be given powers (C2): give them to another of your pieces")]
     GrantToKing(Square),
     /// The game is over.
     #[error("the game is over")]
@@ -340,7 +340,8 @@ impl Position {
 
     /// Reads a move typed by a person: canonical or SAN, forgivingly (G2).
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
-        let trimmed = text.trim();
+        // `1.e4`, `1. e4`, `12... Nf6`: a move number as PGN writes it.
+        let trimmed = without_move_number(text.trim());
         if trimmed.is_empty() || trimmed.len() > 32 || !trimmed.is_ascii() {
             return Err(MoveError::Syntax(text.chars().take(32).collect()));
         }
@@ -769,6 +770,16 @@ fn normalise(text: &str) -> (String, bool) {
         }
     }
     (out, checked)
+}
+
+/// `text` without a leading move number (`1.`, `12...`), where a move
+/// follows it.
+pub fn without_move_number(text: &str) -> &str {
+    let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let after = &text[digits..];
+    let dots = after.len() - after.trim_start_matches('.').len();
+    let rest = after[dots..].trim_start();
+    if digits == 0 || dots == 0 || rest.is_empty() { text } else { rest }
 }
 
 /// A pawn pair (A6) written the other way round: `b6,a6` as `a6,b6` (and

@@ -365,3 +365,23 @@ fn clash_shield_refused_with_its_reason() {
     let p = pos("clash", "4s3/4p2r/8/8/8/8/8/4K3 b d - 0 1");
     assert!(p.parse_move("D").is_ok());
 }
+
+#[test]
+fn a_move_number_before_the_move_is_read_past() {
+    let p = start("chess");
+    let e4 = p.parse_move("e4").unwrap();
+    for text in ["1.e4", "1. e4", "1 . e4", "1...e4"] {
+        match p.parse_move(text) {
+            Ok(m) if text == "1 . e4" => panic!("{text} read as {}", p.canonical(&m)),
+            Ok(m) => assert_eq!(m, e4, "{text}"),
+            Err(_) if text == "1 . e4" => {}
+            Err(e) => panic!("{text}: {e}"),
+        }
+    }
+    let p = after("chess", "e4");
+    assert_eq!(p.parse_move("1... e5"), p.parse_move("e5"));
+    // A refusal names the move without its number.
+    assert_eq!(said(&p, "1... Ke7"), "Ke7 is not possible: your pawn stands on e7");
+    // A number alone is no move.
+    assert!(p.parse_move("12").is_err() && p.parse_move("1.").is_err());
+}

@@ -753,7 +753,7 @@ fn c2_drops_on_own_first_two_ranks_grants_to_own_pieces() {
     }
     assert!(matches!(p.parse_move("R>e7"), Err(MoveError::Refused { why: Why::GrantNotOwn(_), .. })));
     let said = MoveError::GrantToKing(sq("e1")).to_string();
-    assert_eq!(said, "the King on e1 cannot be given powers (C2): give them to another of your pieces");
+    assert_eq!(said, "The King on e1 cannot be given powers (C2): give them to another of your pieces");
 }
 
 // ================================================================ C3

@@ -174,6 +174,11 @@ impl Core {
         match (mine.as_slice(), open.as_slice()) {
             ([one], _) => Ok((*one).clone()),
             ([], [one]) => Ok((*one).clone()),
+            // The sender's own challenge is all there is: say so, as for
+            // `/accept @self`.
+            ([], []) if all.iter().any(|c| c.challenger == msg.sender.id) => {
+                refuse("That is your own challenge; wait for someone to accept it, or /cancel it.")
+            }
             ([], []) => refuse("There is no challenge for you here. Start one with /challenge @friend."),
             (list, _) if !list.is_empty() => refuse(format!(
                 "Several players challenge you; name one: {}.",

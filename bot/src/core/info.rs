@@ -306,7 +306,7 @@ pub(super) fn help() -> String {
         s.pop();
     }
     s.push_str("\nIn a game you can also just type a move (e4, Nf3, e2e4). /help COMMAND explains one command, /help notation VARIANT how a game writes its moves.");
-    s.push_str("\nSend /bid to me in a private message.");
+    s.push_str(" In a Clash match, send /bid to me in a private message: bids are sealed.");
     s
 }
 

@@ -34,6 +34,8 @@ pub(super) fn off_board_shaped(text: &str) -> bool {
 
 /// What [`move_shaped`] asks, with `square` telling a square.
 fn shaped(text: &str, square: Squares) -> bool {
+    // `1.e4`, `1. e4`: a move number before the move.
+    let text = kibitz_rules::without_move_number(text.trim());
     let words: Vec<&str> = text.split_whitespace().collect();
     let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
     match words.as_slice() {
@@ -126,9 +128,17 @@ fn san(t: &str, square: Squares) -> bool {
     let fb = from.as_bytes();
     match fb {
         [] => true,
-        [f] => (b'a'..=b'h').contains(f) || (lettered && (b'1'..=b'8').contains(f)),
+        // A file, a rank after a piece's letter, or a piece's letter in
+        // lower case (`nf3`, `qxh5`; `b` is a file first).
+        [f] => (b'a'..=b'h').contains(f) || (lettered && (b'1'..=b'8').contains(f)) || (!lettered && lower_piece(*f)),
         _ => square(from),
     }
+}
+
+/// A lower-case letter that names a piece in some game and is no file:
+/// `k`, `n`, `q`, `r`, and Olympic's `s` (Silver).
+fn lower_piece(c: u8) -> bool {
+    matches!(c, b'k' | b'n' | b'q' | b'r' | b's')
 }
 
 /// `e2e4`, `e7e8q`, `c4c5+`, `a2a3a4`, `a2a3b2b3`, `b4b6d6x`.
@@ -185,6 +195,14 @@ mod tests {
             // A6: pairs with a space.
             "a3 h3",
             "d3, c3",
+            // Move numbers as PGN writes them.
+            "1.e4",
+            "1. e4",
+            "12... Nf6",
+            // A piece's letter in lower case, which is read too.
+            "nf4",
+            "qh5",
+            "nxe5",
             "Ke2",
             "gxh8",
             "Nd2",
