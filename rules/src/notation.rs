@@ -666,6 +666,21 @@ impl Position {
                         }
                         stems.push(format!("{l}{from}{to}"));
                     }
+                    // A piece that holds the Pawn power, moving as a pawn,
+                    // answers loosely to a pawn's move too (`d6` for
+                    // `(NP)d6`, PA4; `h8=P` for `(RP)h8=P`, C4).
+                    let ahead = if piece.color == Color::White { 1 } else { -1 };
+                    let steps = i32::from(to.rank()) - i32::from(from.rank());
+                    if piece.powers.contains(Powers::PAWN)
+                        && from.file().abs_diff(to.file()) <= 1
+                        && (steps == ahead || (steps == 2 * ahead && from.file() == to.file()))
+                    {
+                        let stem =
+                            if from.file() == to.file() { to.to_string() } else { format!("{}{to}", file_char(from)) };
+                        for suf in &suffixes {
+                            loose.push(format!("{stem}{suf}"));
+                        }
+                    }
                     if piece.promoted {
                         // A promoted piece may also be named by what it moves as.
                         for suf in &suffixes {

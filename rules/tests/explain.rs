@@ -385,3 +385,16 @@ fn a_move_number_before_the_move_is_read_past() {
     // A number alone is no move.
     assert!(p.parse_move("12").is_err() && p.parse_move("1.").is_err());
 }
+
+#[test]
+fn a_piece_with_the_pawn_power_answers_to_a_pawns_move() {
+    // PA4: the knight on d5 took a pawn and moves as one too: `d6` is its
+    // step, since no pawn of White's reaches d6.
+    let p = after("absorption", "Nc3 d5 Nxd5 e6");
+    let m = p.parse_move("d6").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.canonical(&m), "d5d6");
+    assert!(p.san(&m).starts_with("(NP)d6"), "{}", p.san(&m));
+    // A real pawn's move is still the pawn's.
+    let e3 = p.parse_move("e3").unwrap();
+    assert_eq!(p.canonical(&e3), "e2e3");
+}
