@@ -163,6 +163,9 @@ pub enum Why {
         to: Square,
         /// The legal choices in SAN (`gxh8=Q`, `gxh8=R`, ...).
         choices: Vec<String>,
+        /// What was asked for that is no choice here (`King`, or the letter
+        /// typed where it names no piece of the game).
+        asked: Option<String>,
     },
     /// The move is marked as a capture, but nothing is taken there.
     NothingToCapture {
@@ -324,8 +327,11 @@ impl fmt::Display for Why {
                 write!(f, "a Leader may not capture a Phoenix (CA7), and {phoenix} is one")
             }
             Why::Shield(w) => w.fmt(f),
-            Why::NeedsPromotion { from, to, choices } => {
-                write!(f, "{from} to {to} needs a promotion piece: ")?;
+            Why::NeedsPromotion { from, to, choices, asked } => {
+                match asked {
+                    Some(what) => write!(f, "{from} to {to} cannot promote to {what} here; the choices: ")?,
+                    None => write!(f, "{from} to {to} needs a promotion piece: ")?,
+                }
                 let first = choices.first().cloned().unwrap_or_default();
                 let stem = first.split('=').next().unwrap_or_default().to_string();
                 let rest: Vec<String> = choices
@@ -784,7 +790,17 @@ impl Position {
             let from = promotions[0].from().unwrap_or(to);
             let same: Vec<Move> = promotions.iter().copied().filter(|m| m.from() == Some(from)).collect();
             let choices = same.iter().map(|m| self.san_body(m, legal)).collect();
-            return Some(Why::NeedsPromotion { from, to, choices });
+            // A letter typed that is no choice: named, where the game has
+            // such a piece (`=K`: a King; Clash's `=Z`: an Amazon).
+            let asked = intent.promote.map(|c| match self.variant.piece_index(c.to_ascii_uppercase()) {
+                Some(i) => {
+                    let name = self.variant.pieces[i as usize].name;
+                    let an = name.starts_with(['A', 'E', 'I', 'O', 'U']);
+                    format!("{} {name}", if an { "an" } else { "a" })
+                }
+                None => format!("'{c}'"),
+            });
+            return Some(Why::NeedsPromotion { from, to, choices, asked });
         }
         if legal_here.is_empty() {
             return Some(self.why_king(pseudo[0]));

@@ -57,7 +57,7 @@ pub enum MoveError {
     },
     /// The text reads as a move that is not legal here, for a reason that
     /// can be told.
-    #[error("{text} is not possible: {why}")]
+    #[error("{}", refused(.text, .why))]
     Refused {
         /// What was typed.
         text: String,
@@ -81,6 +81,16 @@ pub enum MoveError {
     /// The game is over.
     #[error("the game is over")]
     GameOver,
+}
+
+/// A refusal: "`Ke2` is not possible: ...", or for a move that only lacks
+/// a choice ("`gxh8`: g7 to h8 needs a promotion piece: ...", O3's
+/// promote-or-not) the move and the question.
+fn refused(text: &str, why: &Why) -> String {
+    match why {
+        Why::NeedsPromotion { asked: None, .. } | Why::PromoteOrNot { .. } => format!("{text}: {why}"),
+        _ => format!("{text} is not possible: {why}"),
+    }
 }
 
 fn ambiguous(text: &str, candidates: &[String], pieces: &[Named]) -> String {

@@ -116,9 +116,9 @@ fn castling_reasons() {
 #[test]
 fn promotion_needs_a_piece() {
     let p = pos("chess", "r3k2r/6P1/8/8/8/8/8/4K3 w - - 0 1");
-    assert_eq!(said(&p, "gxh8"), "gxh8 is not possible: g7 to h8 needs a promotion piece: gxh8=Q, =R, =B or =N");
-    assert_eq!(said(&p, "g8"), "g8 is not possible: g7 to g8 needs a promotion piece: g8=Q, =R, =B or =N");
-    assert_eq!(said(&p, "g7g8"), "g7g8 is not possible: g7 to g8 needs a promotion piece: g8=Q, =R, =B or =N");
+    assert_eq!(said(&p, "gxh8"), "gxh8: g7 to h8 needs a promotion piece: gxh8=Q, =R, =B or =N");
+    assert_eq!(said(&p, "g8"), "g8: g7 to g8 needs a promotion piece: g8=Q, =R, =B or =N");
+    assert_eq!(said(&p, "g7g8"), "g7g8: g7 to g8 needs a promotion piece: g8=Q, =R, =B or =N");
 }
 
 #[test]
@@ -191,7 +191,7 @@ fn variants_without_check_never_speak_of_check() {
 #[test]
 fn olympic_optional_promotion_asks() {
     let p = pos("olympic", "rb1gk/2S1p/5/5/4K[] w - - 0 1");
-    assert_eq!(said(&p, "Sxb5"), "Sxb5 is not possible: promote or not? Write Sxb5=G or Sxb5=S");
+    assert_eq!(said(&p, "Sxb5"), "Sxb5: promote or not? Write Sxb5=G or Sxb5=S");
     assert_eq!(p.canonical(&p.parse_move("Sxb5=G").unwrap()), "c4b5+");
     assert_eq!(p.canonical(&p.parse_move("Sxb5=S").unwrap()), "c4b5");
     assert_eq!(p.canonical(&p.parse_move("c4b5").unwrap()), "c4b5");
@@ -397,4 +397,19 @@ fn a_piece_with_the_pawn_power_answers_to_a_pawns_move() {
     // A real pawn's move is still the pawn's.
     let e3 = p.parse_move("e3").unwrap();
     assert_eq!(p.canonical(&e3), "e2e3");
+}
+
+#[test]
+fn a_promotion_to_no_choice_is_told_so() {
+    let p = pos("chess", "7r/6P1/8/8/8/8/8/K6k w - - 0 1");
+    assert_eq!(
+        said(&p, "gxh8=K"),
+        "gxh8=K is not possible: g7 to h8 cannot promote to a King here; the choices: gxh8=Q, =R, =B or =N"
+    );
+    assert_eq!(
+        said(&p, "gxh8=P"),
+        "gxh8=P is not possible: g7 to h8 cannot promote to a Pawn here; the choices: gxh8=Q, =R, =B or =N"
+    );
+    // Without a letter, the choices are asked for.
+    assert_eq!(said(&p, "gxh8"), "gxh8: g7 to h8 needs a promotion piece: gxh8=Q, =R, =B or =N");
 }
