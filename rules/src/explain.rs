@@ -174,6 +174,16 @@ pub enum Why {
         /// The quiet move written in SAN.
         quiet: String,
     },
+    /// A capture (or a War Machine's shot, CA4) aimed at an empty square,
+    /// where no quiet move of the piece goes either.
+    NothingThere {
+        /// The target.
+        to: Square,
+        /// A shot rather than a capture.
+        shot: bool,
+    },
+    /// A move from a square to the same square.
+    SameSquare(Square),
     /// PA3, PA7: the capture absorbs nothing, so it has no declining form.
     NothingToDecline {
         /// The capture in SAN.
@@ -346,6 +356,9 @@ impl fmt::Display for Why {
             Why::NothingToCapture { to, quiet } => {
                 write!(f, "there is nothing to capture on {to} (a step there without capturing is written {quiet})")
             }
+            Why::NothingThere { to, shot: false } => write!(f, "there is nothing to capture on {to}"),
+            Why::NothingThere { to, shot: true } => write!(f, "there is nothing on {to} to shoot (CA4)"),
+            Why::SameSquare(sq) => write!(f, "a move must leave its square, and this one starts and ends on {sq}"),
             Why::NothingToDecline { capture, handicap } => {
                 f.write_str("there is nothing to decline")?;
                 if let Some(h) = handicap {
@@ -399,6 +412,11 @@ struct Intent {
     /// Both squares given, as in a canonical move.
     canonical: bool,
     castle: Option<bool>,
+}
+
+/// The square a move starts from, where the text gives it whole.
+fn from_square(intent: &Intent) -> Option<Square> {
+    Square::from_coords(intent.from_file?, intent.from_rank?)
 }
 
 fn read_intent(text: &str) -> Option<Intent> {
@@ -676,12 +694,28 @@ impl Position {
                 return self.why_not_swap(Square::parse(sq)?).map(Why::Swap);
             }
         }
+        // CA4: a shot at an empty square (`M^b7`, `shoot b7`).
+        if self.variant.pieces.iter().any(|p| p.powers.contains(Powers::MACHINE)) {
+            let target = match text.trim().split_once('^') {
+                Some((_, sq)) => Square::parse(sq.trim_end_matches(['+', '#'])),
+                None => match text.split_whitespace().collect::<Vec<_>>().as_slice() {
+                    [word, sq] if word.eq_ignore_ascii_case("shoot") => Square::parse(sq),
+                    _ => None,
+                },
+            };
+            if let Some(to) = target.filter(|&sq| self.piece_at(sq).is_none()) {
+                return Some(Why::NothingThere { to, shot: true });
+            }
+        }
         let intent = read_intent(text)?;
         let us = self.turn;
         if let Some(long) = intent.castle {
             return self.why_not_castle(long).map(Why::Castle);
         }
         let to = intent.to?;
+        if intent.canonical && from_square(&intent) == Some(to) {
+            return Some(Why::SameSquare(to));
+        }
         if intent.drop
             || (self.variant.drops && intent.letter.is_some() && !intent.canonical && self.droppable(&intent))
         {
@@ -731,6 +765,15 @@ impl Position {
                 }
                 None => Why::NoSuchPiece { name: letter, unknown: true, place },
             });
+        }
+        // A capture marked where nothing stands (and no en passant), by
+        // pieces none of which may even step there: nothing to capture.
+        if intent.capture
+            && self.piece_at(to).is_none()
+            && self.ep != Some(to)
+            && !legal.iter().any(|m| m.to() == to && m.from().is_some_and(|f| meant.contains(&f)))
+        {
+            return Some(Why::NothingThere { to, shot: false });
         }
         if let Some(p) = self.piece_at(to)
             && p.color == us

@@ -413,3 +413,16 @@ fn a_promotion_to_no_choice_is_told_so() {
     // Without a letter, the choices are asked for.
     assert_eq!(said(&p, "gxh8"), "gxh8: g7 to h8 needs a promotion piece: gxh8=Q, =R, =B or =N");
 }
+
+#[test]
+fn captures_and_shots_at_nothing_and_moves_that_stay() {
+    let p = start("chess");
+    assert_eq!(said(&p, "bxc3"), "bxc3 is not possible: there is nothing to capture on c3");
+    assert_eq!(
+        said(&p, "e2e2"),
+        "e2e2 is not possible: a move must leave its square, and this one starts and ends on e2"
+    );
+    // CA4: a War Machine shoots only at a piece.
+    let p = pos("clash", "4k3/8/8/8/8/8/8/M3K3 w - - 0 1");
+    assert_eq!(said(&p, "M^a5"), "M^a5 is not possible: there is nothing on a5 to shoot (CA4)");
+}
