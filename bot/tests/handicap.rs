@@ -76,7 +76,7 @@ fn a_handicap_game_records_it_shows_it_and_is_not_rated() {
     let r = say(&core, "bob", "dxc6", 5);
     assert!(r[0].text.contains("Bishop+Pawn"), "{}", r[0].text);
     let r = say(&core, "alice", "/board", 6);
-    assert!(r[0].text.ends_with("(handicap White plain, Black nopawn)"), "{}", r[0].text);
+    assert!(r[0].text.ends_with(", handicap White plain, Black nopawn"), "{}", r[0].text);
 
     let r = say(&core, "bob", "/resign yes", 7);
     assert!(r[0].text.contains("wins (resignation)") && !r[0].text.contains("(+"), "{}", r[0].text);

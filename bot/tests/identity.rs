@@ -165,7 +165,7 @@ fn a_user_who_sets_a_username_keeps_their_games() {
     // Carol sets a username: the same player.
     let carol = tg(33, "Carol", Some("CarolK"));
     let r = tg_say(&core, CHAT, &carol, "/board", 4);
-    assert!(text(&r).contains("Black to move"), "{r:?}");
+    assert!(text(&r).contains("Black (Alice) to move"), "{r:?}");
     tg_say(&core, CHAT, &alice, "e5", 5);
     let r = tg_say(&core, CHAT, &carol, "Nf3", 6);
     assert!(text(&r).contains("<@33> played Nf3"), "{r:?}");
@@ -306,7 +306,7 @@ fn legacy_username_records_move_to_the_id_once() {
     let bob = tg(22, "Bob", Some("Bob_T"));
     // Bob's first message under the new adapter: his records are his id's.
     let r = tg_say(&core, CHAT, &bob, "/board", 10);
-    assert!(text(&r).contains("Black to move"), "{r:?}");
+    assert!(text(&r).contains("Black (Bob) to move"), "{r:?}");
     let game = game_of(&core, CHAT, "22").expect("the game is Bob's id's");
     assert_eq!((game.white.as_str(), game.black.as_str()), ("alice", "22"));
     assert!(game_of(&core, CHAT, "bob_t").is_none());

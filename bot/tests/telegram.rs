@@ -498,7 +498,7 @@ async fn players_are_their_ids_through_the_bot_api() {
     let m = fake.mark();
     say_in_group(dave(), "/board");
     let board = fake.wait_for(m, "Dave's board", |c| c.method == "sendPhoto").await;
-    assert!(board.text().contains("Black to move"), "{board:?}");
+    assert!(board.text().contains("Black (Dave) to move"), "{board:?}");
     let m = fake.mark();
     say_in_group(dave(), "e5");
     let played = fake.wait_for(m, "e5", |c| c.method == "sendPhoto").await;

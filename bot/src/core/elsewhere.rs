@@ -236,6 +236,11 @@ impl Core {
                 (s, Some(turn))
             }
         };
+        // PA7: a handicap is part of what the game is.
+        let variant = match challenges::handicap_of(l) {
+            Some(h) => format!("{variant} (handicap {h})"),
+            None => variant.to_string(),
+        };
         let mut entry = format!(
             "{}: {variant} vs {}, {}: {state}",
             r.key.id.as_str(),

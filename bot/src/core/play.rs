@@ -223,9 +223,18 @@ impl Core {
             let picture = self.army_picture(&loaded.record, m, view);
             return Ok(vec![Reply { text, picture, buttons: Vec::new() }]);
         }
-        let mut text = format!("Game {}: {}", loaded.record.key.id.as_str(), game_line(&loaded));
+        let mut line = game_line(&loaded);
+        // Who is to move, by name (a board asked for pings nobody).
+        if loaded.record.result.is_none() && loaded.game.outcome().is_none() {
+            let r = &loaded.record;
+            let turn = loaded.game.position().turn();
+            let side = if turn == Color::White { "White" } else { "Black" };
+            let name = self.name(&r.key.channel.platform, r.player(colour_of(turn)));
+            line = line.replacen(&format!("{side} to move"), &format!("{side} ({name}) to move"), 1);
+        }
+        let mut text = format!("Game {}: {line}", loaded.record.key.id.as_str());
         if let Some(h) = challenges::handicap_of(&loaded) {
-            let _ = write!(text, " (handicap {h})");
+            let _ = write!(text, ", handicap {h}");
         }
         let picture = self.picture(&loaded, view, |_| {});
         Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
