@@ -363,12 +363,22 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
             _ => Err(problem("place", "Say where it goes, after the piece")),
         },
         "ready" => none("ready", Command::Ready),
-        "bid" => match args.as_slice() {
-            [] => Err(problem("bid", "How much?")),
-            [amount] => Ok(Command::Bid { amount: amount.to_string(), game: None }),
-            [amount, game] => Ok(Command::Bid { amount: amount.to_string(), game: Some(game.to_string()) }),
-            _ => Err(problem("bid", "That is one word too many")),
-        },
+        "bid" => {
+            // `/bid 10 gold`: the unit may follow the amount.
+            let is_gold = |w: &&str| w.eq_ignore_ascii_case("gold");
+            let words: Vec<&str> = match args.as_slice() {
+                [amount, unit, rest @ ..] if is_gold(unit) => {
+                    [*amount].into_iter().chain(rest.iter().copied()).collect()
+                }
+                _ => args.clone(),
+            };
+            match words.as_slice() {
+                [] => Err(problem("bid", "How much?")),
+                [amount] => Ok(Command::Bid { amount: amount.to_string(), game: None }),
+                [amount, game] => Ok(Command::Bid { amount: amount.to_string(), game: Some(game.to_string()) }),
+                _ => Err(problem("bid", "That is one word too many")),
+            }
+        }
         "raise" => none("raise", Command::Raise),
         "pass" => none("pass", Command::Pass),
         _ => {
@@ -562,6 +572,11 @@ mod tests {
         assert_eq!(parse("/ready", "k"), Ok(Command::Ready));
         assert_eq!(parse("/bid 12.5", "k"), Ok(Command::Bid { amount: "12.5".into(), game: None }));
         assert_eq!(parse("/bid 12 abcd", "k"), Ok(Command::Bid { amount: "12".into(), game: Some("abcd".into()) }));
+        assert_eq!(parse("/bid 10 gold", "k"), Ok(Command::Bid { amount: "10".into(), game: None }));
+        assert_eq!(
+            parse("/bid 10 Gold abcd", "k"),
+            Ok(Command::Bid { amount: "10".into(), game: Some("abcd".into()) })
+        );
         assert!(matches!(parse("/bid", "k"), Err(ParseError::Usage { command: "bid", .. })));
         assert_eq!(parse("!raise", "k"), Ok(Command::Raise));
         assert_eq!(parse("/pass", "k"), Ok(Command::Pass));

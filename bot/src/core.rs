@@ -779,7 +779,28 @@ impl Core {
             .games_of(&msg.platform, &msg.sender.id)
             .map(|games| games.into_iter().filter(|(_, g)| g.is_ok()).map(|(k, _)| k.id.as_str().to_string()).collect())
             .unwrap_or_default();
+        // Others' games here: the sender only watches them.
+        let watched: Vec<String> = self
+            .store
+            .games_in_channel(&here)
+            .map(|games| {
+                games
+                    .into_iter()
+                    .filter_map(|(k, g)| g.ok().map(|g| (k, g)))
+                    .map(|(k, g)| {
+                        // By name: a watcher's slip pings nobody.
+                        let (w, b) = (self.name(&msg.platform, &g.white), self.name(&msg.platform, &g.black));
+                        format!("{} is {w} vs {b}", k.id.as_str())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         match elsewhere.as_slice() {
+            [] if !watched.is_empty() => format!(
+                "You are not playing here (game {}): only a game's players move and make offers in it. \
+                 /challenge @friend starts a game of your own.",
+                watched.join("; game ")
+            ),
             [] => "You have no game here. Start one with /challenge @friend.".to_string(),
             [one] => format!(
                 "You have no game here; your game {one} is elsewhere: name it to play it from here (/move {one} MOVE, \

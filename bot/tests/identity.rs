@@ -113,7 +113,7 @@ fn an_impostor_holding_a_taken_over_username_cannot_resign() {
     tg_say(&core, "22", &tg(22, "Bob", Some("bobby")), "/games", 4);
     let impostor = tg(9999, "Mallory", Some("Bob_T"));
     let r = tg_say(&core, CHAT, &impostor, "/resign", 5);
-    assert!(text(&r).contains("You have no game here"), "{r:?}");
+    assert!(text(&r).contains("You are not playing here"), "{r:?}");
     let game = game_of(&core, CHAT, "22").expect("Bob's game goes on");
     assert!(game.result.is_none());
     assert_eq!((game.white.as_str(), game.black.as_str()), ("11", "22"));
@@ -323,7 +323,7 @@ fn legacy_username_records_move_to_the_id_once() {
     tg_say(&core, CHAT, &tg(22, "Bob", Some("bobby")), "/games", 12);
     let impostor = tg(9999, "Mallory", Some("Bob_T"));
     let r = tg_say(&core, CHAT, &impostor, "/resign", 13);
-    assert!(text(&r).contains("You have no game here"), "{r:?}");
+    assert!(text(&r).contains("You are not playing here"), "{r:?}");
     let r = tg_say(&core, CHAT, &impostor, "/stats", 14);
     assert_eq!(text(&r), "<@9999>: no rated games yet.");
     assert!(game_of(&core, CHAT, "22").is_some_and(|g| g.result.is_none()));

@@ -509,7 +509,7 @@ async fn players_are_their_ids_through_the_bot_api() {
     let m = fake.mark();
     say_in_group(user(9999, "Mallory", Some("Dave")), "/resign");
     let refused = fake.wait_for(m, "the impostor's refusal", |c| c.method == "sendMessage").await;
-    assert!(refused.text().starts_with("You have no game here"), "{refused:?}");
+    assert!(refused.text().starts_with("You are not playing here"), "{refused:?}");
     let old = kibitz_storage::ChannelKey::new("telegram", OLD_GROUP.to_string());
     assert!(core.store().player_game_in_channel(&old, "44").unwrap().is_some_and(|g| g.result.is_none()));
 
