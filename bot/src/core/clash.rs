@@ -399,6 +399,10 @@ impl Core {
             Phase::Army { color: c } if c == color => {
                 "\n/buy PIECE [SQUARE], /sell SQUARE, /place PIECE SQUARE, then /ready."
             }
+            // In the private chat itself, the bid is sent right there.
+            Phase::Bidding if m.auction.as_ref().is_none_or(|a| a.bids[color.index()].is_none()) && private => {
+                "\nSend me your bid here: /bid AMOUNT (with the game's id if you play several matches)."
+            }
             Phase::Bidding if m.auction.as_ref().is_none_or(|a| a.bids[color.index()].is_none()) => {
                 "\nSend me your bid in a private message: /bid AMOUNT."
             }
