@@ -315,3 +315,29 @@ fn a_long_games_pgn_comes_whole_as_a_file() {
     let short = say(&core, "alice", "/pgn", 2, None);
     assert!(short[0].picture.is_none() && short[0].text.contains("1. e4 *"), "{short:?}");
 }
+
+#[test]
+fn moves_with_a_move_shows_the_piece_that_makes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    // A legal move: the piece's moves, with the picture marking them.
+    let r = say(&core, "alice", "/moves Nf3", 1, None);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0].text, "Nf3 is a legal move. Knight g1 (2 moves): Nf3 Nh3");
+    assert!(r[0].picture.is_some());
+    // One shaped like a game id that names no game is read as a move.
+    let r = say(&core, "alice", "/moves Kxe2", 2, None);
+    assert_eq!(
+        r[0].text,
+        "Kxe2 is not possible: your pawn stands on e2. /moves b1 shows the moves of the piece on b1."
+    );
+    // An illegal move gets its reason; the waiting side's example is its own square.
+    let r = say(&core, "bob", "/moves Nf3", 3, None);
+    assert!(r[0].text.starts_with("Nf3 is not possible: no knight of yours can reach f3"), "{}", r[0].text);
+    assert!(r[0].text.ends_with("/moves b8 shows the moves of the piece on b8."), "{}", r[0].text);
+    let r = say(&core, "alice", "/moves N6", 4, None);
+    assert_eq!(r[0].text, "'N6' is not a square or a move. /moves b1 shows the moves of the piece on b1.");
+    // Nothing was played.
+    assert_eq!(moves_played(&core), 0);
+}

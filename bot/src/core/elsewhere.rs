@@ -80,8 +80,14 @@ impl Core {
                 match words.next().filter(|w| is_game_id(w)) {
                     Some(id) => {
                         let rest: Vec<&str> = words.collect();
-                        moves_id = Some(id.to_string());
-                        (self.own_running_game(msg, id), (!rest.is_empty()).then(|| rest.join(" ")))
+                        let named = self.own_running_game(msg, id);
+                        if rest.is_empty() && named.is_none() && !self.game_here(msg, id) {
+                            // `/moves Kxe2`: shaped like a game id, but no game has it.
+                            (None, Some(text.to_string()))
+                        } else {
+                            moves_id = Some(id.to_string());
+                            (named, (!rest.is_empty()).then(|| rest.join(" ")))
+                        }
                     }
                     None => (None, Some(text.to_string())),
                 }
@@ -143,6 +149,13 @@ impl Core {
             Routed::Fen(_) => self.fen(&there, id),
             Routed::Gif(_) => self.gif(&there, id),
         }
+    }
+
+    /// Whether a game, running or finished, has the id `word` in the message's channel.
+    fn game_here(&self, msg: &Incoming, word: &str) -> bool {
+        let Ok(id) = GameId::parse(word) else { return false };
+        let key = Self::channel(msg).game(id);
+        !matches!(self.store.game(&key), Err(StoreError::NoSuchGame(_)))
     }
 
     /// The key of the sender's running game `word`, if `word` is the id of one.

@@ -4,9 +4,9 @@
 
 use std::fmt::Write;
 
-use kibitz_rules::{Color, Game, Move, Piece, Position, Square};
+use kibitz_rules::{Color, Game, Move, MoveError, Piece, Position, Square};
 
-use super::bounds::{cut, units};
+use super::bounds::{cut, excerpt, quoting, sentence_end, units};
 use super::{REPLY_LIMIT, Refusal, count, mention, refuse};
 
 /// What `/moves` was asked for.
@@ -263,6 +263,28 @@ pub(super) fn one_piece(
         }
     }
     Ok((text, targets))
+}
+
+/// `/moves Nf3`: the argument read as a move rather than a square. A legal
+/// move gives the square of the piece that makes it (none for a drop) and
+/// the move as the board writes it; anything else is refused with the
+/// reason the move is not legal, and how to ask for a square.
+pub(super) fn square_of_move(pos: &Position, legal: &[Move], text: &str) -> Result<(Option<Square>, String), Refusal> {
+    // The example: a square of the asker's that has moves.
+    let sq = legal.iter().find_map(Move::from).map_or("e2".to_string(), |s| s.to_string());
+    let usage = format!("/moves {sq} shows the moves of the piece on {sq}.");
+    match pos.parse_move(text) {
+        Ok(m) if legal.contains(&m) => Ok((m.from(), pos.san(&m))),
+        Ok(_) => refuse(format!("{} is not a legal move here. {usage}", excerpt(text))),
+        Err(MoveError::Syntax(_)) => refuse(format!("'{}' is not a square or a move. {usage}", excerpt(text))),
+        Err(e) => {
+            let said = e.to_string();
+            let said = quoting(&format!("{said}{}", sentence_end(&said)), text);
+            let mut first = said.chars();
+            let said: String = first.next().map(|c| c.to_uppercase().chain(first).collect()).unwrap_or_default();
+            refuse(format!("{said} {usage}"))
+        }
+    }
 }
 
 #[cfg(test)]

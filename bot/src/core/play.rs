@@ -277,9 +277,19 @@ impl Core {
         let key = (msg.platform.clone(), msg.channel.clone(), msg.sender.id.clone());
         let page = match ask {
             moves::Ask::Square(square) => {
-                let sq = Square::parse(&square)
-                    .ok_or_else(|| Refusal(format!("'{}' is not a square (try e2).", excerpt(&square))))?;
-                let (text, targets) = moves::one_piece(pos, &legal, sq, &whose)?;
+                // `/moves Nf3`: a move, not a square; the piece that makes it.
+                let (sq, legal_move) = match Square::parse(&square) {
+                    Some(sq) => (sq, None),
+                    None => match moves::square_of_move(pos, &legal, &square)? {
+                        (Some(from), said) => (from, Some(said)),
+                        // A drop (O5, C2): no piece on the board makes it.
+                        (None, said) => return Ok(vec![Reply::text(format!("{said} is a legal move."))]),
+                    },
+                };
+                let (mut text, targets) = moves::one_piece(pos, &legal, sq, &whose)?;
+                if let Some(said) = legal_move {
+                    text = format!("{said} is a legal move. {text}");
+                }
                 let view = asker.unwrap_or(Color::White);
                 let picture = self.picture(&loaded, view, |o| {
                     o.dots = targets.clone();
