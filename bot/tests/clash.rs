@@ -380,7 +380,8 @@ fn between_rounds_resigning_gives_up_the_match_and_before_any_round_it_may_be_ab
     let core = core(dir.path());
     start(&core, "");
     say(&core, "alice", "/buy king");
-    assert!(say(&core, "bob", "/abort").contains("aborted, without a result"));
+    let aborted = say(&core, "bob", "/abort");
+    assert!(aborted.contains("aborted by <@bob>, without a result"), "{aborted}");
 
     start(&core, "");
     armies(&core);

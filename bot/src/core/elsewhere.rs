@@ -31,6 +31,13 @@ pub(super) fn is_game_id(word: &str) -> bool {
     GameId::parse(word).is_ok() && !word.chars().all(|c| c.is_ascii_digit())
 }
 
+/// Whether `word` ends in a square's name (`Kxe2`, `Nbd2`), as a move to
+/// it does.
+fn ends_in_square(word: &str) -> bool {
+    let tail: Vec<char> = word.chars().rev().take(2).collect();
+    matches!(tail.as_slice(), [rank, file] if rank.is_ascii_digit() && file.is_ascii_alphabetic())
+}
+
 /// `msg` as if it had been sent in `channel` (not privately).
 fn relayed(msg: &Incoming, channel: &ChannelKey) -> Incoming {
     Incoming { channel: channel.channel.clone(), private: false, ..msg.clone() }
@@ -81,8 +88,8 @@ impl Core {
                     Some(id) => {
                         let rest: Vec<&str> = words.collect();
                         let named = self.own_running_game(msg, id);
-                        if rest.is_empty() && named.is_none() && !self.game_here(msg, id) {
-                            // `/moves Kxe2`: shaped like a game id, but no game has it.
+                        if rest.is_empty() && named.is_none() && ends_in_square(id) && !self.game_here(msg, id) {
+                            // `/moves Kxe2`: shaped like a game id and like a move, and no game has it.
                             (None, Some(text.to_string()))
                         } else {
                             moves_id = Some(id.to_string());

@@ -273,15 +273,21 @@ pub(super) fn square_of_move(pos: &Position, legal: &[Move], text: &str) -> Resu
     // The example: a square of the asker's that has moves.
     let sq = legal.iter().find_map(Move::from).map_or("e2".to_string(), |s| s.to_string());
     let usage = format!("/moves {sq} shows the moves of the piece on {sq}.");
-    match pos.parse_move(text) {
+    let t = text.trim();
+    let mut chars = t.chars();
+    if chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && (1..=2).contains(&chars.clone().count())
+        && chars.all(|c| c.is_ascii_digit())
+    {
+        return refuse(format!("'{}' is not a square (try {sq}).", excerpt(t)));
+    }
+    match pos.parse_move(t) {
         Ok(m) if legal.contains(&m) => Ok((m.from(), pos.san(&m))),
         Ok(_) => refuse(format!("{} is not a legal move here. {usage}", excerpt(text))),
         Err(MoveError::Syntax(_)) => refuse(format!("'{}' is not a square or a move. {usage}", excerpt(text))),
         Err(e) => {
             let said = e.to_string();
-            let said = quoting(&format!("{said}{}", sentence_end(&said)), text);
-            let mut first = said.chars();
-            let said: String = first.next().map(|c| c.to_uppercase().chain(first).collect()).unwrap_or_default();
+            let said = quoting(&format!("{said}{}", sentence_end(&said)), t);
             refuse(format!("{said} {usage}"))
         }
     }

@@ -56,8 +56,12 @@ impl Core {
             Outcome::BlackWins => Some(Color::Black),
             _ => None,
         };
-        let mut replies =
-            vec![Reply::text(format!("Game {}: {}", record.key.id.as_str(), result_words(&record, winner, reason)))];
+        let words = match outcome {
+            // Who called it off: the opponent learns it here.
+            Outcome::Aborted => format!("aborted by {}, without a result.", mention(&msg.sender.id)),
+            _ => result_words(&record, winner, reason),
+        };
+        let mut replies = vec![Reply::text(format!("Game {}: {words}", record.key.id.as_str()))];
         replies.extend(self.game_over(&record));
         Ok(replies)
     }
