@@ -337,7 +337,9 @@ fn moves_with_a_move_shows_the_piece_that_makes_it() {
     assert!(r[0].text.starts_with("Nf3 is not possible: no knight of yours can reach f3"), "{}", r[0].text);
     assert!(r[0].text.ends_with("/moves b8 shows the moves of the piece on b8."), "{}", r[0].text);
     let r = say(&core, "alice", "/moves N6", 4, None);
-    assert_eq!(r[0].text, "'N6' is not a square or a move. /moves b1 shows the moves of the piece on b1.");
+    assert_eq!(r[0].text, "'N6' is not a square (try b1).");
+    let r = say(&core, "alice", "/moves xyz", 4, None);
+    assert_eq!(r[0].text, "'xyz' is not a square or a move. /moves b1 shows the moves of the piece on b1.");
     // Nothing was played.
     assert_eq!(moves_played(&core), 0);
 }
