@@ -362,7 +362,11 @@ impl Core {
                 Some(reason) => format!("but a loss follows in {} ({reason})", moves(n)),
                 None => format!("but a forced loss follows in {}", moves(n)),
             },
-            _ => format!("score {:+.2}", found.score as f64 / 100.0),
+            // The score is the hinted player's: plus is good for them.
+            _ => match found.score {
+                0 => "the position is level".to_string(),
+                s => format!("score {:+.2} for you (in pawns)", s as f64 / 100.0),
+            },
         };
         // The expected line of play, in SAN.
         let mut line = Vec::new();
