@@ -195,7 +195,7 @@ impl fmt::Display for ParseError {
 pub const USAGE: &[(&str, &str)] = &[
     ("help", "help [COMMAND | notation VARIANT]"),
     ("variants", "variants"),
-    ("rules", "rules VARIANT"),
+    ("rules", "rules [VARIANT]"),
     ("piece", "piece [VARIANT] NAME"),
     (
         "challenge",

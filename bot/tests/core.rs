@@ -343,3 +343,22 @@ fn moves_with_a_move_shows_the_piece_that_makes_it() {
     // Nothing was played.
     assert_eq!(moves_played(&core), 0);
 }
+
+#[test]
+fn rules_without_a_variant_tell_the_game_played_here() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    // No game here: the default game, and the others by their ids.
+    let r = say(&core, "alice", "/rules", 0, None);
+    assert!(r[0].text.starts_with("Chess: "), "{}", r[0].text);
+    assert!(r[0].text.contains("The other games: olympic, alapawn,") && r[0].text.contains("clash"), "{}", r[0].text);
+    start(&core, "olympic", 1);
+    // A player and a watcher alike get the rules of the game here.
+    for who in ["alice", "carol"] {
+        let r = say(&core, who, "/rules", 2, None);
+        assert!(r[0].text.starts_with("Olympic Chess: "), "{who}: {}", r[0].text);
+        assert!(!r[0].text.contains("The other games"), "{}", r[0].text);
+    }
+    // Named, the game asked for.
+    assert!(say(&core, "alice", "/rules alapawn", 3, None)[0].text.starts_with("Alapawn: "));
+}

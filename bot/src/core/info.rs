@@ -4,13 +4,32 @@ use super::*;
 
 impl Core {
     pub(super) fn rules(&self, msg: &Incoming, id: Option<&str>) -> Answer {
-        let id = match id {
-            Some(id) => id.to_string(),
-            None => self
-                .store
-                .channel_settings(&Self::channel(msg))?
-                .default_variant
-                .unwrap_or(self.config.default_variant.clone()),
+        // Without a variant: the game here (the sender's, else the only
+        // one), else the chat's default game.
+        let here = || -> Result<Option<String>, Refusal> {
+            let channel = Self::channel(msg);
+            if let Some(g) = self.store.player_game_in_channel(&channel, &msg.sender.id)? {
+                return Ok(Some(g.variant));
+            }
+            let games: Vec<GameRecord> =
+                self.store.games_in_channel(&channel)?.into_iter().filter_map(|(_, g)| g.ok()).collect();
+            Ok(match games.as_slice() {
+                [only] => Some(only.variant.clone()),
+                _ => None,
+            })
+        };
+        let (id, chosen) = match id {
+            Some(id) => (id.to_string(), true),
+            None => match here()? {
+                Some(v) => (v, true),
+                None => (
+                    self.store
+                        .channel_settings(&Self::channel(msg))?
+                        .default_variant
+                        .unwrap_or(self.config.default_variant.clone()),
+                    false,
+                ),
+            },
         };
         let v = self.variant(&id)?;
         let legend =
@@ -19,6 +38,11 @@ impl Core {
         if v.armies {
             text.push('\n');
             text.push_str(&prices());
+        }
+        if !chosen {
+            // No game named or played here: the others are a word away.
+            let others: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).filter(|o| *o != v.id).collect();
+            let _ = write!(text, "\nThe other games: {} (/rules GAME for one).", others.join(", "));
         }
         Ok(vec![Reply { text, picture: legend, buttons: Vec::new() }])
     }

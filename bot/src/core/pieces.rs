@@ -531,6 +531,9 @@ pub(crate) fn compound(variant: &Variant, text: &str) -> Option<(Powers, bool, S
     } else if t.contains(['+', '-']) {
         // The legends write `Bishop+Knight` and `King-Queen`.
         t.split(['+', '-']).map(str::trim).map(str::to_string).collect()
+    } else if t.len() >= 2 && t.len() <= 6 && t.chars().all(|c| c.is_ascii_alphabetic()) {
+        // The code without its brackets, as people type it: `KP`, `bn`.
+        t.chars().map(|c| c.to_string()).collect()
     } else {
         return None;
     };
@@ -706,6 +709,10 @@ mod tests {
         assert_eq!(compound(abs, "bishop+knight"), Some((bn, false, "Bishop+Knight".into())));
         assert_eq!(compound(abs, "King-Queen").map(|c| c.0), Some(Powers::KING.with(Powers::QUEEN)));
         assert_eq!(compound(abs, "(NP)").map(|c| c.0), Some(Powers::KNIGHT.with(Powers::PAWN)));
+        // The code typed without brackets, in either case.
+        assert_eq!(compound(abs, "BN"), Some((bn, false, "Bishop+Knight".into())));
+        assert_eq!(compound(abs, "kp").map(|c| (c.0, c.1)), Some((Powers::KING.with(Powers::PAWN), true)));
+        assert_eq!(compound(abs, "king"), None);
         let kq = compound(abs, "(KQ)").unwrap();
         assert_eq!((kq.0, kq.1), (Powers::KING.with(Powers::QUEEN), true));
         assert!(compound_text(abs, kq.0, kq.1).contains("never slides across"));
