@@ -435,8 +435,19 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
             // PA7: `handicap white plain`, `handicap black nopawn noqueen`,
             // one clause for both sides (`handicap white plain black nopawn`).
             let rest = args.get(i + 1..).unwrap_or_default();
-            let (h, read) = kibitz_rules::Handicaps::read_words(rest)
-                .map_err(|e| problem("challenge", format!("Handicap: {e}")))?;
+            let (h, read) = kibitz_rules::Handicaps::read_words(rest).map_err(|e| {
+                let near = match &e {
+                    kibitz_rules::HandicapError::Unknown(w) => {
+                        meant::nearest(&w.to_ascii_lowercase(), ["plain", "nopawn", "noqueen"])
+                    }
+                    kibitz_rules::HandicapError::Missing => {
+                        rest.first().and_then(|w| meant::nearest(&w.to_ascii_lowercase(), ["white", "black"]))
+                    }
+                    _ => None,
+                };
+                let mean = near.map(|n| format!(" Did you mean {n}?")).unwrap_or_default();
+                problem("challenge", format!("Handicap: {e}.{mean}"))
+            })?;
             if spec.handicap.replace(h).is_some() {
                 return Err(problem("challenge", "Name both handicaps in one go: handicap white plain black nopawn"));
             }
@@ -648,6 +659,18 @@ mod tests {
         assert_eq!((c.level, c.colour), (Some(8), None));
         for (text, says) in [
             ("/challenge absorption handicap white plan", "Handicap: 'plan' is not a handicap"),
+            (
+                "/challenge absorption handicap white plian",
+                "Handicap: 'plian' is not a handicap: nopawn, noqueen or plain. Did you mean plain?",
+            ),
+            (
+                "/challenge absorption handicap black noqeen",
+                "Handicap: 'noqeen' is not a handicap: nopawn, noqueen or plain. Did you mean noqueen?",
+            ),
+            (
+                "/challenge absorption handicap whte plain",
+                "Handicap: a handicap names a colour and what it may not absorb, e.g. `white plain` or `black nopawn noqueen`. Did you mean white?",
+            ),
             ("/challenge absorption handicap", "Handicap: a handicap names a colour"),
             ("/challenge absorption handicap plain", "Handicap: a handicap names a colour"),
             ("/challenge absorption handicap white plain handicap black nopawn", "Name both handicaps in one go"),
