@@ -115,6 +115,9 @@ pub enum Why {
         unknown: bool,
         /// Where it was said to stand: `"on the b-file"`, `"on rank 1"`, `"on b1"`.
         place: Option<String>,
+        /// The game's pieces by letter, `"K (King), R (Rook)"`, told when
+        /// the letter names none of them.
+        pieces: String,
     },
     /// Nothing stands on the square a canonical move starts from.
     Empty(Square),
@@ -270,7 +273,9 @@ impl fmt::Display for CastleWhy {
 impl fmt::Display for Why {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Why::NoSuchPiece { name, unknown: true, .. } => write!(f, "no piece here is written {name}"),
+            Why::NoSuchPiece { name, unknown: true, pieces, .. } => {
+                write!(f, "no piece in this game is written {name} (its pieces: {pieces})")
+            }
             Why::NoSuchPiece { name, place, .. } => {
                 write!(f, "you have no {name}")?;
                 if let Some(place) = place {
@@ -490,6 +495,15 @@ fn read_intent(text: &str) -> Option<Intent> {
         _ => return None,
     }
     Some(intent)
+}
+
+impl Position {
+    /// The variant's pieces by letter: `K (King), R (Rook), ...`.
+    fn piece_letters(&self) -> String {
+        let named: Vec<String> =
+            self.variant.pieces.iter().map(|p| format!("{} ({})", p.letter, p.name.to_ascii_lowercase())).collect();
+        named.join(", ")
+    }
 }
 
 impl Position {
@@ -759,11 +773,12 @@ impl Position {
                     name: self.variant.pieces[i as usize].name.to_ascii_lowercase(),
                     unknown: false,
                     place,
+                    pieces: String::new(),
                 },
                 None if letter.starts_with('(') => {
-                    Why::NoSuchPiece { name: letter.to_ascii_lowercase(), unknown: false, place }
+                    Why::NoSuchPiece { name: letter.to_ascii_lowercase(), unknown: false, place, pieces: String::new() }
                 }
-                None => Why::NoSuchPiece { name: letter, unknown: true, place },
+                None => Why::NoSuchPiece { name: letter, unknown: true, place, pieces: self.piece_letters() },
             });
         }
         // A capture marked where nothing stands (and no en passant), by
@@ -994,7 +1009,12 @@ impl Position {
     fn why_not_drop(&self, intent: &Intent, to: Square) -> Option<Why> {
         let letter = intent.letter.as_deref()?.chars().next()?;
         let Some(i) = self.variant.piece_index(letter) else {
-            return Some(Why::NoSuchPiece { name: letter.to_string(), unknown: true, place: None });
+            return Some(Why::NoSuchPiece {
+                name: letter.to_string(),
+                unknown: true,
+                place: None,
+                pieces: self.piece_letters(),
+            });
         };
         let name = self.variant.pieces[i as usize].name.to_ascii_lowercase();
         if self.hand(self.turn, i) == 0 {

@@ -351,7 +351,17 @@ impl Position {
     /// Reads a move typed by a person: canonical or SAN, forgivingly (G2).
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         // `1.e4`, `1. e4`, `12... Nf6`: a move number as PGN writes it.
-        let trimmed = without_move_number(text.trim());
+        let trimmed = without_en_passant_mark(without_move_number(text.trim()));
+        // `♘f3`, `N f3`, `knight f3`, `drop rook c3`: read as `Nf3`, `R@c3`.
+        if let Some(respelled) = self.respelled(trimmed) {
+            return self.parse_spelled(&respelled, text);
+        }
+        self.parse_spelled(trimmed, text)
+    }
+
+    /// The move `trimmed` (without its move number) names; `text` is what
+    /// was typed, for the errors that quote it whole.
+    fn parse_spelled(&self, trimmed: &str, text: &str) -> Result<Move, MoveError> {
         if trimmed.is_empty() || trimmed.len() > 32 || !trimmed.is_ascii() {
             return Err(MoveError::Syntax(text.chars().take(32).collect()));
         }
@@ -795,6 +805,70 @@ fn normalise(text: &str) -> (String, bool) {
         }
     }
     (out, checked)
+}
+
+/// The chess figurines, either colour, with the letters they stand for.
+const FIGURINES: [(char, char); 12] = [
+    ('♔', 'K'),
+    ('♕', 'Q'),
+    ('♖', 'R'),
+    ('♗', 'B'),
+    ('♘', 'N'),
+    ('♙', 'P'),
+    ('♚', 'K'),
+    ('♛', 'Q'),
+    ('♜', 'R'),
+    ('♝', 'B'),
+    ('♞', 'N'),
+    ('♟', 'P'),
+];
+
+impl Position {
+    /// A move written with a figurine (`♘f3`), with the piece's letter or
+    /// name as a word of its own (`N f3`, `knight f3`, `Knight g1-f3`), or
+    /// as a drop in words (`drop rook c3`, O5), in the notation's own
+    /// spelling (`Nf3`, `Ng1-f3`, `R@c3`); `None` for anything else. A
+    /// pawn's name goes away (`pawn e4` is `e4`), as SAN writes it.
+    fn respelled(&self, text: &str) -> Option<String> {
+        let figurines = text.chars().any(|c| FIGURINES.iter().any(|(f, _)| *f == c));
+        let text: String =
+            text.chars().map(|c| FIGURINES.iter().find(|(f, _)| *f == c).map_or(c, |(_, l)| *l)).collect();
+        let words: Vec<&str> = text.split_whitespace().collect();
+        // The letter of the variant's piece that `word` names.
+        let letter = |word: &str| -> Option<char> {
+            let pieces = self.variant.pieces;
+            match word.chars().collect::<Vec<_>>().as_slice() {
+                [c] if c.is_ascii_uppercase() => pieces.iter().find(|p| p.letter == *c).map(|p| p.letter),
+                _ => pieces.iter().find(|p| p.name.eq_ignore_ascii_case(word)).map(|p| p.letter),
+            }
+        };
+        let piece_and = |letter: char, rest: &str| {
+            if letter == 'P' && !self.variant.drops { rest.to_string() } else { format!("{letter}{rest}") }
+        };
+        match words.as_slice() {
+            [piece, rest] if !rest.contains(',') => letter(piece).map(|l| piece_and(l, rest)),
+            [verb, piece, sq] if self.variant.drops && verb.eq_ignore_ascii_case("drop") => {
+                letter(piece).map(|l| format!("{l}@{sq}"))
+            }
+            _ if figurines => Some(text.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// `text` without the en passant mark some write after the capture
+/// (`exd6 e.p.`, `exd6ep`), where a square comes before it.
+pub fn without_en_passant_mark(text: &str) -> &str {
+    let lower = text.to_ascii_lowercase();
+    for mark in ["e.p.", "e.p", "ep"] {
+        if lower.ends_with(mark) {
+            let rest = text[..text.len() - mark.len()].trim_end();
+            if rest.ends_with(|c: char| c.is_ascii_digit()) {
+                return rest;
+            }
+        }
+    }
+    text
 }
 
 /// `text` without a leading move number (`1.`, `12...`), where a move

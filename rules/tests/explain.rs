@@ -423,3 +423,38 @@ fn captures_and_shots_at_nothing_and_moves_that_stay() {
     let p = pos("clash", "4k3/8/8/8/8/8/8/M3K3 w - - 0 1");
     assert_eq!(said(&p, "M^a5"), "M^a5 is not possible: there is nothing on a5 to shoot (CA4)");
 }
+
+#[test]
+fn a_piece_written_as_a_figurine_or_a_word_is_read_as_its_letter() {
+    let p = start("chess");
+    let nf3 = p.parse_move("Nf3").unwrap();
+    for text in ["♘f3", "♞f3", "N f3", "knight f3", "Knight g1-f3", "N g1f3"] {
+        assert_eq!(p.parse_move(text), Ok(nf3), "{text}");
+    }
+    // SAN writes no pawn letter: the pawn's name goes.
+    assert_eq!(p.parse_move("pawn e4"), p.parse_move("e4"));
+    assert_eq!(p.parse_move("♙e4"), p.parse_move("e4"));
+    // The refusal names the move as the notation writes it.
+    assert_eq!(said(&p, "bishop c4"), "Bc4 is not possible: the pawn on e2 stands between your bishop on f1 and c4");
+    assert_eq!(said(&p, "♕h5"), "Qh5 is not possible: the pawn on e2 stands between your queen on d1 and h5");
+    // A word that names no piece of the game stays what it was.
+    assert!(p.parse_move("silver c3").is_err());
+    // O5: a drop in words, in Olympic Chess.
+    let p = after("olympic", "Rxe4 Gxe4");
+    let drop = p.legal_moves().into_iter().find(|m| matches!(m, kibitz_rules::Move::Drop { .. })).unwrap();
+    let (letter, square) = p.canonical(&drop).split_once('@').map(|(l, s)| (l.to_string(), s.to_string())).unwrap();
+    let name = p.variant().pieces.iter().find(|t| t.letter.to_string() == letter).unwrap().name;
+    assert_eq!(p.parse_move(&format!("drop {name} {square}")), Ok(drop));
+    assert_eq!(p.parse_move(&format!("drop {letter} {square}")), Ok(drop));
+    assert_eq!(said(&p, "drop rook c3"), "R@c3 is not possible: you have no rook in hand");
+}
+
+#[test]
+fn the_en_passant_mark_after_a_capture_is_read_past() {
+    let p = after("chess", "e4 a6 e5 d5");
+    let ep = p.parse_move("exd6").unwrap();
+    assert_eq!(p.canonical(&ep), "e5d6");
+    for text in ["exd6 e.p.", "exd6e.p.", "exd6 ep", "exd6 E.P.", "e5xd6 e.p."] {
+        assert_eq!(p.parse_move(text), Ok(ep), "{text}");
+    }
+}

@@ -35,7 +35,9 @@ pub(super) fn off_board_shaped(text: &str) -> bool {
 /// What [`move_shaped`] asks, with `square` telling a square.
 fn shaped(text: &str, square: Squares) -> bool {
     // `1.e4`, `1. e4`: a move number before the move.
-    let text = kibitz_rules::without_move_number(text.trim());
+    let text = kibitz_rules::without_en_passant_mark(kibitz_rules::without_move_number(text.trim()));
+    // `♘f3`: a figurine for the piece's letter.
+    let text: String = text.chars().map(|c| figurine(c).unwrap_or(c)).collect();
     let words: Vec<&str> = text.split_whitespace().collect();
     let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
     match words.as_slice() {
@@ -44,7 +46,11 @@ fn shaped(text: &str, square: Squares) -> bool {
         [verb, sq] if said(verb, &VERBS) => square(sq),
         // A6: a pawn pair with a space in it, `a3 h3` or `a3, h3`.
         [a, b] if square(a.strip_suffix(',').unwrap_or(a)) && square(b) => true,
-        [one, mark] => token(one, square) && said(mark, &MARKS),
+        [one, mark] if said(mark, &MARKS) => token(one, square),
+        // `N f3`, `knight f3`, `Knight g1-f3`: the piece as a word of its own.
+        [piece, rest] => piece_word(piece) && token(&format!("N{rest}"), square),
+        // O5: `drop rook c3`.
+        [verb, piece, sq] if verb.eq_ignore_ascii_case("drop") => piece_word(piece) && square(sq),
         [give, piece, sq] => said(give, &GRANTS) && piece.chars().all(|c| c.is_ascii_alphabetic()) && square(sq),
         // CS2: `give rook moving half e2`.
         [give, piece, half, word, sq] => {
@@ -56,6 +62,22 @@ fn shaped(text: &str, square: Squares) -> bool {
         }
         _ => false,
     }
+}
+
+/// The letter a chess figurine (either colour) stands for.
+fn figurine(c: char) -> Option<char> {
+    let letters = "KQRBNPKQRBNP";
+    "♔♕♖♗♘♙♚♛♜♝♞♟".chars().position(|f| f == c).and_then(|i| letters.chars().nth(i))
+}
+
+/// A piece's letter (`N`) or the name of a piece in some game (`knight`,
+/// `Silver`), as a word of its own.
+fn piece_word(word: &str) -> bool {
+    let mut chars = word.chars();
+    if let (Some(c), None) = (chars.next(), chars.next()) {
+        return c.is_ascii_uppercase();
+    }
+    kibitz_rules::VARIANTS.iter().any(|v| v.pieces.iter().any(|p| p.name.eq_ignore_ascii_case(word)))
 }
 
 /// Tells whether two characters name a square.
@@ -76,6 +98,11 @@ fn token(t: &str, square: Squares) -> bool {
     }
     // PA3: a trailing `-` declines an absorption.
     let t = t.strip_suffix('-').unwrap_or(t);
+    // Long algebraic: `e2-e4`, `Ng1-f3`.
+    let joined = t.replace('-', "");
+    if t.contains('-') && joined.len() + 1 == t.len() {
+        return token(&joined, square);
+    }
     if let Some((a, b)) = t.split_once(',') {
         return san(a, square) && san(b, square);
     }
@@ -246,13 +273,23 @@ mod tests {
             "Bxc6 keep",
             "dxe5",
             "Be5?!",
+            // The en passant mark.
             "exd6e.p.",
+            "exd6 e.p.",
+            "exd6 ep",
+            // The piece as a figurine, or as a word of its own.
+            "♘f3",
+            "♞xe5",
+            "N f3",
+            "knight f3",
+            "Knight g1-f3",
+            "e2-e4",
+            "Ng1-f3",
+            "e7-e5",
+            "pawn e4",
+            "drop rook c3",
+            "drop Silver b2",
         ] {
-            if text == "exd6e.p." {
-                // Annotations beyond the move itself are chat.
-                assert!(!move_shaped(text), "{text}");
-                continue;
-            }
             assert!(move_shaped(text), "{text} should look like a move");
         }
     }
@@ -293,6 +330,10 @@ mod tests {
             "drop it",
             "swap sides",
             "give me half a chance",
+            "king me",
+            "knight rider",
+            "drop the rook",
+            "♘",
         ] {
             assert!(!move_shaped(text), "{text:?} should be chat");
         }
