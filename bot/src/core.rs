@@ -749,59 +749,65 @@ impl Core {
         }
     }
 
+    /// "Your game X here is over (1-0 by checkmate)": the sender's last
+    /// game, if it ended in this chat within `within` milliseconds.
+    fn ended_here(&self, msg: &Incoming, within: u64) -> Option<String> {
+        let here = Self::channel(msg);
+        let (key, record) = self.store.archived_games_of(&msg.platform, &msg.sender.id, 1).ok()?.into_iter().next()?;
+        let r = record.ok().filter(|_| key.channel == here)?;
+        let end = r.result.as_ref().filter(|end| msg.at.0.saturating_sub(end.at.0) < within)?;
+        let how = if end.outcome == Outcome::Aborted {
+            "it was aborted".to_string()
+        } else {
+            format!("{} by {}", end.outcome.pgn_result(), end.reason)
+        };
+        Some(format!(
+            "Your game {} here is over ({how}). /rematch plays it again, /challenge @friend starts another.",
+            r.key.id.as_str()
+        ))
+    }
+
     /// Why a command for the sender's game finds none here, and where to
     /// go instead: the game that just ended here, or the running one
     /// elsewhere.
     fn no_game_here(&self, msg: &Incoming) -> String {
-        let here = Self::channel(msg);
-        let recent = self
-            .store
-            .archived_games_of(&msg.platform, &msg.sender.id, 1)
-            .ok()
-            .and_then(|games| games.into_iter().next().and_then(|(key, r)| r.ok().filter(|_| key.channel == here)));
         // A game that ended here within the day.
-        if let Some(r) = recent
-            && let Some(end) = &r.result
-            && msg.at.0.saturating_sub(end.at.0) < 86_400_000
-        {
-            let how = if end.outcome == Outcome::Aborted {
-                "it was aborted".to_string()
-            } else {
-                format!("{} by {}", end.outcome.pgn_result(), end.reason)
-            };
-            return format!(
-                "Your game {} here is over ({how}). /rematch plays it again, /challenge @friend starts another.",
-                r.key.id.as_str()
-            );
+        if let Some(over) = self.ended_here(msg, 86_400_000) {
+            return over;
         }
         let elsewhere: Vec<String> = self
             .store
             .games_of(&msg.platform, &msg.sender.id)
             .map(|games| games.into_iter().filter(|(_, g)| g.is_ok()).map(|(k, _)| k.id.as_str().to_string()).collect())
             .unwrap_or_default();
-        // Others' games here: the sender only watches them.
-        let watched: Vec<String> = self
-            .store
-            .games_in_channel(&here)
-            .map(|games| {
-                games
-                    .into_iter()
-                    .filter_map(|(k, g)| g.ok().map(|g| (k, g)))
-                    .map(|(k, g)| {
-                        // By name: a watcher's slip pings nobody.
-                        let (w, b) = (self.name(&msg.platform, &g.white), self.name(&msg.platform, &g.black));
-                        format!("{} is {w} vs {b}", k.id.as_str())
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
         match elsewhere.as_slice() {
-            [] if !watched.is_empty() => format!(
-                "You are not playing here (game {}): only a game's players move and make offers in it. \
-                 /challenge @friend starts a game of your own.",
-                watched.join("; game ")
-            ),
-            [] => "You have no game here. Start one with /challenge @friend.".to_string(),
+            [] => {
+                // Others' games here: the sender only watches them.
+                let watched: Vec<String> = self
+                    .store
+                    .games_in_channel(&Self::channel(msg))
+                    .map(|games| {
+                        games
+                            .into_iter()
+                            .filter_map(|(k, g)| g.ok().map(|g| (k, g)))
+                            .map(|(k, g)| {
+                                // By name: a watcher's slip pings nobody.
+                                let (w, b) = (self.name(&msg.platform, &g.white), self.name(&msg.platform, &g.black));
+                                format!("{} is {w} vs {b}", k.id.as_str())
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if watched.is_empty() {
+                    "You have no game here. Start one with /challenge @friend.".to_string()
+                } else {
+                    format!(
+                        "You are not playing here (game {}): only a game's players move and make offers in it. \
+                         /challenge @friend starts a game of your own.",
+                        watched.join("; game ")
+                    )
+                }
+            }
             [one] => format!(
                 "You have no game here; your game {one} is elsewhere: name it to play it from here (/move {one} MOVE, \
                  /board {one})."

@@ -362,3 +362,24 @@ fn rules_without_a_variant_tell_the_game_played_here() {
     // Named, the game asked for.
     assert!(say(&core, "alice", "/rules alapawn", 3, None)[0].text.starts_with("Alapawn: "));
 }
+
+#[test]
+fn a_move_after_the_end_is_told_the_game_is_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    for (i, (who, m)) in [("alice", "f3"), ("bob", "e5"), ("alice", "g4"), ("bob", "Qh4#")].into_iter().enumerate() {
+        say(&core, who, m, 1 + i as u64, None);
+    }
+    // The loser's next move, and the winner's: the game is over.
+    for who in ["alice", "bob"] {
+        let r = say(&core, who, "Kf2", 10, None);
+        assert_eq!(r.len(), 1, "{who}: {r:?}");
+        assert!(r[0].text.contains("here is over (0-1 by checkmate)"), "{}", r[0].text);
+    }
+    // Chat stays chat, and a watcher's move-shaped chat gets nothing.
+    assert!(say(&core, "alice", "gg", 11, None).is_empty());
+    assert!(say(&core, "carol", "e4", 12, None).is_empty());
+    // Hours later a move-shaped message is chat again.
+    assert!(say(&core, "alice", "Kf2", 10 + 2 * HOUR, None).is_empty());
+}

@@ -18,8 +18,15 @@ impl Core {
             return Vec::new();
         }
         let Ok(loaded) = self.own_game(msg) else {
-            // A move of a game the clock ended while it was on its way.
-            return if shape::move_shaped(text) { self.flagged_before(msg).into_iter().collect() } else { Vec::new() };
+            if !shape::move_shaped(text) {
+                return Vec::new();
+            }
+            // A move of a game the clock ended while it was on its way, or
+            // of one that ended within the hour.
+            return match self.flagged_before(msg) {
+                Some(reply) => vec![reply],
+                None => self.ended_here(msg, 3_600_000).map(Reply::text).into_iter().collect(),
+            };
         };
         if clash::between_rounds(&loaded) {
             return Vec::new();
