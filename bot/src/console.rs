@@ -149,12 +149,15 @@ impl Console {
         if is_the_bot(&speaker) {
             return vec![format!("{speaker} is my name here; speak as someone else.")];
         }
-        let channel = if self.private { format!("dm-{speaker}") } else { self.channel.clone() };
+        // Names are people whatever their case, as usernames are on the
+        // platforms: the id is the name in lower case, and so are mentions.
+        let id = speaker.to_ascii_lowercase();
+        let channel = if self.private { format!("dm-{id}") } else { self.channel.clone() };
         let msg = Incoming {
             platform: PLATFORM.into(),
             channel,
-            sender: User { id: speaker.clone(), name: speaker },
-            text: text.to_string(),
+            sender: User { id, name: speaker },
+            text: lower_mentions(text),
             message_id: None,
             at: self.time.unwrap_or_else(Timestamp::now),
             private: self.private,
@@ -236,6 +239,24 @@ fn is_the_bot(name: &str) -> bool {
 
 fn valid_name(name: &str) -> bool {
     !name.is_empty() && name.len() <= 32 && name.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+}
+
+/// `@Bob` becomes `@bob`: a mention names the person whatever its case.
+fn lower_mentions(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_mention = false;
+    for c in text.chars() {
+        if c == '@' {
+            in_mention = true;
+            out.push(c);
+        } else if in_mention && (c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            in_mention = false;
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `<@ID>` becomes `@ID`.

@@ -344,3 +344,26 @@ fn on_the_console_nobody_speaks_as_the_bot() {
     let started = console.line("alice: /challenge @kibitz chess black level 1").join("\n");
     assert!(started.contains("@kibitz (White) vs @alice (Black)"), "{started}");
 }
+
+#[test]
+fn on_the_console_a_name_is_the_same_person_in_any_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut console = kibitz_bot::console::Console::new(core(dir.path()), out.path());
+    let said = console.line("alice: /challenge @Bob chess white").join("\n");
+    assert!(said.contains("@alice challenges @bob"), "{said}");
+    let started = console.line("bob: /accept").join("\n");
+    assert!(started.contains("@alice (White) vs @bob (Black)"), "{started}");
+    // The same player whatever the case of the name typed before the colon.
+    assert!(console.line("Alice: e4").join("\n").contains("@alice played e4"));
+    assert!(console.line("BOB: e5").join("\n").contains("@bob played e5"));
+    // The bot, named in any case, takes the challenge.
+    console.line("alice: /resign yes");
+    let vs_bot = console.line("alice: /challenge @Kibitz chess level 1 black").join("\n");
+    assert!(vs_bot.contains("@kibitz (White) vs @alice (Black)"), "{vs_bot}");
+    // A name without @, in another case, is the same person too.
+    console.line("/in other");
+    console.line("alice: /challenge Carol olympic");
+    let accepted = console.line("carol: /accept").join("\n");
+    assert!(accepted.contains("Olympic Chess"), "{accepted}");
+}

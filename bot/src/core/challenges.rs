@@ -335,7 +335,7 @@ impl Core {
         }
         let seen = self.store.user_by_username(&msg.platform, name)?;
         if msg.platform == "console" && seen.is_none() && meant::game(name).is_none() {
-            return Ok(Some(name.to_string()));
+            return Ok(Some(name.to_ascii_lowercase()));
         }
         Ok(seen)
     }
