@@ -294,7 +294,11 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         "help" => Ok(Command::HelpOn(args.join(" "))),
         "prices" => none("prices", Command::Prices),
         "variants" => none("variants", Command::Variants),
-        "rules" => one("rules").map(Command::Rules),
+        "rules" => match meant::spoken_game(&args) {
+            // `/rules construction split`, `/rules power absorption`.
+            Some((id, n)) if n == args.len() => Ok(Command::Rules(Some(id.to_string()))),
+            _ => one("rules").map(Command::Rules),
+        },
         "piece" => match args.as_slice() {
             [] => Err(problem("piece", "Which piece?")),
             words => Ok(Command::Piece(words.join(" "))),
@@ -418,6 +422,32 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
     while i < args.len() {
         let a = args[i];
         let lower = a.to_ascii_lowercase();
+        let next = args.get(i + 1).map(|w| w.to_ascii_lowercase());
+        if let Some((id, n)) = meant::spoken_game(&args[i..]) {
+            // A game by its name in words: `alapawn balanced`, `power absorption`.
+            if spec.variant.replace(id.to_string()).is_some() {
+                return Err(problem("challenge", "One game at a time"));
+            }
+            i += n;
+            continue;
+        }
+        if let (Ok(n), Some("days" | "day")) = (lower.parse::<u32>(), next.as_deref()) {
+            // `3 days`, as `days 3`.
+            if !(1..=30).contains(&n) {
+                return Err(problem("challenge", "Days take a number from 1 to 30"));
+            }
+            if spec.days.replace(n).is_some() {
+                return Err(problem("challenge", "Days once: say days N"));
+            }
+            i += 2;
+            continue;
+        }
+        if let (true, Some("+"), Some(seconds)) = (lower.parse::<u32>().is_ok(), next.as_deref(), args.get(i + 2)) {
+            // `10 + 5`, as `10+5`.
+            spec.clock = Some(clock(&format!("{a}+{seconds}"))?);
+            i += 3;
+            continue;
+        }
         if let Some(user) = mention(a) {
             if spec.opponent.replace(user).is_some() {
                 return Err(problem("challenge", "One opponent at a time"));
@@ -430,7 +460,9 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
             "random" => Some(ColourWish::Random),
             _ => None,
         } {
-            spec.colour = Some(c);
+            if spec.colour.replace(c).is_some_and(|before| before != c) {
+                return Err(problem("challenge", "One colour: white, black or random"));
+            }
         } else if lower == "handicap" {
             // PA7: `handicap white plain`, `handicap black nopawn noqueen`,
             // one clause for both sides (`handicap white plain black nopawn`).
@@ -448,9 +480,21 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
                 let mean = near.map(|n| format!(" Did you mean {n}?")).unwrap_or_default();
                 problem("challenge", format!("Handicap: {e}.{mean}"))
             })?;
-            if spec.handicap.replace(h).is_some() {
-                return Err(problem("challenge", "Name both handicaps in one go: handicap white plain black nopawn"));
+            // A clause per side (`handicap white plain handicap black nopawn`)
+            // is one clause for both; a side named twice is refused.
+            let mut both = spec.handicap.unwrap_or(kibitz_rules::Handicaps::NONE);
+            for color in [kibitz_rules::Color::White, kibitz_rules::Color::Black] {
+                if !h.of(color).is_none() {
+                    if !both.of(color).is_none() {
+                        return Err(problem(
+                            "challenge",
+                            "Each side's handicap once: handicap white plain black nopawn",
+                        ));
+                    }
+                    both.add(color, h.of(color));
+                }
             }
+            spec.handicap = Some(both);
             i += read;
         } else if lower == "level" {
             let value = args.get(i + 1).and_then(|v| v.parse::<u8>().ok()).filter(|l| (1..=8).contains(l));
@@ -469,8 +513,9 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
                 let days = value.and_then(|v| v.parse::<u32>().ok()).filter(|d| (1..=30).contains(d));
                 spec.days = Some(days.ok_or_else(|| problem("challenge", "Days take a number from 1 to 30"))?);
             }
-        } else if a.contains('+') {
-            spec.clock = Some(clock(a)?);
+        } else if a.contains('+') || a.contains('|') {
+            // `5|3` as some sites write it: `5+3`.
+            spec.clock = Some(clock(&a.replace('|', "+"))?);
         } else if kibitz_rules::Variant::by_id(&lower).is_some() {
             if spec.variant.replace(lower).is_some() {
                 return Err(problem("challenge", "One game at a time"));
@@ -673,7 +718,7 @@ mod tests {
             ),
             ("/challenge absorption handicap", "Handicap: a handicap names a colour"),
             ("/challenge absorption handicap plain", "Handicap: a handicap names a colour"),
-            ("/challenge absorption handicap white plain handicap black nopawn", "Name both handicaps in one go"),
+            ("/challenge absorption handicap white plain handicap white nopawn", "Each side's handicap once"),
         ] {
             let said = parse(text, "k").unwrap_err().to_string();
             assert!(
@@ -681,6 +726,37 @@ mod tests {
                 "{text}: {said}"
             );
         }
+        // A clause per side is one clause for both.
+        let text = "/challenge @bob absorption handicap white nopawn handicap black noqueen";
+        let Ok(Command::Challenge(c)) = parse(text, "k") else { panic!() };
+        assert_eq!(c.handicap.map(|h| h.to_string()).as_deref(), Some("White nopawn, Black noqueen"));
+        // Games by their names in words, days and clocks as people write them.
+        for (text, variant) in [
+            ("/challenge @bob alapawn balanced", "alapawn-balanced"),
+            ("/challenge @bob Power Absorption white", "absorption"),
+            ("/challenge @bob power absorption chess", "absorption"),
+            ("/challenge @bob construction split", "construction-split"),
+            ("/challenge @bob clash of the armies", "clash"),
+            ("/challenge Olympic Chess", "olympic"),
+        ] {
+            let Ok(Command::Challenge(c)) = parse(text, "k") else { panic!("{text}") };
+            assert_eq!(c.variant.as_deref(), Some(variant), "{text}");
+        }
+        let Ok(Command::Challenge(c)) = parse("/challenge @bob chess 3 days", "k") else { panic!() };
+        assert_eq!(c.days, Some(3));
+        for text in ["/challenge @bob 10 + 5", "/challenge @bob 10|5", "/challenge @bob 10+5"] {
+            let Ok(Command::Challenge(c)) = parse(text, "k") else { panic!("{text}") };
+            assert_eq!(c.clock, Some((10, 5)), "{text}");
+        }
+        assert!(parse("/challenge @bob 40 days", "k").unwrap_err().to_string().starts_with("Days take a number"));
+        // Two colours contradict each other; the same one twice is the one.
+        let said = parse("/challenge @bob chess white black", "k").unwrap_err().to_string();
+        assert!(said.starts_with("One colour: white, black or random"), "{said}");
+        let Ok(Command::Challenge(c)) = parse("/challenge @bob white white", "k") else { panic!() };
+        assert_eq!(c.colour, Some(ColourWish::White));
+        assert_eq!(parse("/rules construction split", "k"), Ok(Command::Rules(Some("construction-split".into()))));
+        assert_eq!(parse("/rules Clash of the Armies", "k"), Ok(Command::Rules(Some("clash".into()))));
+        assert!(parse("/rules chess olympic", "k").is_err());
         assert_eq!(parse("/help move", "k"), Ok(Command::HelpOn("move".into())));
         assert_eq!(parse("/help notation clash", "k"), Ok(Command::HelpOn("notation clash".into())));
         assert_eq!(parse("/prices", "k"), Ok(Command::Prices));

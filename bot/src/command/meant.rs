@@ -91,6 +91,25 @@ pub fn game(word: &str) -> Option<&'static str> {
     nearest(&word.to_ascii_lowercase(), kibitz_rules::VARIANTS.iter().map(|v| v.id))
 }
 
+/// A game named in words at the start of `words` (`alapawn balanced`,
+/// `power absorption`, `Clash of the Armies`, `construction chess with
+/// split powers`), with how many words it took; two words at least (one
+/// word is an id, or a slip of one).
+pub fn spoken_game(words: &[&str]) -> Option<(&'static str, usize)> {
+    for n in (2..=words.len().min(6)).rev() {
+        let phrase = words[..n].join(" ").to_lowercase();
+        for v in kibitz_rules::VARIANTS {
+            let name = v.name.to_lowercase();
+            let forms =
+                [Some(v.id.replace('-', " ")), Some(name.clone()), name.strip_suffix(" chess").map(str::to_string)];
+            if forms.iter().flatten().any(|f| *f == phrase) {
+                return Some((v.id, n));
+            }
+        }
+    }
+    None
+}
+
 /// Whether a command word reads as a move (`e4`, `Nf3`, `exd5`, `e2e4`,
 /// `e8=Q`): a square at its end or before a promotion, and nothing but what
 /// moves are written with.
