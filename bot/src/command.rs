@@ -65,6 +65,10 @@ pub enum Command {
     Challenge(ChallengeSpec),
     /// Accept a challenge (from this player, if named).
     Accept(Option<String>),
+    /// Accept the challenge of a player named without `@` (`/accept alice`).
+    AcceptNamed(String),
+    /// Decline the challenge of a player named without `@`.
+    DeclineNamed(String),
     /// Decline a challenge (from this player, if named), or the one draw or
     /// takeback offer made to the sender.
     Decline(Option<String>),
@@ -304,10 +308,14 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
             words => Ok(Command::Piece(words.join(" "))),
         },
         "challenge" => challenge(&args).map(Command::Challenge),
-        "accept" => user("accept").map(Command::Accept),
+        "accept" => match args.as_slice() {
+            [name] if !name.starts_with('@') && is_name(name) => Ok(Command::AcceptNamed(name.to_string())),
+            _ => user("accept").map(Command::Accept),
+        },
         "decline" => match args.as_slice() {
             [word] if word.eq_ignore_ascii_case("draw") => Ok(Command::DeclineOffer(OfferChoice::Draw)),
             [word] if word.eq_ignore_ascii_case("takeback") => Ok(Command::DeclineOffer(OfferChoice::Takeback)),
+            [name] if !name.starts_with('@') && is_name(name) => Ok(Command::DeclineNamed(name.to_string())),
             [word] if !word.starts_with('@') => {
                 Err(problem("decline", format!("'{}' is neither a @mention nor draw or takeback", excerpt(word))))
             }
@@ -599,13 +607,15 @@ mod tests {
         assert_eq!(parse("/resign YES", "k"), Ok(Command::ResignConfirm(true)));
         assert_eq!(parse("!resign no", "k"), Ok(Command::ResignConfirm(false)));
         assert!(matches!(parse("/resign yes no", "k"), Err(ParseError::Usage { command: "resign", .. })));
+        assert_eq!(parse("/accept alice", "k"), Ok(Command::AcceptNamed("alice".into())));
+        assert_eq!(parse("/decline Bob_T", "k"), Ok(Command::DeclineNamed("Bob_T".into())));
         assert_eq!(parse("/decline", "k"), Ok(Command::Decline(None)));
         assert_eq!(parse("/decline @bob", "k"), Ok(Command::Decline(Some("bob".into()))));
         assert_eq!(parse("/decline draw", "k"), Ok(Command::DeclineOffer(OfferChoice::Draw)));
         assert_eq!(parse("/decline Takeback", "k"), Ok(Command::DeclineOffer(OfferChoice::Takeback)));
-        assert!(matches!(parse("/decline everything", "k"), Err(ParseError::Usage { command: "decline", .. })));
+        assert!(matches!(parse("/decline e-v", "k"), Err(ParseError::Usage { command: "decline", .. })));
         assert!(matches!(parse("/decline draw now", "k"), Err(ParseError::Usage { command: "decline", .. })));
-        assert!(matches!(parse("/accept alice", "k"), Err(ParseError::Usage { command: "accept", .. })));
+        assert!(matches!(parse("/accept alice bob", "k"), Err(ParseError::Usage { command: "accept", .. })));
     }
 
     #[test]

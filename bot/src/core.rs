@@ -620,6 +620,12 @@ impl Core {
             Command::Challenge(spec) => self.challenge(msg, spec),
             Command::Accept(who) => self.accept(msg, who.as_deref()),
             Command::Decline(who) => self.decline(msg, who.as_deref()),
+            Command::AcceptNamed(name) => {
+                self.named_challenger(msg, &name, "accept").and_then(|who| self.accept(msg, Some(&who)))
+            }
+            Command::DeclineNamed(name) => {
+                self.named_challenger(msg, &name, "decline").and_then(|who| self.decline(msg, Some(&who)))
+            }
             Command::DeclineOffer(which) => self.decline_offer(msg, which),
             Command::Cancel => self.cancel(msg),
             Command::Move(text) => self.routed(msg, elsewhere::Routed::Move(&text)),

@@ -367,3 +367,28 @@ fn on_the_console_a_name_is_the_same_person_in_any_case() {
     let accepted = console.line("carol: /accept").join("\n");
     assert!(accepted.contains("Olympic Chess"), "{accepted}");
 }
+
+#[test]
+fn a_challenge_is_accepted_or_declined_by_the_challengers_username_without_at() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let (alice, bob) = (tg(11, "Alice", Some("alice_k")), tg(22, "Bob", Some("bobby")));
+    tg_say(&core, CHAT, &bob, "hello", 1);
+    let r = tg_say(&core, CHAT, &alice, "/challenge @bobby chess white", 2);
+    assert!(text(&r).contains("challenges"), "{r:?}");
+    // A name nobody has: refused, and nothing changes.
+    let r = tg_say(&core, CHAT, &bob, "/accept alicia", 3);
+    assert_eq!(
+        text(&r),
+        "I don't know a player called 'alicia'. Mention them (/accept @alicia) so that I know who it is."
+    );
+    // The challenger's username, in any case, is the challenger.
+    let r = tg_say(&core, CHAT, &bob, "/accept Alice_K", 4);
+    assert!(text(&r).contains("moves first"), "{r:?}");
+    let game = game_of(&core, CHAT, "22").expect("the game started");
+    assert_eq!((game.white.as_str(), game.black.as_str()), ("11", "22"));
+    tg_say(&core, CHAT, &alice, "/resign yes", 5);
+    tg_say(&core, CHAT, &alice, "/challenge @bobby chess", 6);
+    let r = tg_say(&core, CHAT, &bob, "/decline alice_k", 7);
+    assert!(text(&r).contains("declines the challenge"), "{r:?}");
+}

@@ -340,6 +340,19 @@ impl Core {
         Ok(seen)
     }
 
+    /// The challenger `/accept alice` or `/decline alice` names without `@`.
+    pub(super) fn named_challenger(&self, msg: &Incoming, name: &str, command: &str) -> Result<String, Refusal> {
+        self.user_named(msg, name)?.ok_or_else(|| {
+            let offers =
+                if command == "decline" { "; /decline draw or /decline takeback declines an offer" } else { "" };
+            Refusal(format!(
+                "I don't know a player called '{}'. Mention them (/{command} @{}) so that I know who it is{offers}.",
+                excerpt(name),
+                excerpt(name)
+            ))
+        })
+    }
+
     /// The player a challenge names without `@` ([`Core::user_named`]).
     fn player_named(&self, msg: &Incoming, name: &str) -> Result<String, Refusal> {
         if let Some(id) = self.user_named(msg, name)? {
