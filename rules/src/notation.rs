@@ -826,8 +826,9 @@ const FIGURINES: [(char, char); 12] = [
 impl Position {
     /// A move written with a figurine (`♘f3`), with the piece's letter or
     /// name as a word of its own (`N f3`, `knight f3`, `Knight g1-f3`), or
-    /// as a drop in words (`drop rook c3`, O5), in the notation's own
-    /// spelling (`Nf3`, `Ng1-f3`, `R@c3`); `None` for anything else. A
+    /// as a drop in words (`drop rook c3`, O5), or as two squares (`e2 e4`,
+    /// `e2 to e4`), in the notation's own spelling (`Nf3`, `Ng1-f3`, `R@c3`,
+    /// `e2e4`); `None` for anything else. A
     /// pawn's name goes away (`pawn e4` is `e4`), as SAN writes it.
     fn respelled(&self, text: &str) -> Option<String> {
         let figurines = text.chars().any(|c| FIGURINES.iter().any(|(f, _)| *f == c));
@@ -845,7 +846,15 @@ impl Position {
         let piece_and = |letter: char, rest: &str| {
             if letter == 'P' && !self.variant.drops { rest.to_string() } else { format!("{letter}{rest}") }
         };
+        let square = |w: &str| Square::parse(&w.to_ascii_lowercase()).is_some();
         match words.as_slice() {
+            // `e2 e4`, `e2 to e4`: from and to (A6's pairs are two targets).
+            [from, to] if !self.variant.pawn_pairs && square(from) && square(to) => {
+                Some(format!("{from}{to}").to_ascii_lowercase())
+            }
+            [from, word, to] if word.eq_ignore_ascii_case("to") && square(from) && square(to) => {
+                Some(format!("{from}{to}").to_ascii_lowercase())
+            }
             [piece, rest] if !rest.contains(',') => letter(piece).map(|l| piece_and(l, rest)),
             [verb, piece, sq] if self.variant.drops && verb.eq_ignore_ascii_case("drop") => {
                 letter(piece).map(|l| format!("{l}@{sq}"))

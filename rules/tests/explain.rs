@@ -450,6 +450,20 @@ fn a_piece_written_as_a_figurine_or_a_word_is_read_as_its_letter() {
 }
 
 #[test]
+fn a_move_from_square_to_square_in_words_is_read() {
+    let p = start("chess");
+    let e4 = p.parse_move("e2e4").unwrap();
+    for text in ["e2 e4", "E2 E4", "e2 to e4"] {
+        assert_eq!(p.parse_move(text), Ok(e4), "{text}");
+    }
+    assert_eq!(said(&p, "e2 e5"), "e2e5 is not possible: your pawn on e2 cannot reach e5 (it can play e4 or e3)");
+    // A6: in Balanced Alapawn two squares are a pair's two targets.
+    let p = after("alapawn-balanced", "a3");
+    assert!(p.parse_move("a6,h6").is_ok());
+    assert_eq!(p.parse_move("a6 h6"), p.parse_move("a6,h6"));
+}
+
+#[test]
 fn the_en_passant_mark_after_a_capture_is_read_past() {
     let p = after("chess", "e4 a6 e5 d5");
     let ep = p.parse_move("exd6").unwrap();
