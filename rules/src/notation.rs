@@ -626,8 +626,25 @@ impl Position {
                 out.push(format!("{code}{from}<>{king}"));
                 out.push(format!("swap,{from}"));
                 out.push(format!("swap{from}"));
-                loose.push("OO".to_string());
-                loose.push("00".to_string());
+                // `O-O` and `O-O-O` read as a swap (C6): with a piece on
+                // that side of the King where there is one, else any.
+                let side = |long: bool, sq: Square| match sq.file().cmp(&king.file()) {
+                    std::cmp::Ordering::Greater => !long,
+                    std::cmp::Ordering::Less => long,
+                    std::cmp::Ordering::Equal => true,
+                };
+                let swaps: Vec<Square> = legal
+                    .iter()
+                    .filter_map(|m| match m {
+                        Move::Swap { from, .. } => Some(*from),
+                        _ => None,
+                    })
+                    .collect();
+                for (long, written) in [(false, ["OO", "00"]), (true, ["OOO", "000"])] {
+                    if side(long, from) || !swaps.iter().any(|&f| side(long, f)) {
+                        loose.extend(written.iter().map(|w| w.to_string()));
+                    }
+                }
             }
             Move::Normal { from, to, promote, .. } => {
                 let Some(piece) = self.piece_at(from) else {

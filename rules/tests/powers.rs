@@ -1155,7 +1155,13 @@ fn g2_friendly_input_construction() {
     let p = co("4k3/8/8/8/8/8/8/(RC)3K3[] w - - 0 1");
     let swap = Move::Swap { from: sq("a1"), king: sq("e1") };
     assert_eq!(p.parse_move("swap a1"), Ok(swap));
+    // C6: with one piece to swap with, either castling word is that swap.
     assert_eq!(p.parse_move("O-O"), Ok(swap));
+    assert_eq!(p.parse_move("O-O-O"), Ok(swap));
+    // With one on each side of the King, the word names the side.
+    let p = co("4k3/8/8/8/8/8/8/(RC)3K2(RC)[] w - - 0 1");
+    assert_eq!(p.parse_move("O-O"), Ok(Move::Swap { from: sq("h1"), king: sq("e1") }));
+    assert_eq!(p.parse_move("0-0-0"), Ok(Move::Swap { from: sq("a1"), king: sq("e1") }));
 
     let p = co("7k/4P3/8/8/8/8/8/K7[] w - - 0 1");
     let canon = |text: &str| p.canonical(&p.parse_move(text).unwrap_or_else(|e| panic!("{text}: {e}")));
