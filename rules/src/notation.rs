@@ -844,8 +844,9 @@ impl Position {
     /// A move written with a figurine (`♘f3`), with the piece's letter or
     /// name as a word of its own (`N f3`, `knight f3`, `Knight g1-f3`), or
     /// as a drop in words (`drop rook c3`, O5), or as two squares (`e2 e4`,
-    /// `e2 to e4`), in the notation's own spelling (`Nf3`, `Ng1-f3`, `R@c3`,
-    /// `e2e4`); `None` for anything else. A
+    /// `e2 to e4`), or a drop as shogi writes it (`P*b3`) or in lower case
+    /// (`p@b3`), in the notation's own spelling (`Nf3`, `Ng1-f3`, `R@c3`,
+    /// `e2e4`, `P@b3`); `None` for anything else. A
     /// pawn's name goes away (`pawn e4` is `e4`), as SAN writes it.
     fn respelled(&self, text: &str) -> Option<String> {
         let figurines = text.chars().any(|c| FIGURINES.iter().any(|(f, _)| *f == c));
@@ -875,6 +876,22 @@ impl Position {
             [piece, rest] if !rest.contains(',') => letter(piece).map(|l| piece_and(l, rest)),
             [verb, piece, sq] if self.variant.drops && verb.eq_ignore_ascii_case("drop") => {
                 letter(piece).map(|l| format!("{l}@{sq}"))
+            }
+            // `cxd8(Q)`: the promotion in brackets.
+            [one]
+                if one.len() > 4
+                    && one.ends_with(')')
+                    && one.as_bytes()[one.len() - 3] == b'('
+                    && one.as_bytes()[one.len() - 2].is_ascii_alphabetic() =>
+            {
+                Some(format!("{}={}", &one[..one.len() - 3], &one[one.len() - 2..one.len() - 1]))
+            }
+            // O5: `P*b3` as shogi writes a drop, `p@b3` in lower case.
+            [drop] if self.variant.drops && (drop.contains('*') || drop.contains('@')) => {
+                let drop = drop.replace('*', "@");
+                let (piece, to) = drop.split_once('@')?;
+                let upper = piece.to_ascii_uppercase();
+                (upper != piece || drop != text || figurines).then(|| format!("{upper}@{to}"))
             }
             _ if figurines => Some(text.clone()),
             _ => None,

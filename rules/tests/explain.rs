@@ -447,6 +447,9 @@ fn a_piece_written_as_a_figurine_or_a_word_is_read_as_its_letter() {
     assert_eq!(p.parse_move(&format!("drop {name} {square}")), Ok(drop));
     assert_eq!(p.parse_move(&format!("drop {letter} {square}")), Ok(drop));
     assert_eq!(said(&p, "drop rook c3"), "R@c3 is not possible: you have no rook in hand");
+    // As shogi writes a drop, and in lower case.
+    assert_eq!(p.parse_move(&format!("{letter}*{square}")), Ok(drop));
+    assert_eq!(p.parse_move(&format!("{}@{square}", letter.to_lowercase())), Ok(drop));
 }
 
 #[test]
@@ -461,6 +464,14 @@ fn a_move_from_square_to_square_in_words_is_read() {
     let p = after("alapawn-balanced", "a3");
     assert!(p.parse_move("a6,h6").is_ok());
     assert_eq!(p.parse_move("a6 h6"), p.parse_move("a6,h6"));
+}
+
+#[test]
+fn a_promotion_in_brackets_is_read() {
+    let p = Position::from_fen(Variant::by_id("chess").unwrap(), "3r3k/2P5/8/8/8/8/8/K7 w - - 0 1").unwrap();
+    let queen = p.parse_move("cxd8=Q").unwrap();
+    assert_eq!(p.parse_move("cxd8(Q)"), Ok(queen));
+    assert_eq!(p.parse_move("c8(N)"), p.parse_move("c8=N"));
 }
 
 #[test]

@@ -96,6 +96,20 @@ fn token(t: &str, square: Squares) -> bool {
     if t == "D" {
         return true;
     }
+    // `cxd8(Q)`: the promotion in brackets.
+    if let [.., b'(', p, b')'] = t.as_bytes()
+        && p.is_ascii_alphabetic()
+        && t.len() > 4
+    {
+        return token(&format!("{}={}", &t[..t.len() - 3], *p as char), square);
+    }
+    // O5: `P*b3` as shogi writes a drop, `p@b3` in lower case.
+    if let [p, b'@' | b'*', ..] = t.as_bytes()
+        && p.is_ascii_alphabetic()
+        && (t.as_bytes()[1] == b'*' || p.is_ascii_lowercase())
+    {
+        return token(&format!("{}@{}", (*p as char).to_ascii_uppercase(), &t[2..]), square);
+    }
     // PA3: a trailing `-` declines an absorption.
     let t = t.strip_suffix('-').unwrap_or(t);
     // Long algebraic: `e2-e4`, `Ng1-f3`.
@@ -289,6 +303,9 @@ mod tests {
             "pawn e4",
             "drop rook c3",
             "drop Silver b2",
+            "P*b3",
+            "p@b3",
+            "cxd8(Q)",
         ] {
             assert!(move_shaped(text), "{text} should look like a move");
         }
