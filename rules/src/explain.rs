@@ -135,6 +135,9 @@ pub enum Why {
         to: Square,
         /// Legal moves of the same piece(s), SAN, best first.
         instead: Vec<String>,
+        /// O5: the legal drop of such a piece from the hand onto the target,
+        /// when there is one (`R@c3`).
+        drop: Option<String>,
     },
     /// A piece stands between the one piece meant and its target.
     Blocked {
@@ -286,7 +289,7 @@ impl fmt::Display for Why {
             Why::Empty(sq) => write!(f, "there is no piece on {sq}"),
             Why::NotYours(p) => write!(f, "{p} is not yours"),
             Why::OwnPiece(p) => write!(f, "your {} stands on {}", p.name, p.square),
-            Why::Unreachable { piece, from, to, instead } => {
+            Why::Unreachable { piece, from, to, instead, drop } => {
                 match from {
                     Some(sq) => write!(f, "your {piece} on {sq} cannot reach {to}")?,
                     None => write!(f, "no {piece} of yours can reach {to}")?,
@@ -296,6 +299,9 @@ impl fmt::Display for Why {
                         Some(_) => write!(f, " (it can play {})", or_list(instead))?,
                         None => write!(f, " (your {piece}s can play {})", or_list(instead))?,
                     }
+                }
+                if let Some(drop) = drop {
+                    write!(f, "; {drop} drops the {piece} in hand there")?;
                 }
                 Ok(())
             }
@@ -838,7 +844,14 @@ impl Position {
                 [one] => (self.named(*one).map(|n| n.name).unwrap_or_default(), Some(*one)),
                 _ => (self.group_name(&meant), None),
             };
-            return Some(Why::Unreachable { piece, from, to, instead });
+            let drop = legal
+                .iter()
+                .find(|m| {
+                    matches!(m, Move::Drop { piece: i, to: t } if *t == to
+                        && intent.letter.as_deref().and_then(|l| l.chars().next()) == Some(self.variant.pieces[*i as usize].letter))
+                })
+                .map(|m| self.san(m));
+            return Some(Why::Unreachable { piece, from, to, instead, drop });
         }
         let legal_here: Vec<Move> =
             legal.iter().copied().filter(|m| m.to() == to && m.from().is_some_and(|f| meant.contains(&f))).collect();
@@ -999,11 +1012,20 @@ impl Position {
     fn droppable(&self, intent: &Intent) -> bool {
         let Some(letter) = intent.letter.as_deref().and_then(|l| l.chars().next()) else { return false };
         let Some(i) = self.variant.piece_index(letter) else { return false };
-        // A letter with a piece of that kind able to move there is a move, not a drop.
-        let moves = Iterator::any(&mut self.pieces_of(self.turn).into_iter(), |sq| {
+        // A capture is never a drop (O5: drops go to empty squares), and a
+        // letter with a piece of that kind on the board is a move of it:
+        // `R@c3` is how a drop is written where both could be meant.
+        if intent.capture {
+            return false;
+        }
+        !self.has_on_board(i)
+    }
+
+    /// Whether the side to move has a piece of type `i` on the board.
+    pub(crate) fn has_on_board(&self, i: u8) -> bool {
+        Iterator::any(&mut self.pieces_of(self.turn).into_iter(), |sq| {
             self.piece_at(sq).is_some_and(|p| self.variant.piece_index_of(p.powers, p.royal) == Some(i))
-        });
-        !moves || self.hand(self.turn, i) > 0
+        })
     }
 
     fn why_not_drop(&self, intent: &Intent, to: Square) -> Option<Why> {

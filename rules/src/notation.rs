@@ -567,7 +567,11 @@ impl Position {
             Move::Drop { piece, to } => {
                 let l = self.variant.pieces[piece as usize].letter;
                 out.push(format!("{l}@{to}"));
-                loose.push(format!("{l}{to}"));
+                // `Rc3` for a drop only where no rook of the mover's stands
+                // on the board, whose move it would be.
+                if !self.has_on_board(piece) {
+                    loose.push(format!("{l}{to}"));
+                }
                 loose.push(format!("drop,{to}"));
                 loose.push(format!("drop{to}"));
             }

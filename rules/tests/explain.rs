@@ -483,3 +483,32 @@ fn the_en_passant_mark_after_a_capture_is_read_past() {
         assert_eq!(p.parse_move(text), Ok(ep), "{text}");
     }
 }
+
+#[test]
+fn o5_a_letter_with_such_a_piece_on_the_board_is_its_move_not_a_drop() {
+    // Black holds a rook in hand and has one on the board: `Rc3` is the
+    // board rook's move (refused, with the drop named), `R@c3` the drop, and
+    // a capture is never read as a drop.
+    let p = after("olympic", "Rxe4 Gxe4 P@b3");
+    assert!(p.parse_move("R@c3").is_ok());
+    let rook = p.piece_at(kibitz_rules::Square::parse("a5").unwrap()).unwrap();
+    assert_eq!(p.piece_name(rook), "rook");
+    assert_eq!(
+        said(&p, "Rc3"),
+        "Rc3 is not possible: your rook on a5 cannot reach c3 (it can play Ra3, Ra4 or Rxa2+); R@c3 drops the rook in \
+         hand there"
+    );
+    assert!(
+        said(&p, "Rxb3").starts_with("Rxb3 is not possible: your rook on a5 cannot reach b3"),
+        "{}",
+        said(&p, "Rxb3")
+    );
+    // Without such a piece on the board, the letter and square are the
+    // drop: White holds a Gold in hand and has none on the board; with one
+    // on b1 the same words are that Gold's move.
+    let p = Position::from_fen(Variant::by_id("olympic").unwrap(), "rbsgk/4p/5/P4/K1SBR[G] w - - 0 1").unwrap();
+    let drop = p.parse_move("G@c3").unwrap();
+    assert_eq!(p.parse_move("Gc3"), Ok(drop));
+    let p = Position::from_fen(Variant::by_id("olympic").unwrap(), "rbsgk/4p/5/P4/KGSBR[G] w - - 0 1").unwrap();
+    assert!(said(&p, "Gc3").starts_with("Gc3 is not possible: your gold on b1 cannot reach c3"), "{}", said(&p, "Gc3"));
+}
