@@ -9,7 +9,7 @@ use crate::moves::{Move, MoveList, Promote, castle_squares};
 use crate::piece::{Piece, Power, Powers};
 use crate::position::Position;
 use crate::types::{Color, Square};
-use crate::variant::Promotion;
+use crate::variant::{Goal, Promotion};
 
 /// A piece as a player names it: `"knight"`, `"knight-pawn"`, on a square.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,6 +206,14 @@ pub enum Why {
         /// The move staying unpromoted, in SAN.
         stay: String,
     },
+    /// A promotion piece named in a game where nothing promotes (A3: a pawn
+    /// on the last rank wins there instead).
+    NoPromotion {
+        /// The game.
+        game: &'static str,
+        /// The move without the piece, in SAN.
+        play: String,
+    },
     /// A drop of a piece that is not in hand.
     NotInHand(String),
     /// A drop onto an occupied square.
@@ -379,6 +387,9 @@ impl fmt::Display for Why {
             }
             Why::FirstTurnSingleStep => {
                 f.write_str("White's first turn must be a single one-square step of one pawn (A6)")
+            }
+            Why::NoPromotion { game, play } => {
+                write!(f, "pawns do not promote in {game}: a pawn reaching the last rank wins (A3); write {play}")
             }
             Why::PromoteOrNot { promote, stay } => write!(f, "promote or not? Write {promote} or {stay}"),
             Why::NotInHand(name) => write!(f, "you have no {name} in hand"),
@@ -875,6 +886,14 @@ impl Position {
         }
         if legal_here.is_empty() {
             return Some(self.why_king(pseudo[0]));
+        }
+        // A3: `gxh8=Q` where a pawn on the last rank wins and nothing promotes.
+        if intent.promote.is_some()
+            && self.variant.promotion == Promotion::None
+            && self.variant.goal == Goal::PawnRace
+            && let [m] = legal_here.as_slice()
+        {
+            return Some(Why::NoPromotion { game: self.variant.name, play: self.san_body(m, legal) });
         }
         None
     }

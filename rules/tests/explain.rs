@@ -512,3 +512,18 @@ fn o5_a_letter_with_such_a_piece_on_the_board_is_its_move_not_a_drop() {
     let p = Position::from_fen(Variant::by_id("olympic").unwrap(), "rbsgk/4p/5/P4/KGSBR[G] w - - 0 1").unwrap();
     assert!(said(&p, "Gc3").starts_with("Gc3 is not possible: your gold on b1 cannot reach c3"), "{}", said(&p, "Gc3"));
 }
+
+#[test]
+fn a3_a_promotion_piece_in_alapawn_is_told_that_reaching_the_last_rank_wins() {
+    let p =
+        Position::from_fen(Variant::by_id("alapawn").unwrap(), "rnbqkbnr/ppppppP1/8/8/8/8/PPPPPP1P/RNBQKBNR w - - 0 1")
+            .unwrap();
+    assert!(p.parse_move("gxh8").is_ok());
+    for text in ["gxh8=Q", "gxh8Q", "gxf8=N", "g7h8q"] {
+        let said = said(&p, text);
+        assert!(
+            said.contains("pawns do not promote in Alapawn: a pawn reaching the last rank wins (A3); write g"),
+            "{said}"
+        );
+    }
+}
