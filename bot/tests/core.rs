@@ -383,3 +383,28 @@ fn a_move_after_the_end_is_told_the_game_is_over() {
     // Hours later a move-shaped message is chat again.
     assert!(say(&core, "alice", "Kf2", 10 + 2 * HOUR, None).is_empty());
 }
+
+#[test]
+fn a5_the_removed_pieces_are_named_by_side_and_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "alapawn", 0);
+    let moves = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"];
+    for (i, m) in moves.iter().enumerate() {
+        let who = if i % 2 == 0 { "alice" } else { "bob" };
+        say(&core, who, m, 1 + i as u64, None);
+    }
+    // The start position a third time: each side's last moved piece goes.
+    let r = say(&core, "bob", "Ng8", 20, None);
+    assert!(
+        r[0].text.contains(
+            "so each side's last moved piece goes (A5): White's knight on g1 and Black's knight on g8 are removed."
+        ),
+        "{}",
+        r[0].text
+    );
+    let channel = ChannelKey::new("test", "c1");
+    let game = core.store().player_game_in_channel(&channel, "alice").unwrap().unwrap();
+    let board = game.fen.split(' ').next().unwrap().to_string();
+    assert_eq!(board, "rnbqkb1r/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R");
+}

@@ -175,8 +175,28 @@ impl Core {
             let pos = after.game.position();
             let _ = write!(text, " The {} is now {}.", pos.piece_name(was), pos.powers_name(now));
         }
-        for (sq, p) in &played.removed {
-            let _ = write!(text, " A5: the piece on {sq} ({}) is removed.", after.game.position().letter(*p));
+        if !played.removed.is_empty() {
+            // A5: each side's last moved piece goes, on a third repetition
+            // or after fifty quiet moves.
+            let pos = after.game.position();
+            let each: Vec<String> = played
+                .removed
+                .iter()
+                .map(|(sq, p)| {
+                    let side = if p.color == Color::White { "White" } else { "Black" };
+                    format!("{side}'s {} on {sq}", pos.piece_name(*p))
+                })
+                .collect();
+            let _ = write!(
+                text,
+                " The position came a third time or fifty moves passed quietly, so each side's last moved piece \
+                 goes (A5): {} removed.",
+                match each.as_slice() {
+                    [one] => format!("{one} is"),
+                    [rest @ .., last] => format!("{} and {last} are", rest.join(", ")),
+                    [] => String::new(),
+                }
+            );
         }
         if let Some(outcome) = played.outcome {
             let end = GameEnd {
