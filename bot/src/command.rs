@@ -229,7 +229,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("army", "army"),
     ("buy", "buy PIECE [SQUARE]"),
     ("sell", "sell SQUARE|PIECE"),
-    ("place", "place PIECE SQUARE"),
+    ("place", "place PIECE|FROM SQUARE"),
     ("ready", "ready"),
     ("bid", "bid AMOUNT [GAME]"),
     ("raise", "raise"),

@@ -739,3 +739,34 @@ fn a_rabbits_capture_is_marked_and_named() {
     let text = say(&core, "alice", "Td6");
     assert!(text.starts_with("<@alice> played Txd6 (d3d6), taking the pawn on d5."), "{text}");
 }
+
+#[test]
+fn ca12_a_piece_of_several_of_its_kind_is_named_by_its_square_or_by_kind_and_square() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    say(&core, "alice", "/buy bishop b1");
+    say(&core, "alice", "/buy bishop g1");
+    // By kind alone: which one? The answer shows how to say it.
+    let said = say(&core, "alice", "/place bishop c1");
+    assert_eq!(
+        said,
+        "You have more than one Bishop (b1, g1): name the one you mean by its square, as in /place b1 c1."
+    );
+    let said = say(&core, "alice", "/sell bishop");
+    assert_eq!(said, "You have more than one Bishop (b1, g1): name the one you mean by its square, as in /sell b1.");
+    // Kind and square: checked against the piece standing there.
+    assert_eq!(say(&core, "alice", "/place knight b1 c1"), "The piece on b1 is your Bishop, not a Knight.");
+    assert_eq!(say(&core, "alice", "/place bishop d1 c1"), "You have no piece on d1.");
+    let squares = |core: &Core| {
+        let mut s: Vec<String> =
+            state(core).army(Color::White).pieces.iter().filter_map(|p| p.square).map(|s| s.to_string()).collect();
+        s.sort();
+        s
+    };
+    assert_eq!(squares(&core), ["b1", "g1"]);
+    assert_eq!(say(&core, "alice", "/place bishop b1 f1"), "<@alice> moves the Bishop from b1 to f1.");
+    assert_eq!(squares(&core), ["f1", "g1"]);
+    assert!(say(&core, "alice", "/sell Bishop g1").contains("sells the Bishop on g1"));
+    assert_eq!(squares(&core), ["f1"]);
+}

@@ -102,6 +102,22 @@ fn army_refusal(e: ArmyError) -> Refusal {
     Refusal(e.to_string())
 }
 
+/// A piece of several of its kind, named by kind: how to name it by its
+/// square instead (`usage` is the command with `SQUARE` in its place).
+fn which_one(e: ArmyError, usage: &str) -> Refusal {
+    match &e {
+        ArmyError::AmbiguousKind { kind, squares } => {
+            let on: Vec<String> = squares.iter().map(|s| s.to_string()).collect();
+            let example = usage.replace("SQUARE", on.first().map_or("b1", String::as_str));
+            Refusal(format!(
+                "You have more than one {kind} ({}): name the one you mean by its square, as in {example}.",
+                on.join(", ")
+            ))
+        }
+        _ => army_refusal(e),
+    }
+}
+
 /// A refusal that quotes what the player typed, as an excerpt.
 fn quoted_refusal(e: ArmyError, input: &str) -> Refusal {
     let said = quoting(&e.to_string(), input);
@@ -463,11 +479,29 @@ impl Core {
         ))])
     }
 
+    /// The piece `/place` or `/sell` names: a square, a kind, or both
+    /// (`bishop b1`: the Bishop on b1, checked to be one).
+    fn piece_ref(&self, m: &Match, color: Color, text: &str) -> Result<PieceRef, Refusal> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        if let [name @ .., last] = words.as_slice()
+            && !name.is_empty()
+            && let Some(sq) = Square::parse(&last.to_ascii_lowercase())
+        {
+            let kind = PieceKind::parse(&name.join(" ")).map_err(|e| quoted_refusal(e, text))?;
+            return match m.army(color).pieces.iter().find(|p| p.square == Some(sq)) {
+                Some(p) if p.kind == kind => Ok(PieceRef::Square(sq)),
+                Some(p) => refuse(format!("The piece on {sq} is your {}, not a {kind}.", p.kind)),
+                None => refuse(format!("You have no piece on {sq}.")),
+            };
+        }
+        PieceRef::parse(text).map_err(|e| quoted_refusal(e, text))
+    }
+
     pub(super) fn sell(&self, msg: &Incoming, what: &str) -> Answer {
         let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
-        let what = PieceRef::parse(what).map_err(|e| quoted_refusal(e, what))?;
+        let what = self.piece_ref(&m, color, what)?;
         let before = m.army(color).pieces.clone();
-        let refund = m.sell(color, what).map_err(army_refusal)?;
+        let refund = m.sell(color, what).map_err(|e| which_one(e, "/sell SQUARE"))?;
         if self.save_match(msg, &loaded, &m, |_| {})?.is_none() {
             return Ok(Vec::new());
         }
@@ -487,11 +521,11 @@ impl Core {
 
     pub(super) fn place(&self, msg: &Incoming, piece: &str, square: &str) -> Answer {
         let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
-        let what = PieceRef::parse(piece).map_err(|e| quoted_refusal(e, piece))?;
+        let what = self.piece_ref(&m, color, piece)?;
         let to =
             Square::parse(square).ok_or_else(|| Refusal(format!("'{}' is not a square (try b1).", excerpt(square))))?;
         let before = m.army(color).pieces.clone();
-        m.place(color, what, to).map_err(army_refusal)?;
+        m.place(color, what, to).map_err(|e| which_one(e, &format!("/place SQUARE {to}")))?;
         let moved = gone(&before, &m.army(color).pieces);
         if moved.is_none() {
             return refuse(format!("It stands on {to} already."));
