@@ -18,6 +18,24 @@ fn core(dir: &std::path::Path) -> Arc<Core> {
     Arc::new(Core::new(Store::open(dir).unwrap(), CoreConfig { board_size: 120, ..CoreConfig::default() }))
 }
 
+/// The match that `player` plays in `channel` brought to the sealed bids
+/// before the ultimate round (CA14).
+fn to_the_auction(core: &Core, platform: &str, channel: &str, player: &str) {
+    use kibitz_rules::army::{Match, Phase, ULTIMATE_ROUND};
+    let key = kibitz_storage::ChannelKey::new(platform, channel);
+    let r = core.store().player_game_in_channel(&key, player).unwrap().expect("a match here");
+    let mut m = Match::new();
+    m.round = ULTIMATE_ROUND;
+    m.phase = Phase::Bidding;
+    m.auction = Some(Default::default());
+    core.store()
+        .update_game(&r.key, r.version, None, |g| {
+            g.clash.as_mut().unwrap().state = Some(serde_json::to_value(&m).unwrap());
+            Ok(())
+        })
+        .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn telegram_deletes_a_bid_typed_in_a_group() {
     const TOKEN: &str = "778:public-bid-token";
@@ -25,7 +43,8 @@ async fn telegram_deletes_a_bid_typed_in_a_group() {
     let (server, addr) = telegram_api::start(TOKEN).await;
     let dir = tempfile::tempdir().unwrap();
     let (stop, shutdown) = adapter::shutdown_channel();
-    let run = tokio::spawn(telegram::run(core(dir.path()), TOKEN.into(), Some(format!("http://{addr}")), shutdown));
+    let core = core(dir.path());
+    let run = tokio::spawn(telegram::run(core.clone(), TOKEN.into(), Some(format!("http://{addr}")), shutdown));
 
     // Someone in no match has no bid to keep secret: told so, nothing deleted.
     server.say(GROUP, telegram_api::user(33, "carol"), "/bid 3");
@@ -37,6 +56,12 @@ async fn telegram_deletes_a_bid_typed_in_a_group() {
     server.say(GROUP, telegram_api::user(22, "bob"), "/accept");
     let matched = server.until(WAIT, |s| s.texts(GROUP).iter().any(|t| t.contains("a match of Clash"))).await;
     assert!(matched, "{:?}", server.sent());
+    // Before the ultimate round there is no bid to keep secret: told so, nothing deleted.
+    server.say(GROUP, telegram_api::user(11, "alice"), "/bid 12");
+    let told = server.until(WAIT, |s| s.texts(GROUP).iter().any(|t| t.contains("There is no bid to send now"))).await;
+    assert!(told, "{:?}", server.sent());
+    assert!(server.deletions().is_empty());
+    to_the_auction(&core, "telegram", &GROUP.to_string(), "11");
 
     let bid = server.post(GROUP, telegram_api::user(11, "alice"), "/bid 12");
     let warned = server.until(WAIT, |s| s.texts(GROUP).iter().any(|t| t.contains("does not count"))).await;
@@ -78,7 +103,8 @@ async fn discord_deletes_a_bid_typed_in_a_server_channel() {
     let fake = discord_api::start(1 << 40).await;
     let dir = tempfile::tempdir().unwrap();
     let (stop, shutdown) = adapter::shutdown_channel();
-    let bot = tokio::spawn(discord::run(core(dir.path()), TOKEN.into(), Some(fake.url()), shutdown));
+    let core = core(dir.path());
+    let bot = tokio::spawn(discord::run(core.clone(), TOKEN.into(), Some(fake.url()), shutdown));
     assert!(fake.until(WAIT, |d| d.connected()).await, "no connection");
 
     // Someone in no match has no bid to keep secret: told so, nothing deleted.
@@ -90,6 +116,12 @@ async fn discord_deletes_a_bid_typed_in_a_server_channel() {
     fake.say(CHANNEL, ("22", "bob"), "!accept");
     let matched = fake.until(WAIT, |d| d.texts(CHANNEL).iter().any(|t| t.contains("a match of Clash"))).await;
     assert!(matched, "{:?}", fake.texts(CHANNEL));
+    // Before the ultimate round there is no bid to keep secret: told so, nothing deleted.
+    fake.say(CHANNEL, ("11", "alice"), "!bid 9");
+    let told = fake.until(WAIT, |d| d.texts(CHANNEL).iter().any(|t| t.contains("There is no bid to send now"))).await;
+    assert!(told, "{:?}", fake.texts(CHANNEL));
+    assert!(fake.deleted().is_empty());
+    to_the_auction(&core, "discord", &CHANNEL.to_string(), "11");
 
     let bid = fake.say(CHANNEL, ("11", "alice"), "!bid 12");
     let warned = fake.until(WAIT, |d| d.texts(CHANNEL).iter().any(|t| t.contains("does not count"))).await;
@@ -145,6 +177,7 @@ fn the_deletion_waits_in_the_outbox_with_the_warning() {
     say("11", "alice", "/challenge @22 clash");
     let started = say("22", "bob", "/accept");
     assert!(started.iter().any(|r| r.text.contains("a match of Clash")), "{started:?}");
+    to_the_auction(&core, "telegram", "-100", "11");
     let msg = Incoming {
         platform: "telegram".into(),
         channel: "-100".into(),

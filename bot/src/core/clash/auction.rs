@@ -16,7 +16,19 @@ impl Core {
                      ultimate round, sent to me in private.",
                 );
             }
-            return Ok(self.public_bid(msg));
+            // Only a match waiting for sealed bids has one to keep secret;
+            // otherwise the number is no bid, and the match says why.
+            if all.iter().any(|(_, m)| m.phase == Phase::Bidding) {
+                return Ok(self.public_bid(msg));
+            }
+            return match &all[..] {
+                [(loaded, Match { phase: Phase::Raising { to_move }, .. })] => refuse(format!(
+                    "The sealed bids are in, and equal: {} raises or passes now, with /raise or /pass.",
+                    Self::player_name(&loaded.record, *to_move)
+                )),
+                [(_, Match { phase: Phase::Over { .. }, .. })] => Err(army_refusal(ArmyError::MatchOver)),
+                _ => Err(army_refusal(ArmyError::NotBidding)),
+            };
         }
         if all.is_empty() {
             return refuse("You have no Clash of the Armies match.");
