@@ -199,3 +199,23 @@ fn the_deletion_waits_in_the_outbox_with_the_warning() {
     let again = Relay::new(self::core(dir.path()), "telegram").owed();
     assert_eq!(again.iter().map(|d| d.action.clone()).collect::<Vec<_>>(), [None, Some(delete)]);
 }
+
+#[test]
+fn the_console_shows_the_deletion_of_a_bid_typed_in_public() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let core = Core::new(Store::open(dir.path()).unwrap(), CoreConfig { board_size: 120, ..CoreConfig::default() });
+    let mut console = kibitz_bot::console::Console::new(core, out.path());
+    console.line("alice: /challenge @bob clash white");
+    assert!(console.line("bob: /accept").join("\n").contains("a match of Clash"));
+    // Round 1: no bid to keep secret.
+    assert_eq!(
+        console.line("alice: /bid 12"),
+        ["kibitz: There is no bid to send now: the auction is held only before the ultimate round."]
+    );
+    to_the_auction(console.core(), "console", "local", "alice");
+    let said = console.line("alice: /bid 12");
+    assert!(said[0].starts_with("kibitz: @alice, that bid was typed in public, so it does not count"), "{said:?}");
+    assert!(said[0].contains("On the console, /in @kibitz takes you to your private chat with me."), "{said:?}");
+    assert_eq!(said.last().map(String::as_str), Some("  [deleted: the message of alice]"));
+}
