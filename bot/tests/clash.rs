@@ -285,11 +285,14 @@ fn equal_bids_are_raised_in_turn_until_one_passes() {
         })
         .unwrap();
     whisper(&core, "alice", "/bid 5");
-    assert!(whisper(&core, "bob", "/bid 5").contains("<@alice> must raise first (CA14), to 5.50"));
+    assert!(whisper(&core, "bob", "/bid 5").contains("<@alice> (White) must raise first (CA14), to 5.50"));
     assert!(whisper(&core, "bob", "/bid 6").contains("bids are in, and equal"));
-    assert_eq!(say(&core, "bob", "/raise"), "It is White's turn to raise or pass.");
+    assert_eq!(say(&core, "bob", "/raise"), "It is <@alice> (White)'s turn to raise or pass; yours comes after.");
     // CA14: White raises first; a pass now is refused and changes nothing.
-    assert_eq!(say(&core, "alice", "/pass"), "After equal bids White must raise first (CA14): /raise.");
+    assert_eq!(
+        say(&core, "alice", "/pass"),
+        "After equal bids White, you, must raise first (CA14): /raise. Passing is possible from the next turn on."
+    );
     assert!(say(&core, "alice", "/raise").contains("raises the bid to 5.50 gold"));
     // Bob raises to 6.00; Alice, with 5.75 gold, cannot go to 6.50 and so passes (CA14).
     let raised = say(&core, "bob", "/raise");

@@ -139,10 +139,11 @@ impl Core {
             (Phase::Raising { to_move }, _) => {
                 let standing = auction.standing.unwrap_or(0);
                 format!(
-                    "The bids are equal at {}: {} must raise first (CA14), to {} with /raise; then {} raises or \
+                    "The bids are equal at {}: {} ({}) must raise first (CA14), to {} with /raise; then {} raises or \
                      passes, and whoever passes loses the auction.",
                     gold_text(standing),
                     name(to_move),
+                    if to_move == Color::White { "White" } else { "Black" },
                     gold_text(standing + kibitz_rules::army::BID_STEP),
                     name(!to_move),
                 )
@@ -177,7 +178,7 @@ impl Core {
     pub(in crate::core) fn raise(&self, msg: &Incoming) -> Answer {
         let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
         let before = m.clone();
-        m.raise(color).map_err(army_refusal)?;
+        m.raise(color).map_err(|e| auction_refusal(&loaded.record, e))?;
         let Some(stored) = self.save_match(msg, &loaded, &m, |_| {})? else { return Ok(Vec::new()) };
         let mut text = raise_words(&loaded.record, &m, color);
         if m.auction.as_ref().is_some_and(|a| a.winner.is_some()) {
@@ -201,11 +202,30 @@ impl Core {
     pub(in crate::core) fn pass(&self, msg: &Incoming) -> Answer {
         let Some((loaded, mut m, color)) = self.own_match(msg)? else { return Ok(Vec::new()) };
         let before = m.clone();
-        m.pass(color).map_err(army_refusal)?;
+        m.pass(color).map_err(|e| auction_refusal(&loaded.record, e))?;
         let Some(stored) = self.save_match(msg, &loaded, &m, |_| {})? else { return Ok(Vec::new()) };
         let mut text = format!("{} passes. {}", mention(&msg.sender.id), self.auction_words(&stored, &before, &m));
         let after = Loaded { record: stored, game: loaded.game.clone(), clash: Some(m) };
         self.after_auction_step(msg, after, color, &mut text)
+    }
+}
+
+/// A raise or a pass refused, with the players named beside their colours.
+fn auction_refusal(r: &GameRecord, e: ArmyError) -> Refusal {
+    match e {
+        ArmyError::NotYourRaise { to_move } => {
+            let side = if to_move == Color::White { "White" } else { "Black" };
+            Refusal(format!(
+                "It is {} ({side})'s turn to raise or pass; yours comes after.",
+                Core::player_name(r, to_move)
+            ))
+        }
+        ArmyError::MustRaiseFirst => Refusal(
+            "After equal bids White, you, must raise first (CA14): /raise. Passing is possible from the next turn \
+             on."
+            .into(),
+        ),
+        e => army_refusal(e),
     }
 }
 
