@@ -214,6 +214,23 @@ pub enum Why {
         /// The move without the piece, in SAN.
         play: String,
     },
+    /// C2: a power written as a drop (`R@e2`): only static pieces are
+    /// dropped; powers are given to pieces on the board.
+    PowerDropped {
+        /// The power's letter, where the reserve holds that power (not a
+        /// whole power of split Construction, CS1).
+        letter: Option<char>,
+        /// The square named.
+        to: Square,
+    },
+    /// C3: a Queen asked for as one power: it is a Rook and a Bishop power
+    /// on one piece (CS2: all four of their halves).
+    NoQueenPower {
+        /// The square named.
+        to: String,
+        /// Split powers (CS2).
+        halves: bool,
+    },
     /// A drop of a piece that is not in hand.
     NotInHand(String),
     /// A drop onto an occupied square.
@@ -398,6 +415,26 @@ impl fmt::Display for Why {
             Why::DropZone(n) => write!(f, "static pieces are dropped on your own first {n} ranks (C2)"),
             Why::GrantNotOwn(sq) => write!(f, "powers are given to your own pieces, and {sq} holds none of yours"),
             Why::NotInReserve(name) => write!(f, "you have no {name} power in your reserve"),
+            Why::PowerDropped { letter: Some(letter), to } => write!(
+                f,
+                "only static pieces are dropped (S@{to}, C2); a power is given to a piece of yours on the board: \
+                 {letter}>SQUARE"
+            ),
+            Why::PowerDropped { letter: None, to } => write!(
+                f,
+                "only static pieces are dropped (S@{to}, C2); powers go to your pieces on the board, a half at a \
+                 time (CS2): give rook moving half SQUARE"
+            ),
+            Why::NoQueenPower { to, halves: false } => write!(
+                f,
+                "there is no Queen power: a piece holding the Rook and the Bishop power moves as a Queen (C3); give \
+                 them one turn at a time (R>{to}, then B>{to})"
+            ),
+            Why::NoQueenPower { halves: true, .. } => write!(
+                f,
+                "there is no Queen power: a piece holding all four Rook and Bishop halves moves as a Queen (CS2); \
+                 give them one turn at a time"
+            ),
             Why::AlreadyHolds(p, name) => write!(f, "{p} already holds the {name} power (C3)"),
             Why::PawnPowerLastRank => f.write_str("a piece on its last rank may not be given the Pawn power (C4)"),
             Why::OffBoard { square, corner } => {
@@ -705,6 +742,9 @@ impl Position {
             && !piece.is_empty()
         {
             let name = piece.join(" ");
+            if name.eq_ignore_ascii_case("queen") || name.eq_ignore_ascii_case("q") {
+                return Some(Why::NoQueenPower { to: sq.to_ascii_lowercase(), halves: self.variant.split_powers });
+            }
             let letter = match self.variant.pieces.iter().find(|p| p.name.eq_ignore_ascii_case(&name)) {
                 Some(pt) => pt.letter.to_string(),
                 None if name.chars().count() == 1 => name.clone(),
@@ -1058,6 +1098,11 @@ impl Position {
             });
         };
         let name = self.variant.pieces[i as usize].name.to_ascii_lowercase();
+        let pt = self.variant.pieces[i as usize];
+        if self.variant.grants && !pt.powers.is_empty() && !pt.royal {
+            let letter = (self.hand(self.turn, i) > 0 || !self.variant.split_powers).then_some(pt.letter);
+            return Some(Why::PowerDropped { letter, to });
+        }
         if self.hand(self.turn, i) == 0 {
             return Some(Why::NotInHand(name));
         }
@@ -1086,6 +1131,13 @@ impl Position {
         let to = Square::parse(sq)?;
         let mut chars = letter.chars();
         let (Some(l), None) = (chars.next(), chars.next()) else { return None };
+        let queen = match self.variant.piece_index(l.to_ascii_uppercase()) {
+            Some(i) => self.variant.pieces[i as usize].powers.joined() == Powers::QUEEN,
+            None => l.eq_ignore_ascii_case(&'Q'),
+        };
+        if queen {
+            return Some(Why::NoQueenPower { to: to.to_string(), halves: self.variant.split_powers });
+        }
         let i = self.variant.piece_index(l.to_ascii_uppercase())?;
         let pt = self.variant.pieces[i as usize];
         let name = pt.name.to_string();

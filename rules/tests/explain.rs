@@ -527,3 +527,23 @@ fn a3_a_promotion_piece_in_alapawn_is_told_that_reaching_the_last_rank_wins() {
         );
     }
 }
+
+#[test]
+fn c2_c3_a_power_written_as_a_drop_and_a_queen_asked_for_as_one_power() {
+    let p = start("construction");
+    assert_eq!(
+        said(&p, "R@e2"),
+        "R@e2 is not possible: only static pieces are dropped (S@e2, C2); a power is given to a piece of yours on the \
+         board: R>SQUARE"
+    );
+    let queen = "there is no Queen power: a piece holding the Rook and the Bishop power moves as a Queen (C3); give \
+                 them one turn at a time (R>d2, then B>d2)";
+    let p = after("construction", "S@d2 S@d7");
+    for text in ["give queen d2", "give Q d2", "Q>d2"] {
+        assert_eq!(said(&p, text), format!("{text} is not possible: {queen}"), "{text}");
+    }
+    // CS1, CS2: halves, in split Construction.
+    let p = after("construction-split", "S@d2 S@d7");
+    assert!(said(&p, "give queen d2").contains("all four Rook and Bishop halves moves as a Queen (CS2)"));
+    assert!(said(&p, "R@e2").ends_with("a half at a time (CS2): give rook moving half SQUARE"), "{}", said(&p, "R@e2"));
+}
