@@ -236,7 +236,7 @@ fn construction_reasons() {
         "N>e7 is not possible: powers are given to your own pieces, and e7 holds none of yours"
     );
     let p = after("construction", "S@b1 S@e7");
-    assert!(matches!(why(&p, "Q>b1"), Why::NotInReserve(_)), "{}", said(&p, "Q>b1"));
+    assert!(matches!(why(&p, "Q>b1"), Why::NoQueenPower { .. }), "{}", said(&p, "Q>b1"));
     let p = after("construction", "S@b1 S@e7 N>b1 S@d7");
     assert_eq!(said(&p, "N>b1"), "N>b1 is not possible: the knight on b1 already holds the Knight power (C3)");
     // The same reasons for a grant in words.
