@@ -248,7 +248,7 @@ fn construction_reasons() {
         said(&start("construction"), "give rook e2"),
         "give rook e2 is not possible: powers are given to your own pieces, and e2 holds none of yours"
     );
-    assert_eq!(said(&p, "grant Q b1"), "grant Q b1 is not possible: you have no Queen power in your reserve");
+    assert!(said(&p, "grant Q b1").starts_with("grant Q b1 is not possible: there is no Queen power"));
     assert_eq!(said(&p, "give dragon b1"), "give dragon b1 is not possible: you have no dragon power in your reserve");
 }
 
