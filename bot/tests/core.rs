@@ -408,3 +408,31 @@ fn a5_the_removed_pieces_are_named_by_side_and_kind() {
     let board = game.fen.split(' ').next().unwrap().to_string();
     assert_eq!(board, "rnbqkb1r/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R");
 }
+
+#[test]
+fn c5_a_promotion_in_construction_tells_what_the_piece_is_now_and_what_the_reserve_got() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "construction", 0);
+    let moves =
+        ["S@a1", "S@h8", "give pawn a1", "give pawn h8", "a3", "h6", "a4", "h5", "a5", "h4", "a6", "h3", "a7", "h2"];
+    for (i, m) in moves.iter().enumerate() {
+        let who = if i % 2 == 0 { "alice" } else { "bob" };
+        let r = say(&core, who, m, 1 + i as u64, None);
+        assert!(r[0].text.contains("played"), "{m}: {r:?}");
+    }
+    let r = say(&core, "alice", "a8=R", 20, None);
+    assert!(
+        r[0].text.contains(
+            "Its pawn power is used up: the piece on a8 is now static, and a Rook power goes to the reserve (C5)."
+        ),
+        "{}",
+        r[0].text
+    );
+    let r = say(&core, "bob", "h1=static", 21, None);
+    assert!(
+        r[0].text.contains("the piece on h1 is now static, and a static piece goes to the reserve (C5)."),
+        "{}",
+        r[0].text
+    );
+}

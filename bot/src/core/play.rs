@@ -175,6 +175,31 @@ impl Core {
             let pos = after.game.position();
             let _ = write!(text, " The {} is now {}.", pos.piece_name(was), pos.powers_name(now));
         }
+        // C5, CS5: the reward a pawn move onto the last rank put in the reserve.
+        if let Move::Normal { to, promote: kibitz_rules::Promote::To(i), .. } = played.mv
+            && after.game.position().variant().grants
+        {
+            let pos = after.game.position();
+            let reward = match pos.variant().pieces.get(i as usize) {
+                Some(t) if t.powers.is_empty() => "a static piece".to_string(),
+                Some(t) if t.powers.has_halves() && t.powers.count() == 1 && pos.variant().split_powers => {
+                    format!("a {}", t.name)
+                }
+                Some(t) => format!("a {} power", t.name),
+                None => "a reward".to_string(),
+            };
+            let now = match pos.piece_at(to) {
+                Some(p) if p.powers.is_empty() => "is now static".to_string(),
+                Some(p) => format!("is now a {}", pos.piece_name(p)),
+                None => "is gone".to_string(),
+            };
+            let (power, ruling) =
+                if pos.variant().split_powers { ("pawn halves are", "CS5") } else { ("pawn power is", "C5") };
+            let _ = write!(
+                text,
+                " Its {power} used up: the piece on {to} {now}, and {reward} goes to the reserve ({ruling})."
+            );
+        }
         if !played.removed.is_empty() {
             // A5: each side's last moved piece goes, on a third repetition
             // or after fifty quiet moves.
