@@ -231,6 +231,13 @@ pub enum Why {
         /// Split powers (CS2).
         halves: bool,
     },
+    /// A6: one pawn twice through a square an enemy piece attacks.
+    PassAttacked {
+        /// The square passed.
+        pass: Square,
+        /// A piece that attacks it.
+        by: Option<Named>,
+    },
     /// A drop of a piece that is not in hand.
     NotInHand(String),
     /// A drop onto an occupied square.
@@ -403,7 +410,14 @@ impl fmt::Display for Why {
                 write!(f, ": the capture is written {capture}")
             }
             Why::FirstTurnSingleStep => {
-                f.write_str("White's first turn must be a single one-square step of one pawn (A6)")
+                f.write_str("White's first pawn turn must be a single one-square step of one pawn (A6)")
+            }
+            Why::PassAttacked { pass, by } => {
+                write!(f, "a pawn moving twice may not pass an attacked square, and {pass} is attacked")?;
+                if let Some(by) = by {
+                    write!(f, " by {by}")?;
+                }
+                f.write_str(" (A6)")
             }
             Why::NoPromotion { game, play } => {
                 write!(f, "pawns do not promote in {game}: a pawn reaching the last rank wins (A3); write {play}")
@@ -707,6 +721,39 @@ impl Position {
         None
     }
 
+    /// A6: one pawn twice (`a6,a5`, `a7a6a5`) through an attacked square.
+    fn why_not_twice(&self, text: &str) -> Option<Why> {
+        let t = text.trim().to_ascii_lowercase();
+        let squares: Vec<Square> = if t.contains([',', ' ']) {
+            t.split([',', ' ']).filter(|w| !w.is_empty()).map(Square::parse).collect::<Option<Vec<_>>>()?
+        } else if t.len() == 6 && t.is_ascii() {
+            (0..3).map(|i| Square::parse(&t[2 * i..2 * i + 2])).collect::<Option<Vec<_>>>()?
+        } else {
+            return None;
+        };
+        let us = self.turn;
+        let dir: i8 = if us == Color::White { 1 } else { -1 };
+        let (from, pass, to) = match squares.as_slice() {
+            [pass, to] => (pass.offset(0, -dir)?, *pass, *to),
+            [from, pass, to] => (*from, *pass, *to),
+            _ => return None,
+        };
+        let pawn = self.piece_at(from).is_some_and(|p| p.color == us && p.powers.contains(Powers::PAWN));
+        if !pawn || pass.offset(0, -dir) != Some(from) || to.offset(0, -dir) != Some(pass) {
+            return None;
+        }
+        if self.piece_at(pass).is_some() || self.piece_at(to).is_some() || self.last_rank(us).has(pass) {
+            return None;
+        }
+        let them = self.pieces_of(!us);
+        let after = (self.occupied() & !from.bb()) | pass.bb();
+        let by = self.attackers(pass, !us, them, after);
+        if by.is_empty() {
+            return None;
+        }
+        Some(Why::PassAttacked { pass, by: by.first().and_then(|s| self.named(s)) })
+    }
+
     /// Why `text`, which reads as a move, is not legal here; `None` when
     /// no single reason can be told.
     pub(crate) fn explain(&self, text: &str, legal: &MoveList) -> Option<Why> {
@@ -729,6 +776,11 @@ impl Position {
             {
                 return Some(Why::FirstTurnSingleStep);
             }
+        }
+        if self.variant.pawn_pairs
+            && let Some(why) = self.why_not_twice(text)
+        {
+            return Some(why);
         }
         if self.variant.grants
             && let Some((letter, sq)) = text.trim().split_once('>')

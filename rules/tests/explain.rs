@@ -547,3 +547,28 @@ fn c2_c3_a_power_written_as_a_drop_and_a_queen_asked_for_as_one_power() {
     assert!(said(&p, "give queen d2").contains("all four Rook and Bishop halves moves as a Queen (CS2)"));
     assert!(said(&p, "R@e2").ends_with("a half at a time (CS2): give rook moving half SQUARE"), "{}", said(&p, "R@e2"));
 }
+
+#[test]
+fn a6_one_pawn_twice_through_an_attacked_square_is_told_so() {
+    // After 1. d3 the c1 bishop sees h6: Black's h-pawn may not pass it.
+    let p = after("alapawn-balanced", "d3");
+    for text in ["h6,h5", "h7h6h5", "h6 h5"] {
+        assert_eq!(
+            said(&p, text),
+            format!(
+                "{} is not possible: a pawn moving twice may not pass an attacked square, and h6 is attacked by the \
+                 bishop on c1 (A6)",
+                text
+            ),
+            "{text}"
+        );
+    }
+    // Through a square nobody attacks it goes.
+    assert!(p.parse_move("a6,a5").is_ok());
+    // The first pawn turn, not the first turn, is the single step's.
+    let p = after("alapawn-balanced", "Nf3 Nf6");
+    assert_eq!(
+        said(&p, "a3,b3"),
+        "a3,b3 is not possible: White's first pawn turn must be a single one-square step of one pawn (A6)"
+    );
+}
