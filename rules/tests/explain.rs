@@ -173,7 +173,7 @@ fn alapawn_balanced_first_turn() {
     assert_ne!(why(&later, "a5"), Why::FirstTurnSingleStep);
     assert_eq!(
         said(&p, "a3,b3"),
-        "a3,b3 is not possible: White's first turn must be a single one-square step of one pawn (A6)"
+        "a3,b3 is not possible: White's first pawn turn must be a single one-square step of one pawn (A6)"
     );
 }
 

@@ -1137,7 +1137,11 @@ fn a6_duplicates_are_listed_once() {
 fn a6_passed_square_must_not_be_attacked() {
     let p = pos("alapawn-balanced", "8/8/8/8/1p6/8/P7/8 w - - 0 1");
     assert_eq!(legal(&p), set(&["a2a3", "a2b3", "a2b3a4", "a2b3c4"]));
-    assert!(matches!(p.parse_move("a2a3a4"), Err(MoveError::Illegal { .. })));
+    let refused = p.parse_move("a2a3a4");
+    assert!(
+        matches!(&refused, Err(MoveError::Refused { why: kibitz_rules::Why::PassAttacked { pass, .. }, .. }) if pass.to_string() == "a3"),
+        "{refused:?}"
+    );
     let p = pos("alapawn-balanced", "8/7p/8/3n4/8/8/4P3/8 w - - 0 1");
     let steps = legal_from(&p, "e2");
     assert!(!steps.iter().any(|m| m.starts_with("e2e3") && m.len() > 4));
