@@ -238,6 +238,13 @@ pub enum Why {
         /// A piece that attacks it.
         by: Option<Named>,
     },
+    /// CS1: a whole power's letter where only a half of it makes the move.
+    ByHalf {
+        /// The whole power, `"Rook"`.
+        power: String,
+        /// The moves a half makes there, SAN.
+        moves: Vec<String>,
+    },
     /// A drop of a piece that is not in hand.
     NotInHand(String),
     /// A drop onto an occupied square.
@@ -412,6 +419,11 @@ impl fmt::Display for Why {
             Why::FirstTurnSingleStep => {
                 f.write_str("White's first pawn turn must be a single one-square step of one pawn (A6)")
             }
+            Why::ByHalf { power, moves } => write!(
+                f,
+                "no piece of yours holds the whole {power} power; a half of it makes this move, written {} (CS1)",
+                or_list(moves)
+            ),
             Why::PassAttacked { pass, by } => {
                 write!(f, "a pawn moving twice may not pass an attacked square, and {pass} is attacked")?;
                 if let Some(by) = by {
@@ -877,6 +889,30 @@ impl Position {
                 (None, Some(r)) => Some(format!("on rank {}", r + 1)),
                 (None, None) => None,
             };
+            // CS1: `Rxd5` where a piece holds only a half of the Rook power:
+            // the moves to the target that the halves make, as written.
+            if let (true, Some(i)) = (self.variant.split_powers, known) {
+                let whole = self.variant.pieces[i as usize].powers.joined();
+                let halves = whole.split().without(whole);
+                let by_half: Vec<String> = legal
+                    .iter()
+                    .filter(|m| m.to() == to)
+                    .filter(|m| {
+                        m.from().and_then(|f| self.piece_at(f)).is_some_and(|p| {
+                            p.powers.intersects(halves)
+                                && (if self.piece_at(to).is_some() { p.powers.capturing() } else { p.powers.moving() })
+                                    .contains(whole)
+                        })
+                    })
+                    .map(|m| self.san(m))
+                    .collect();
+                if !halves.is_empty() && !by_half.is_empty() {
+                    return Some(Why::ByHalf {
+                        power: self.variant.pieces[i as usize].name.to_string(),
+                        moves: by_half,
+                    });
+                }
+            }
             return Some(match known {
                 Some(i) => Why::NoSuchPiece {
                     name: self.variant.pieces[i as usize].name.to_ascii_lowercase(),
@@ -1016,7 +1052,13 @@ impl Position {
     fn answers_to(&self, p: Piece, letter: Option<&str>) -> bool {
         let code = self.piece_code(p).to_ascii_uppercase();
         match letter {
-            None => p.powers.joined() == Powers::PAWN && !p.promoted,
+            // A piece holding the Pawn power (or a half of it) moves as a
+            // pawn too (PA4, C4, CS3).
+            None => {
+                !p.promoted
+                    && !p.royal
+                    && (p.powers.joined() == Powers::PAWN || p.powers.whole().contains(Powers::PAWN))
+            }
             Some(l) if p.promoted => l == "G" || l == code || format!("+{code}") == l,
             Some(l) => l == code || (l.len() == 1 && self.power_letters(p).iter().any(|c| l.starts_with(*c))),
         }

@@ -712,7 +712,14 @@ impl Position {
                     // `(NP)d6`, PA4; `h8=P` for `(RP)h8=P`, C4).
                     let ahead = if piece.color == Color::White { 1 } else { -1 };
                     let steps = i32::from(to.rank()) - i32::from(from.rank());
-                    if piece.powers.contains(Powers::PAWN)
+                    // Onto the last rank the pawn move promotes (PA5, C4, C5):
+                    // the other power's move there is not the pawn's.
+                    let pawn_promotes = promote == Promote::No
+                        && legal.iter().any(|m| {
+                            matches!(m, Move::Normal { from: f, to: t, promote: Promote::To(_), .. } if *f == from && *t == to)
+                        });
+                    if piece.powers.whole().contains(Powers::PAWN)
+                        && !pawn_promotes
                         && from.file().abs_diff(to.file()) <= 1
                         && (steps == ahead || (steps == 2 * ahead && from.file() == to.file()))
                     {

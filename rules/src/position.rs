@@ -265,6 +265,10 @@ impl Position {
     }
 
     pub(crate) fn set_hand(&mut self, color: Color, slot: usize, count: u8) {
+        // No game gets near the FEN's limit (C1's 15 static pieces are the
+        // most); a position set up at it keeps it rather than one it could
+        // not write.
+        let count = count.min(crate::zobrist::MAX_HAND as u8);
         let k = keys();
         let old = self.hands[color.index()][slot];
         self.hash ^= k.hand(color, slot, old) ^ k.hand(color, slot, count);

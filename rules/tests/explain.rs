@@ -572,3 +572,24 @@ fn a6_one_pawn_twice_through_an_attacked_square_is_told_so() {
         "a3,b3 is not possible: White's first pawn turn must be a single one-square step of one pawn (A6)"
     );
 }
+
+#[test]
+fn pa5_c4_a_pawn_style_move_onto_the_last_rank_is_the_promoting_one() {
+    // PA5: the bishop-pawn on g7 takes on h8 as a pawn (promoting) or as a
+    // bishop (not): `gxh8` asks for the piece; `Bxh8` is the bishop's.
+    let p = after("absorption", "b3 a6 Bb2 a5 Bxg7 a4");
+    assert!(said(&p, "gxh8").starts_with("gxh8: g7 to h8 needs a promotion piece: (BP)xh8=Q"), "{}", said(&p, "gxh8"));
+    let queen = p.parse_move("gxh8=Q").unwrap();
+    assert!(matches!(queen, kibitz_rules::Move::Normal { promote: kibitz_rules::Promote::To(_), .. }));
+    let bishop = p.parse_move("Bxh8").unwrap();
+    assert!(matches!(bishop, kibitz_rules::Move::Normal { promote: kibitz_rules::Promote::No, .. }));
+    // C4, C5: the rook-pawn on a7: `a8` promotes, `Ra8` is the rook's step.
+    let p = after("construction", "drop_a2 drop_h7 give_rook_a2 give_rook_h7 give_pawn_a2 Rh6 Ra7 Rh5");
+    assert!(said(&p, "a8").starts_with("a8: a7 to a8 needs a promotion piece: (RP)a8=S"), "{}", said(&p, "a8"));
+    assert!(said(&p, "a8=Q").contains("cannot promote to a Queen here"), "{}", said(&p, "a8=Q"));
+    assert_eq!(p.canonical(&p.parse_move("a8=R").unwrap()), "a7a8r");
+    assert_eq!(p.canonical(&p.parse_move("Ra8").unwrap()), "a7a8");
+    // CS3: a piece holding only the Pawn moving half steps as a pawn.
+    let p = after("construction-split", "drop_a1 drop_h8 give_F_a1 drop_g8");
+    assert_eq!(p.canonical(&p.parse_move("a3").unwrap()), "a1a3");
+}
