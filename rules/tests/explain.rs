@@ -593,3 +593,14 @@ fn pa5_c4_a_pawn_style_move_onto_the_last_rank_is_the_promoting_one() {
     let p = after("construction-split", "drop_a1 drop_h8 give_F_a1 drop_g8");
     assert_eq!(p.canonical(&p.parse_move("a3").unwrap()), "a1a3");
 }
+
+#[test]
+fn cs1_a_whole_powers_letter_where_a_half_makes_the_move_names_the_half() {
+    let p = after("construction-split", "drop_d2 drop_d7 give_T_d2 give_U_d7 Td5");
+    assert_eq!(
+        said(&p, "Rxd5"),
+        "Rxd5 is not possible: no piece of yours holds the whole Rook power; a half of it makes this move, written \
+         Uxd5 (CS1)"
+    );
+    assert!(p.parse_move("Uxd5").is_ok());
+}
