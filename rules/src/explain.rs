@@ -245,6 +245,9 @@ pub enum Why {
         /// The moves a half makes there, SAN.
         moves: Vec<String>,
     },
+    /// CA2: a Rabbit's exit (`Tb8x`) that no chain makes: no enemy piece
+    /// stands at the edge there for it to leave the board with.
+    NoExit(Option<Square>),
     /// A drop of a piece that is not in hand.
     NotInHand(String),
     /// A drop onto an occupied square.
@@ -418,6 +421,13 @@ impl fmt::Display for Why {
             }
             Why::FirstTurnSingleStep => {
                 f.write_str("White's first pawn turn must be a single one-square step of one pawn (A6)")
+            }
+            Why::NoExit(at) => {
+                f.write_str("a trailing x is a Rabbit leaving the board with the enemy piece it jumps at the edge")?;
+                match at {
+                    Some(sq) => write!(f, ", and no Rabbit of yours can jump a piece on {sq} off the board (CA2)"),
+                    None => f.write_str(", and no Rabbit of yours can do that here (CA2)"),
+                }
             }
             Why::ByHalf { power, moves } => write!(
                 f,

@@ -393,6 +393,21 @@ impl Position {
             return Err(MoveError::Syntax(trimmed.to_string()));
         }
         let lower = trimmed.to_ascii_lowercase();
+        // CA2: a trailing `x` after the last square (`Tb8x`, `b6b8x`) is a
+        // Rabbit leaving the board with its edge victim: only such a chain.
+        let exit = self.variant().armies && {
+            let core = trimmed.trim_end_matches(['+', '#', '!', '?']);
+            core.ends_with(['x', 'X']) && core[..core.len() - 1].ends_with(|c: char| c.is_ascii_digit())
+        };
+        let legal: MoveList = if exit {
+            legal.iter().copied().filter(|m| m.chain_shape().is_some_and(|(_, off)| off)).collect()
+        } else {
+            legal
+        };
+        if exit && self.matching(trimmed, &legal).is_empty() {
+            let at = last_square(&body);
+            return Err(MoveError::Refused { text: trimmed.to_string(), why: Why::NoExit(at) });
+        }
         let mut found = self.matching(trimmed, &legal);
         // A6: a pair's two steps may be written in either order.
         if found.is_empty()

@@ -288,3 +288,22 @@ fn ca2_rabbits_landing_alike_are_told_apart() {
     assert_san_reads_back(&p);
     assert_san_reads_back(&q);
 }
+
+/// CA2: a trailing `x` is the Rabbit's exit with its edge victim and nothing
+/// else: where no chain leaves the board there, the move is refused, never
+/// read as the plain slide to that square.
+#[test]
+fn ca2_a_trailing_x_is_only_an_exit() {
+    let p = clash("2kt3R/B7/5a2/3n3w/2P5/3T4/8/OK1OO1OO w - - 0 1");
+    let exit = p.parse_move("d3d6d8x").expect("the chain exists");
+    assert_eq!(p.parse_move("Txd6d8x"), Ok(exit));
+    // d3 to d4 is a slide; `Td4x` asks for an exit there, which no chain makes.
+    assert!(p.parse_move("Td4").is_ok());
+    for text in ["Td4x", "d3d4x"] {
+        let refused = p.parse_move(text).expect_err(text).to_string();
+        assert!(
+            refused.ends_with("no Rabbit of yours can jump a piece on d4 off the board (CA2)"),
+            "{text}: {refused}"
+        );
+    }
+}

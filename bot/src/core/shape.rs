@@ -96,6 +96,13 @@ fn token(t: &str, square: Squares) -> bool {
     if t == "D" {
         return true;
     }
+    // CA2: a Rabbit leaving the board with its edge victim, `Tb8x`.
+    if let Some(rest) = t.strip_suffix('x')
+        && rest.ends_with(|c: char| c.is_ascii_digit())
+        && rest.len() >= 3
+    {
+        return token(rest, square);
+    }
     // `cxd8(Q)`: the promotion in brackets.
     if let [.., b'(', p, b')'] = t.as_bytes()
         && p.is_ascii_alphabetic()
@@ -282,6 +289,7 @@ mod tests {
             "Mb2^h5",
             "Tb6d6",
             "Txb6",
+            "Tb8x",
             "b4b6d6x",
             "Bxc6-",
             "Bxc6 keep",
