@@ -245,6 +245,17 @@ pub enum Why {
         /// The moves a half makes there, SAN.
         moves: Vec<String>,
     },
+    /// CS1, CS2: a whole power asked for, where powers come in halves.
+    HalvesOnly {
+        /// The power, `"Bishop"`.
+        power: String,
+        /// Its moving half's letter.
+        moving: char,
+        /// Its capturing half's letter.
+        capturing: char,
+        /// The square named.
+        to: Square,
+    },
     /// CA2: a Rabbit's exit (`Tb8x`) that no chain makes: no enemy piece
     /// stands at the edge there for it to leave the board with.
     NoExit(Option<Square>),
@@ -422,6 +433,11 @@ impl fmt::Display for Why {
             Why::FirstTurnSingleStep => {
                 f.write_str("White's first pawn turn must be a single one-square step of one pawn (A6)")
             }
+            Why::HalvesOnly { power, moving, capturing, to } => write!(
+                f,
+                "here the {power} power comes in halves, given one at a time (CS2): {moving}>{to} gives the moving \
+                 half, {capturing}>{to} the capturing half"
+            ),
             Why::NoExit(at) => {
                 f.write_str("a trailing x is a Rabbit leaving the board with the enemy piece it jumps at the edge")?;
                 match at {
@@ -1245,6 +1261,14 @@ impl Position {
         let i = self.variant.piece_index(l.to_ascii_uppercase())?;
         let pt = self.variant.pieces[i as usize];
         let name = pt.name.to_string();
+        // CS1, CS2: a whole power, where the reserve holds its halves.
+        if self.variant.split_powers && self.hand(self.turn, i) == 0 {
+            let whole = pt.powers.joined();
+            let letter_of = |half: Powers| self.variant.pieces.iter().find(|p| p.powers == half).map(|p| p.letter);
+            if let (Some(moving), Some(capturing)) = (letter_of(whole.move_halves()), letter_of(whole.take_halves())) {
+                return Some(Why::HalvesOnly { power: name, moving, capturing, to });
+            }
+        }
         if self.hand(self.turn, i) == 0 || pt.powers.count() != 1 || pt.royal {
             return Some(Why::NotInReserve(name));
         }

@@ -891,6 +891,25 @@ impl Position {
             if letter == 'P' && !self.variant.drops { rest.to_string() } else { format!("{letter}{rest}") }
         };
         let square = |w: &str| Square::parse(&w.to_ascii_lowercase()).is_some();
+        // CS2: a half in words in any order (`give moving bishop d2`, `give
+        // bishop moving d2`, `give moving half bishop d2`).
+        if self.variant.split_powers
+            && let [give, middle @ .., sq] = words.as_slice()
+            && ["give", "grant", "add"].iter().any(|g| give.eq_ignore_ascii_case(g))
+            && square(sq)
+        {
+            let kind = middle.iter().find(|w| w.eq_ignore_ascii_case("moving") || w.eq_ignore_ascii_case("capturing"));
+            let piece: Vec<&&str> = middle
+                .iter()
+                .filter(|w| !["moving", "capturing", "half"].iter().any(|x| w.eq_ignore_ascii_case(x)))
+                .collect();
+            if let (Some(kind), [piece]) = (kind, piece.as_slice()) {
+                let spelled = format!("give {} {} half {sq}", piece.to_ascii_lowercase(), kind.to_ascii_lowercase());
+                if spelled != text.to_ascii_lowercase() {
+                    return Some(spelled);
+                }
+            }
+        }
         match words.as_slice() {
             // `e2 e4`, `e2 to e4`: from and to (A6's pairs are two targets).
             [from, to] if !self.variant.pawn_pairs && square(from) && square(to) => {

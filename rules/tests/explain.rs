@@ -604,3 +604,18 @@ fn cs1_a_whole_powers_letter_where_a_half_makes_the_move_names_the_half() {
     );
     assert!(p.parse_move("Uxd5").is_ok());
 }
+
+#[test]
+fn cs2_halves_in_words_in_any_order_and_a_whole_power_asked_for() {
+    let p = after("construction-split", "drop_d2 drop_d7");
+    let moving = p.parse_move("give bishop moving half d2").unwrap();
+    for text in ["give moving bishop d2", "give bishop moving d2", "give moving half bishop d2", "D>d2"] {
+        assert_eq!(p.parse_move(text), Ok(moving), "{text}");
+    }
+    assert_eq!(p.parse_move("give capturing knight d2"), p.parse_move("give knight capturing half d2"));
+    let halves = "here the Bishop power comes in halves, given one at a time (CS2): D>d2 gives the moving half, E>d2 \
+                  the capturing half";
+    for text in ["give bishop d2", "B>d2"] {
+        assert_eq!(said(&p, text), format!("{text} is not possible: {halves}"));
+    }
+}

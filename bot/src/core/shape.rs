@@ -51,14 +51,9 @@ fn shaped(text: &str, square: Squares) -> bool {
         [piece, rest] => piece_word(piece) && token(&format!("N{rest}"), square),
         // O5: `drop rook c3`.
         [verb, piece, sq] if verb.eq_ignore_ascii_case("drop") => piece_word(piece) && square(sq),
-        [give, piece, sq] => said(give, &GRANTS) && piece.chars().all(|c| c.is_ascii_alphabetic()) && square(sq),
-        // CS2: `give rook moving half e2`.
-        [give, piece, half, word, sq] => {
-            said(give, &GRANTS)
-                && piece.chars().all(|c| c.is_ascii_alphabetic())
-                && said(half, &["moving", "capturing"])
-                && said(word, &["half"])
-                && square(sq)
+        // C2, CS2: `give rook e2`, `give rook moving half e2`, `give moving bishop d2`.
+        [give, middle @ .., sq] if said(give, &GRANTS) && (1..=4).contains(&middle.len()) => {
+            middle.iter().all(|w| w.chars().all(|c| c.is_ascii_alphabetic())) && square(sq)
         }
         _ => false,
     }
@@ -126,6 +121,13 @@ fn token(t: &str, square: Squares) -> bool {
     }
     if let Some((a, b)) = t.split_once(',') {
         return san(a, square) && san(b, square);
+    }
+    // CA4: a shot by its squares, `h6^e4`.
+    if let Some((a, b)) = t.split_once('^')
+        && square(a)
+        && square(b)
+    {
+        return true;
     }
     san(t, square) || canonical(t, square) || special(t, square)
 }
@@ -281,12 +283,15 @@ mod tests {
             "give rook e2",
             "give rook moving half e2",
             "Give Knight capturing half c3",
+            "give moving bishop d2",
+            "give moving half bishop d2",
             "drop d2",
             "swap a1",
             "shoot h5",
             "Ra1<>e1",
             "M^h5",
             "Mb2^h5",
+            "h6^e4",
             "Tb6d6",
             "Txb6",
             "Tb8x",
