@@ -821,6 +821,7 @@ impl Position {
             return Some(why);
         }
         if self.variant.grants
+            && !text.contains("<>")
             && let Some((letter, sq)) = text.trim().split_once('>')
         {
             return self.why_not_grant(letter.trim(), sq.trim());
@@ -853,6 +854,29 @@ impl Position {
             }
             if word.eq_ignore_ascii_case("swap") {
                 return self.why_not_swap(Square::parse(sq)?).map(Why::Swap);
+            }
+        }
+        // C6: a swap as a token (`d1e1`) or as the SAN writes it (`Cd1<>e1`):
+        // the holder's square, then its own King's.
+        if self.variant.grants
+            && let Some(king) = self.royal_square(self.turn)
+        {
+            let t = text.trim().trim_end_matches(['+', '#']);
+            let squares: Option<(Square, Square)> = match t.split_once("<>") {
+                Some((a, b)) => {
+                    let a = a.trim_start_matches(|c: char| !c.is_ascii_lowercase() || c == 'x');
+                    let a = &a[a.len().saturating_sub(2)..];
+                    Square::parse(a).zip(Square::parse(b))
+                }
+                None if t.len() == 4 => Square::parse(&t[..2]).zip(Square::parse(&t[2..])),
+                None => None,
+            };
+            if let Some((from, to)) = squares
+                && to == king
+                && from != king
+                && self.piece_at(from).is_some_and(|p| p.color == self.turn && p.powers.contains(Powers::CASTLE))
+            {
+                return self.why_not_swap(from).map(Why::Swap);
             }
         }
         // CA4: a shot at an empty square (`M^b7`, `shoot b7`).

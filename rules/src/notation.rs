@@ -417,7 +417,8 @@ impl Position {
             found = self.matching(&swapped, &legal);
         }
         // C2: a power given to the King gets the reason, not near misses.
-        let grant = self.variant().grants && (lower.contains('>') || lower.starts_with("give"));
+        let grant =
+            self.variant().grants && ((lower.contains('>') && !lower.contains("<>")) || lower.starts_with("give"));
         if found.is_empty()
             && grant
             && let Some(square) = last_square(&body).filter(|&s| self.royal_square(self.turn()) == Some(s))

@@ -619,3 +619,13 @@ fn cs2_halves_in_words_in_any_order_and_a_whole_power_asked_for() {
         assert_eq!(said(&p, text), format!("{text} is not possible: {halves}"));
     }
 }
+
+#[test]
+fn c6_a_swap_written_as_a_token_or_as_its_san_gets_the_swaps_reason() {
+    // The Castling piece on d1 is attacked by the rook on d7.
+    let p = after("construction", "drop_d1 drop_d7 give_castling_d1 give_rook_d7");
+    let reason = "your piece on d1 is attacked, and an attacked piece may not swap (C6)";
+    for text in ["swap d1", "d1e1", "Cd1<>e1"] {
+        assert_eq!(said(&p, text), format!("{text} is not possible: {reason}"), "{text}");
+    }
+}
