@@ -158,6 +158,8 @@ pub enum Why {
         by: Option<Named>,
         /// The moving piece is pinned to its King by `by`.
         pinned: bool,
+        /// The royal piece's name: `"king"`, or Clash's `"shielderer"` (CA8).
+        royal: String,
     },
     /// Castling is not possible.
     Castle(CastleWhy),
@@ -366,22 +368,22 @@ impl fmt::Display for Why {
             Why::Blocked { piece, to, by } => {
                 write!(f, "{by} stands between your {} on {} and {to}", piece.name, piece.square)
             }
-            Why::KingInCheck { king_moves: true, by, .. } => {
-                f.write_str("your king would be in check there")?;
+            Why::KingInCheck { king_moves: true, by, royal, .. } => {
+                write!(f, "your {royal} would be in check there")?;
                 if let Some(by) = by {
                     write!(f, " from {by}")?;
                 }
                 Ok(())
             }
-            Why::KingInCheck { in_check: true, pinned: false, by, .. } => {
-                f.write_str("your king is in check")?;
+            Why::KingInCheck { in_check: true, pinned: false, by, royal, .. } => {
+                write!(f, "your {royal} is in check")?;
                 if let Some(by) = by {
                     write!(f, " from {by}")?;
                 }
                 f.write_str(" and that move does not answer it")
             }
-            Why::KingInCheck { by, pinned, .. } => {
-                f.write_str("that would leave your king in check")?;
+            Why::KingInCheck { by, pinned, royal, .. } => {
+                write!(f, "that would leave your {royal} in check")?;
                 match by {
                     Some(by) if *pinned => write!(f, " (pinned by {by})"),
                     Some(by) => write!(f, " (from {by})"),
@@ -604,6 +606,15 @@ fn read_intent(text: &str) -> Option<Intent> {
 }
 
 impl Position {
+    /// The name of the side to move's royal piece: `"king"`, or the
+    /// Shielderer leading a Clash army (CA8).
+    fn royal_name(&self) -> String {
+        if !self.variant.armies {
+            return "king".to_string();
+        }
+        self.royal_square(self.turn).and_then(|k| self.named(k)).map_or_else(|| "king".to_string(), |n| n.name)
+    }
+
     /// The variant's pieces by letter: `K (King), R (Rook), ...`.
     fn piece_letters(&self) -> String {
         let named: Vec<String> =
@@ -1160,7 +1171,7 @@ impl Position {
                 !checkers.has(b.square)
                     && self.royal_square(us).zip(m.from()).is_some_and(|(k, f)| tables().between(k, b.square).has(f))
             });
-        Why::KingInCheck { king_moves, in_check: in_check && !pinned, by, pinned }
+        Why::KingInCheck { king_moves, in_check: in_check && !pinned, by, pinned, royal: self.royal_name() }
     }
 
     fn why_not_castle(&self, long: bool) -> Option<CastleWhy> {
@@ -1265,7 +1276,13 @@ impl Position {
         }
         if self.is_check() {
             let by = self.checkers().first().and_then(|s| self.named(s));
-            return Some(Why::KingInCheck { king_moves: false, in_check: true, by, pinned: false });
+            return Some(Why::KingInCheck {
+                king_moves: false,
+                in_check: true,
+                by,
+                pinned: false,
+                royal: self.royal_name(),
+            });
         }
         None
     }

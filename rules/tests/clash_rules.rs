@@ -307,3 +307,16 @@ fn ca2_a_trailing_x_is_only_an_exit() {
         );
     }
 }
+
+/// CA8: a Shielderer leading the army is named as such when a move leaves
+/// it in check, not called a king.
+#[test]
+fn ca8_a_shielderer_in_check_is_named() {
+    // Black's Shielderer on e8 is checked by the bishop on b5 along the diagonal.
+    let p = clash("4s3/7p/8/1B6/8/8/8/4K3 b - - 0 1");
+    let refused = p.parse_move("h6").expect_err("h6 leaves the check").to_string();
+    assert_eq!(
+        refused,
+        "h6 is not possible: your shielderer is in check from the bishop on b5 and that move does not answer it"
+    );
+}
