@@ -398,7 +398,7 @@ fn a5_the_removed_pieces_are_named_by_side_and_kind() {
     let r = say(&core, "bob", "Ng8", 20, None);
     assert!(
         r[0].text.contains(
-            "so each side's last moved piece goes (A5): White's knight on g1 and Black's knight on g8 are removed."
+            "The position came a third time, so each side's last moved piece goes (A5): White's knight on g1 and Black's knight on g8 are removed."
         ),
         "{}",
         r[0].text
@@ -434,5 +434,23 @@ fn c5_a_promotion_in_construction_tells_what_the_piece_is_now_and_what_the_reser
         r[0].text.contains("the piece on h1 is now static, and a static piece goes to the reserve (C5)."),
         "{}",
         r[0].text
+    );
+}
+
+#[test]
+fn o6_a_repetition_loss_says_it_loses_for_white() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "olympic", 0);
+    let cycle = ["Gb2", "Gd4", "Gb1", "Gd5"];
+    let mut last = Vec::new();
+    for (i, m) in cycle.iter().chain(cycle.iter()).enumerate() {
+        let who = if i % 2 == 0 { "alice" } else { "bob" };
+        last = say(&core, who, m, 1 + i as u64, None);
+    }
+    assert!(
+        last[0].text.contains("0-1: <@bob> wins (threefold repetition: in Olympic Chess it loses for White, O6)."),
+        "{}",
+        last[0].text
     );
 }

@@ -171,6 +171,10 @@ pub struct Played {
     pub san: String,
     /// A5: pieces the removal rule took off the board.
     pub removed: Vec<(Square, Piece)>,
+    /// A5: what set the removal off, a third repetition
+    /// ([`EndReason::Repetition`]) or fifty quiet moves
+    /// ([`EndReason::FiftyMoves`]); `None` when nothing was removed.
+    pub removal: Option<EndReason>,
     /// The result, if the move ended the game.
     pub outcome: Option<Outcome>,
     /// The opponent's pieces the move took, with the squares they stood on
@@ -307,8 +311,9 @@ impl Game {
         let entry = Entry { hash: self.position.repetition_key(), mover: Some(mover), check: self.position.is_check() };
         self.history.push(entry);
         let mut removed = Vec::new();
-        self.outcome = self.position.outcome().or_else(|| self.history_outcome(mover, &mut removed));
-        Ok(Played { mv: m, canonical, san, removed, outcome: self.outcome, taken, absorbed })
+        let mut removal = None;
+        self.outcome = self.position.outcome().or_else(|| self.history_outcome(mover, &mut removed, &mut removal));
+        Ok(Played { mv: m, canonical, san, removed, removal, outcome: self.outcome, taken, absorbed })
     }
 
     fn track_last_moved(&mut self, mover: Color, m: &Move) {
@@ -331,7 +336,12 @@ impl Game {
     }
 
     /// Repetition rules, which need the history.
-    fn history_outcome(&mut self, mover: Color, removed: &mut Vec<(Square, Piece)>) -> Option<Outcome> {
+    fn history_outcome(
+        &mut self,
+        mover: Color,
+        removed: &mut Vec<(Square, Piece)>,
+        removal: &mut Option<EndReason>,
+    ) -> Option<Outcome> {
         let now = self.history.len() - 1;
         let hash = self.history[now].hash;
         let occurrences: Vec<usize> = (0..=now).filter(|&i| self.history[i].hash == hash).collect();
@@ -356,6 +366,7 @@ impl Game {
                     return None;
                 }
                 // A5: remove each side's most recently moved piece.
+                *removal = Some(if occurrences.len() >= 3 { EndReason::Repetition } else { EndReason::FiftyMoves });
                 for c in Color::ALL {
                     if let Some(sq) = self.last_moved[c.index()].take()
                         && self.position.piece_at(sq).is_some_and(|p| p.color == c)

@@ -946,6 +946,7 @@ fn a5_repetition_removes_last_moved_pieces() {
     play_all(&mut g, &cycle[..3]);
     let played = g.play_text("Ng8").unwrap();
     assert_eq!(played.outcome, None);
+    assert_eq!(played.removal, Some(kibitz_rules::EndReason::Repetition));
     assert_eq!(
         played.removed,
         vec![
@@ -981,9 +982,11 @@ fn a5_repetition_removes_last_moved_pieces() {
 fn a5_fifty_moves_trigger_removal() {
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 98 60";
     let mut g = game("alapawn", start);
-    assert!(g.play_text("Nf3").unwrap().removed.is_empty());
+    let quiet = g.play_text("Nf3").unwrap();
+    assert!(quiet.removed.is_empty() && quiet.removal.is_none());
     let played = g.play_text("Nf6").unwrap();
     assert_eq!(played.outcome, None);
+    assert_eq!(played.removal, Some(kibitz_rules::EndReason::FiftyMoves));
     assert_eq!(
         played.removed,
         vec![

@@ -214,8 +214,13 @@ impl Core {
                 .collect();
             let _ = write!(
                 text,
-                " The position came a third time or fifty moves passed quietly, so each side's last moved piece \
-                 goes (A5): {} removed.",
+                " {}, so each side's last moved piece goes (A5): {} removed.",
+                match played.removal {
+                    Some(kibitz_rules::EndReason::FiftyMoves) => {
+                        "Fifty moves each have passed without a capture or a pawn move"
+                    }
+                    _ => "The position came a third time",
+                },
                 match each.as_slice() {
                     [one] => format!("{one} is"),
                     [rest @ .., last] => format!("{} and {last} are", rest.join(", ")),
@@ -234,7 +239,16 @@ impl Core {
                 self.notify_game_over(&r);
                 after.record = r;
             }
-            let _ = write!(text, " {}", result_words(&after.record, outcome.winner, &outcome.reason.to_string()));
+            // O6: a repetition that is no draw says so.
+            let reason = match outcome.reason {
+                kibitz_rules::EndReason::Repetition
+                    if after.game.position().variant().repetition == kibitz_rules::Repetition::WhiteLoses =>
+                {
+                    "threefold repetition: in Olympic Chess it loses for White, O6".to_string()
+                }
+                r => r.to_string(),
+            };
+            let _ = write!(text, " {}", result_words(&after.record, outcome.winner, &reason));
         } else {
             let next = after.game.position().turn();
             let next_player = after.record.player(colour_of(next)).to_string();
