@@ -149,6 +149,11 @@ impl Console {
         if is_the_bot(&speaker) {
             return vec![format!("{speaker} is my name here; speak as someone else.")];
         }
+        // `alice: /in @kibitz`: the console's own command, said by a speaker.
+        if text.starts_with("/in ") {
+            let text = text.to_string();
+            return self.line(&text);
+        }
         // Names are people whatever their case, as usernames are on the
         // platforms: the id is the name in lower case, and so are mentions.
         let id = speaker.to_ascii_lowercase();

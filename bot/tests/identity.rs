@@ -392,3 +392,13 @@ fn a_challenge_is_accepted_or_declined_by_the_challengers_username_without_at() 
     let r = tg_say(&core, CHAT, &bob, "/decline alice_k", 7);
     assert!(text(&r).contains("declines the challenge"), "{r:?}");
 }
+
+#[test]
+fn on_the_console_a_speaker_may_change_chats_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut console = kibitz_bot::console::Console::new(core(dir.path()), out.path());
+    assert_eq!(console.line("alice: /in @kibitz"), ["(now in private chats with @kibitz)"]);
+    assert!(console.line("alice: hello").join("\n").contains("just you and me"));
+    assert_eq!(console.line("alice: /in #local"), ["(now in #local)"]);
+}
