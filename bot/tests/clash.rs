@@ -2,6 +2,8 @@
 //! limits of an army, sealed bids, the ultimate round's rules, the ends of
 //! rounds and of the match.
 
+mod common;
+
 use kibitz_bot::core::{Action, Core, CoreConfig, Incoming, Reply, User};
 use kibitz_rules::army::{Match, Phase, PieceKind, ULTIMATE_ROUND};
 use kibitz_rules::{Color, Square};
@@ -212,17 +214,7 @@ fn a_bid_is_sent_privately_and_sealed_until_both_are_in() {
         "There is no bid to send now: the auction is held only before the ultimate round."
     );
     // Straight to the auction.
-    let r = record(&core);
-    let mut m = Match::new();
-    m.round = ULTIMATE_ROUND;
-    m.phase = Phase::Bidding;
-    m.auction = Some(Default::default());
-    core.store()
-        .update_game(&r.key, r.version, None, |g| {
-            g.clash.as_mut().unwrap().state = Some(serde_json::to_value(&m).unwrap());
-            Ok(())
-        })
-        .unwrap();
+    common::auction::to_the_auction(&core, "test", "c1", "alice");
 
     // In the channel the bid does not count, nothing of it is kept, and
     // the message is to be deleted.

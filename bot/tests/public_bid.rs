@@ -7,6 +7,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::auction::to_the_auction;
 use common::{discord_api, telegram_api};
 use kibitz_bot::core::{Core, CoreConfig};
 use kibitz_bot::{adapter, discord, telegram};
@@ -16,24 +17,6 @@ const WAIT: Duration = Duration::from_secs(20);
 
 fn core(dir: &std::path::Path) -> Arc<Core> {
     Arc::new(Core::new(Store::open(dir).unwrap(), CoreConfig { board_size: 120, ..CoreConfig::default() }))
-}
-
-/// The match that `player` plays in `channel` brought to the sealed bids
-/// before the ultimate round (CA14).
-fn to_the_auction(core: &Core, platform: &str, channel: &str, player: &str) {
-    use kibitz_rules::army::{Match, Phase, ULTIMATE_ROUND};
-    let key = kibitz_storage::ChannelKey::new(platform, channel);
-    let r = core.store().player_game_in_channel(&key, player).unwrap().expect("a match here");
-    let mut m = Match::new();
-    m.round = ULTIMATE_ROUND;
-    m.phase = Phase::Bidding;
-    m.auction = Some(Default::default());
-    core.store()
-        .update_game(&r.key, r.version, None, |g| {
-            g.clash.as_mut().unwrap().state = Some(serde_json::to_value(&m).unwrap());
-            Ok(())
-        })
-        .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
