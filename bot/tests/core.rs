@@ -454,3 +454,25 @@ fn o6_a_repetition_loss_says_it_loses_for_white() {
         last[0].text
     );
 }
+
+#[test]
+fn c2_a_drop_or_grant_begun_without_its_square_is_asked_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "construction", 0);
+    let ask = |who: &str, text: &str| say(&core, who, text, 1, None).first().map(|r| r.text.clone());
+    assert_eq!(
+        ask("alice", "drop").as_deref(),
+        Some("Where? drop SQUARE drops a static piece on one of your first two ranks (drop d2).")
+    );
+    assert_eq!(
+        ask("alice", "give rook").as_deref(),
+        Some("To which piece? give rook SQUARE names the piece that takes it (give rook e2).")
+    );
+    assert!(ask("alice", "swap").is_some_and(|t| t.contains("(swap a1)")));
+    // Chat stays chat, and the player not to move is not asked.
+    assert_eq!(ask("alice", "give me a break"), None);
+    assert_eq!(ask("alice", "drop it"), None);
+    assert_eq!(ask("bob", "drop"), None);
+    assert_eq!(moves_played(&core), 0);
+}

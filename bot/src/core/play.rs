@@ -33,6 +33,14 @@ impl Core {
         }
         if !shape::move_shaped(text) {
             let my_turn = loaded.record.colour_of(&msg.sender.id) == Some(colour_of(loaded.game.position().turn()));
+            // C2, C6: a drop, grant or swap begun without its square, on the
+            // sender's turn: where?
+            if my_turn
+                && loaded.game.position().variant().grants
+                && let Some(ask) = unfinished(text, loaded.game.position().turn())
+            {
+                return vec![Reply::text(ask)];
+            }
             if !my_turn || (!shape::off_board_shaped(text) && loaded.game.position().parse_move(text).is_err()) {
                 return Vec::new();
             }
@@ -454,6 +462,40 @@ impl Core {
             picture,
             buttons: Vec::new(),
         }])
+    }
+}
+
+/// C2, C6: `drop`, `give rook`, `swap` without the square they need, and
+/// how to finish them; `None` for anything else (chat).
+fn unfinished(text: &str, turn: Color) -> Option<String> {
+    let (rank, corner) = if turn == Color::White { ('2', "a1") } else { ('7', "a8") };
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
+    match words.as_slice() {
+        [verb] if said(verb, &["drop"]) => {
+            Some(format!("Where? drop SQUARE drops a static piece on one of your first two ranks (drop d{rank})."))
+        }
+        [verb] if said(verb, &["swap"]) => {
+            Some(format!("With which piece? swap SQUARE names the piece holding a Castling power (swap {corner})."))
+        }
+        [verb] if said(verb, &shape::GRANTS) => {
+            Some("Which power, and to which piece? give POWER SQUARE (give rook e2).".into())
+        }
+        [verb, power @ ..]
+            if said(verb, &shape::GRANTS)
+                && power.len() <= 4
+                && power.iter().all(|w| w.chars().all(|c| c.is_ascii_alphabetic()))
+                && kibitz_rules::VARIANTS.iter().any(|v| {
+                    v.grants
+                        && v.pieces.iter().any(|p| {
+                            p.name.eq_ignore_ascii_case(&power.join(" ")) || p.name.eq_ignore_ascii_case(power[0])
+                        })
+                }) =>
+        {
+            let power = power.join(" ").to_lowercase();
+            Some(format!("To which piece? give {power} SQUARE names the piece that takes it (give {power} e2)."))
+        }
+        _ => None,
     }
 }
 
