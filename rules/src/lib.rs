@@ -47,7 +47,7 @@ pub use fen::FenError;
 pub use game::{EndReason, Game, Outcome, Played};
 pub use handicap::{Handicap, HandicapError, Handicaps};
 pub use moves::{MAX_CHAIN, MAX_MOVES, MAX_TOUCHED, Move, MoveList, Promote, Touched};
-pub use notation::{MoveError, without_en_passant_mark, without_move_number};
+pub use notation::{MoveError, figurine_letter, without_en_passant_mark, without_move_number};
 pub use perft::{divide, perft};
 pub use piece::{Piece, Powers};
 pub use position::Position;

@@ -404,11 +404,11 @@ impl Position {
         } else {
             legal
         };
-        if exit && self.matching(trimmed, &legal).is_empty() {
+        let mut found = self.matching(trimmed, &legal);
+        if exit && found.is_empty() {
             let at = last_square(&body);
             return Err(MoveError::Refused { text: trimmed.to_string(), why: Why::NoExit(at) });
         }
-        let mut found = self.matching(trimmed, &legal);
         // A6: a pair's two steps may be written in either order.
         if found.is_empty()
             && self.variant().pawn_pairs
@@ -867,6 +867,11 @@ const FIGURINES: [(char, char); 12] = [
     ('♟', 'P'),
 ];
 
+/// The piece letter a chess figurine (either colour) stands for.
+pub fn figurine_letter(c: char) -> Option<char> {
+    FIGURINES.iter().find(|(f, _)| *f == c).map(|(_, l)| *l)
+}
+
 impl Position {
     /// A move written with a figurine (`♘f3`), with the piece's letter or
     /// name as a word of its own (`N f3`, `knight f3`, `Knight g1-f3`), or
@@ -876,9 +881,8 @@ impl Position {
     /// `e2e4`, `P@b3`); `None` for anything else. A
     /// pawn's name goes away (`pawn e4` is `e4`), as SAN writes it.
     fn respelled(&self, text: &str) -> Option<String> {
-        let figurines = text.chars().any(|c| FIGURINES.iter().any(|(f, _)| *f == c));
-        let text: String =
-            text.chars().map(|c| FIGURINES.iter().find(|(f, _)| *f == c).map_or(c, |(_, l)| *l)).collect();
+        let figurines = text.chars().any(|c| figurine_letter(c).is_some());
+        let text: String = text.chars().map(|c| figurine_letter(c).unwrap_or(c)).collect();
         let words: Vec<&str> = text.split_whitespace().collect();
         // The letter of the variant's piece that `word` names.
         let letter = |word: &str| -> Option<char> {

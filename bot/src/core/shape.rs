@@ -37,7 +37,7 @@ fn shaped(text: &str, square: Squares) -> bool {
     // `1.e4`, `1. e4`: a move number before the move.
     let text = kibitz_rules::without_en_passant_mark(kibitz_rules::without_move_number(text.trim()));
     // `♘f3`: a figurine for the piece's letter.
-    let text: String = text.chars().map(|c| figurine(c).unwrap_or(c)).collect();
+    let text: String = text.chars().map(|c| kibitz_rules::figurine_letter(c).unwrap_or(c)).collect();
     let words: Vec<&str> = text.split_whitespace().collect();
     let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
     match words.as_slice() {
@@ -57,12 +57,6 @@ fn shaped(text: &str, square: Squares) -> bool {
         }
         _ => false,
     }
-}
-
-/// The letter a chess figurine (either colour) stands for.
-fn figurine(c: char) -> Option<char> {
-    let letters = "KQRBNPKQRBNP";
-    "♔♕♖♗♘♙♚♛♜♝♞♟".chars().position(|f| f == c).and_then(|i| letters.chars().nth(i))
 }
 
 /// A piece's letter (`N`) or the name of a piece in some game (`knight`,
