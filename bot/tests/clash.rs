@@ -735,6 +735,47 @@ fn a_rabbits_capture_is_marked_and_named() {
     assert!(text.starts_with("<@alice> played Txd6 (d3d6), taking the pawn on d5."), "{text}");
 }
 
+/// CA7: the piece that takes a Phoenix leaves the board with it, and the
+/// reply says so (the board no longer holds the captor).
+#[test]
+fn ca7_the_reply_says_the_phoenix_took_its_captor_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let mut m = Match::new();
+    m.armies[0].add(PieceKind::King, Some(sq("e1"))).unwrap();
+    m.armies[0].add(PieceKind::Bishop, Some(sq("c1"))).unwrap();
+    m.armies[1].add(PieceKind::King, Some(sq("e8"))).unwrap();
+    m.armies[1].add(PieceKind::Phoenix, Some(sq("d8"))).unwrap();
+    m.phase = Phase::Playing { round: 1 };
+    stored_match(&core, &m, "bob", "4k3/8/8/8/3f4/8/1B6/4K3 w - - 0 1");
+    let text = say(&core, "alice", "Bxd4");
+    assert!(text.starts_with("<@alice> played Bxd4 (b2d4)."), "{text}");
+    assert!(text.contains("The Phoenix on d4 takes the bishop with it: both leave the board (CA7)."), "{text}");
+    // Nothing stands on d4 now: the Black King's move there is quiet.
+    let text = say(&core, "bob", "Kd7");
+    assert!(text.starts_with("<@bob> played Kd7"), "{text}");
+    let fen = say(&core, "alice", "/fen");
+    assert!(fen.contains("8/3k4/8/8/8/8/8/4K3 w"), "only the Kings are left: {fen}");
+}
+
+/// CA2: a Rabbit that jumps an enemy piece standing on the edge leaves the
+/// board with it, and the reply says both went.
+#[test]
+fn ca2_the_reply_says_the_rabbit_left_the_board_with_its_edge_victim() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let mut m = Match::new();
+    m.armies[0].add(PieceKind::King, Some(sq("e1"))).unwrap();
+    m.armies[0].add(PieceKind::Rabbit, Some(sq("c1"))).unwrap();
+    m.armies[1].add(PieceKind::King, Some(sq("e8"))).unwrap();
+    m.armies[1].add(PieceKind::Bishop, Some(sq("c8"))).unwrap();
+    m.phase = Phase::Playing { round: 1 };
+    stored_match(&core, &m, "bob", "1b2k3/8/1T6/8/8/8/8/4K3 w - - 0 1");
+    let text = say(&core, "alice", "Tb8x");
+    assert!(text.contains("taking the bishop on b8."), "{text}");
+    assert!(text.contains("The rabbit leaves the board with it (CA2)."), "{text}");
+}
+
 #[test]
 fn ca12_a_piece_of_several_of_its_kind_is_named_by_its_square_or_by_kind_and_square() {
     let dir = tempfile::tempdir().unwrap();

@@ -668,6 +668,15 @@ impl Position {
             .collect()
     }
 
+    /// The mover's piece that `m` (played, giving `after`) took off the
+    /// board with what it captured (CA2, CA7): found as the mover's pieces
+    /// on the board growing fewer, which no other move does.
+    pub(crate) fn lost_by(&self, m: &Move, after: &Position) -> Option<(Square, Piece)> {
+        let from = m.from()?;
+        let piece = self.piece_at(from)?;
+        (after.pieces_of(self.turn).count() < self.pieces_of(self.turn).count()).then_some((from, piece))
+    }
+
     /// The piece on `sq`, named.
     pub(crate) fn named(&self, sq: Square) -> Option<Named> {
         self.piece_at(sq).map(|p| Named { name: self.piece_name(p), square: sq })

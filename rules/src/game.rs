@@ -183,6 +183,10 @@ pub struct Played {
     /// PA3: the moving piece as it stands after absorbing its victim's
     /// powers, with what it was before; `None` when nothing was absorbed.
     pub absorbed: Option<(Piece, Piece)>,
+    /// The mover's own piece the move took off the board, with the square
+    /// it moved from: a Rabbit leaving with its edge victim (CA2), a piece
+    /// that took a Phoenix (CA7).
+    pub lost: Option<(Square, Piece)>,
 }
 
 /// A game in progress: the position, the moves so far and the history that
@@ -293,6 +297,7 @@ impl Game {
         self.last_touched = self.position.touched_squares(&m);
         self.position.play_unchecked(m);
         let taken = before.taken_by(&self.position);
+        let lost = before.lost_by(&m, &self.position);
         let absorbed = match m {
             Move::Normal { from, to, .. } | Move::EnPassant { from, to, .. } if self.position.variant().absorption => {
                 // PA7: what the mover's side may absorb of its victim.
@@ -313,7 +318,7 @@ impl Game {
         let mut removed = Vec::new();
         let mut removal = None;
         self.outcome = self.position.outcome().or_else(|| self.history_outcome(mover, &mut removed, &mut removal));
-        Ok(Played { mv: m, canonical, san, removed, removal, outcome: self.outcome, taken, absorbed })
+        Ok(Played { mv: m, canonical, san, removed, removal, outcome: self.outcome, taken, absorbed, lost })
     }
 
     fn track_last_moved(&mut self, mover: Color, m: &Move) {

@@ -179,6 +179,7 @@ impl Core {
         };
         text.push_str(&taken_words(after.game.position(), played));
         text.push('.');
+        text.push_str(&lost_words(after.game.position(), played));
         if let Some((was, now)) = played.absorbed {
             let pos = after.game.position();
             let _ = write!(text, " The {} is now {}.", pos.piece_name(was), pos.powers_name(now));
@@ -511,6 +512,22 @@ fn taken_words(pos: &kibitz_rules::Position, played: &kibitz_rules::Played) -> S
         _ => each.join(""),
     };
     format!(", taking {list}")
+}
+
+/// The mover's own piece a move took off the board with its victim:
+/// ` The Phoenix takes the bishop with it (CA7).`, ` The rabbit leaves the
+/// board with it (CA2).`; nothing for other moves.
+fn lost_words(pos: &kibitz_rules::Position, played: &kibitz_rules::Played) -> String {
+    let Some((_, piece)) = played.lost else { return String::new() };
+    let name = pos.piece_name(piece);
+    let phoenix = played.taken.iter().find(|(_, p)| p.powers.contains(kibitz_rules::Powers::PHOENIX));
+    match phoenix {
+        Some(&(sq, _)) => format!(" The Phoenix on {sq} takes the {name} with it: both leave the board (CA7)."),
+        None if matches!(played.mv, Move::Chain { .. }) => {
+            format!(" The {name} leaves the board with it (CA2).")
+        }
+        None => format!(" The {name} leaves the board."),
+    }
 }
 
 /// A legal move with a word before it that is no game of the sender's
