@@ -409,6 +409,30 @@ fn a5_the_removed_pieces_are_named_by_side_and_kind() {
     assert_eq!(board, "rnbqkb1r/pppppppp/8/8/8/8/PPPPPPPP/RNBQKB1R");
 }
 
+/// PA3: a declined absorption is said in words beside the SAN's `-`, and an
+/// absorbed one names what the piece became.
+#[test]
+fn pa3_the_reply_says_whether_the_capture_absorbed_or_declined() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "absorption", 0);
+    for (i, m) in ["e4", "d5", "Bb5+", "c6"].iter().enumerate() {
+        let who = if i % 2 == 0 { "alice" } else { "bob" };
+        say(&core, who, m, 1 + i as u64, None);
+    }
+    let r = say(&core, "alice", "Bxc6+ keep", 10, None);
+    assert!(
+        r[0].text.starts_with(
+            "<@alice> played Bxc6-+ (b5c6-). The bishop declines the pawn's powers and keeps its own (PA3). Check!"
+        ),
+        "{}",
+        r[0].text
+    );
+    let r = say(&core, "bob", "Nxc6", 11, None);
+    assert!(r[0].text.contains("The knight is now Bishop+Knight."), "{}", r[0].text);
+    assert!(!r[0].text.contains("declines"), "{}", r[0].text);
+}
+
 #[test]
 fn c5_a_promotion_in_construction_tells_what_the_piece_is_now_and_what_the_reserve_got() {
     let dir = tempfile::tempdir().unwrap();

@@ -184,6 +184,16 @@ impl Core {
             let pos = after.game.position();
             let _ = write!(text, " The {} is now {}.", pos.piece_name(was), pos.powers_name(now));
         }
+        // PA3: a declined absorption is said in words (the SAN's `-` alone
+        // is easily missed, `Bxc6-+`).
+        if let Move::Normal { to, keep: true, .. } | Move::EnPassant { to, keep: true, .. } = played.mv
+            && let Some(piece) = after.game.position().piece_at(to)
+        {
+            let pos = after.game.position();
+            let name = pos.piece_name(piece);
+            let victim = played.taken.first().map_or("its victim's".to_string(), |(_, v)| format!("the {}'s", pos.piece_name(*v)));
+            let _ = write!(text, " The {name} declines {victim} powers and keeps its own (PA3).");
+        }
         // C5, CS5: the reward a pawn move onto the last rank put in the reserve.
         if let Move::Normal { to, promote: kibitz_rules::Promote::To(i), .. } = played.mv
             && after.game.position().variant().grants
