@@ -505,7 +505,7 @@ pub(crate) fn group_letters(powers: Powers) -> String {
 }
 
 /// Reads the inside of a `(...)` group: one colour's power letters.
-fn parse_group(variant: &'static Variant, group: &str) -> Result<Piece, FenError> {
+pub(crate) fn parse_group(variant: &'static Variant, group: &str) -> Result<Piece, FenError> {
     if !variant.absorption && !variant.grants {
         return Err(syntax(format!("'({group})': this game has no pieces made of several powers")));
     }

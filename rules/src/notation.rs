@@ -352,6 +352,9 @@ impl Position {
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         // `1.e4`, `1. e4`, `12... Nf6`: a move number as PGN writes it.
         let trimmed = without_en_passant_mark(without_move_number(text.trim()));
+        // `(TU)a4`, `(NB)d4`: a compound as SAN writes it (`Ra4`, `(BN)d4`).
+        let regrouped = self.regrouped(trimmed);
+        let trimmed = regrouped.as_deref().unwrap_or(trimmed);
         // `♘f3`, `N f3`, `knight f3`, `drop rook c3`: read as `Nf3`, `R@c3`.
         if let Some(respelled) = self.respelled(trimmed) {
             return self.parse_spelled(&respelled, text);
@@ -880,6 +883,20 @@ impl Position {
     /// (`p@b3`), in the notation's own spelling (`Nf3`, `Ng1-f3`, `R@c3`,
     /// `e2e4`, `P@b3`); `None` for anything else. A
     /// pawn's name goes away (`pawn e4` is `e4`), as SAN writes it.
+    /// `text` with the group of powers it starts with written as SAN
+    /// writes that piece: in the usual order (`(NB)` is `(BN)`), a named
+    /// piece by its letter (`(RB)` is `Q`), and in split Construction both
+    /// halves of a power by its full letter (`(TU)` is `R`, CS2); `None`
+    /// where it starts with no group of this game's powers, or with one
+    /// already so written.
+    fn regrouped(&self, text: &str) -> Option<String> {
+        let rest = text.strip_prefix('(')?;
+        let (group, tail) = rest.split_once(')')?;
+        let piece = crate::fen::parse_group(self.variant, &group.to_ascii_uppercase()).ok()?;
+        let code = self.piece_code(piece);
+        (code != format!("({group})")).then(|| format!("{code}{tail}"))
+    }
+
     fn respelled(&self, text: &str) -> Option<String> {
         let figurines = text.chars().any(|c| figurine_letter(c).is_some());
         let text: String = text.chars().map(|c| figurine_letter(c).unwrap_or(c)).collect();

@@ -249,6 +249,10 @@ fn pa3_declining_is_a_move_only_where_it_differs() {
 
     let p = pa("4k3/8/8/8/8/2n5/8/(BN)3K3 w - - 0 1");
     assert_eq!(legal_from(&p, "a1"), set(&["a1b2", "a1c3", "a1b3", "a1c2"]));
+    // The group may be typed in any order or case (SAN writes `(BN)`).
+    for text in ["(BN)xc3", "(NB)xc3", "(nb)xc3", "(bn)b3"] {
+        assert!(p.parse_move(text).is_ok(), "{text}");
+    }
 }
 
 /// PA3 with PA5: a pawn taking a rook while promoting to a queen is one move

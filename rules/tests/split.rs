@@ -129,6 +129,18 @@ fn cs2_grants_one_half_refused_if_held() {
     }
 }
 
+/// CS2: a group typed as its halves, or in another order, is read as SAN
+/// writes the piece: `(TU)` is the Rook, `(ET)` the Rook-moving
+/// Bishop-capturing piece `(TE)`.
+#[test]
+fn cs2_a_group_of_halves_is_read_as_the_piece_it_makes() {
+    let pos = p("r3k3/8/8/8/2(TE)5/8/8/R3K3[] w - - 0 1");
+    for (text, canonical) in [("(TU)a4", "a1a4"), ("(tu)xa8", "a1a8"), ("(UT)a2", "a1a2"), ("(ET)c8", "c4c8")] {
+        let m = pos.parse_move(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(pos.canonical(&m), canonical, "{text}");
+    }
+}
+
 #[test]
 fn fen_groups_round_trip_and_refuse_halves_elsewhere() {
     for fen in [
