@@ -125,6 +125,18 @@ pub enum Why {
     NotYours(Named),
     /// The mover's own piece stands on the target.
     OwnPiece(Named),
+    /// CA2: landing squares written as a Rabbit's chain (`Td5f5`) that no
+    /// chain of the mover's Rabbits makes.
+    NoChain {
+        /// `"rabbit"`, or `"rabbits"` for several.
+        piece: String,
+        /// The one Rabbit's square, when the mover has one.
+        from: Option<Square>,
+        /// The squares written, in order.
+        landings: Vec<Square>,
+        /// Legal moves of the Rabbit(s), SAN, nearest the last landing first.
+        instead: Vec<String>,
+    },
     /// No piece of the kind meant can get to the target.
     Unreachable {
         /// What was meant: `"knight"`, or the one piece when a square was given.
@@ -344,6 +356,25 @@ impl fmt::Display for Why {
             Why::Empty(sq) => write!(f, "there is no piece on {sq}"),
             Why::NotYours(p) => write!(f, "{p} is not yours"),
             Why::OwnPiece(p) => write!(f, "your {} stands on {}", p.name, p.square),
+            Why::NoChain { piece, from, landings, instead } => {
+                let squares: Vec<String> = landings.iter().map(Square::to_string).collect();
+                let squares = match squares.as_slice() {
+                    [rest @ .., last] if !rest.is_empty() => format!("{} and then {last}", rest.join(", ")),
+                    _ => squares.join(""),
+                };
+                match from {
+                    Some(sq) => write!(f, "your {piece} on {sq} has no chain landing on {squares}")?,
+                    None => write!(f, "none of your {piece} has a chain landing on {squares}")?,
+                }
+                write!(f, " (each jump goes over one piece to the empty square just beyond it, CA2)")?;
+                if !instead.is_empty() {
+                    match from {
+                        Some(_) => write!(f, "; it can play {}", or_list(instead))?,
+                        None => write!(f, "; they can play {}", or_list(instead))?,
+                    }
+                }
+                Ok(())
+            }
             Why::Unreachable { piece, from, to, instead, drop } => {
                 match from {
                     Some(sq) => write!(f, "your {piece} on {sq} cannot reach {to}")?,
@@ -959,6 +990,28 @@ impl Position {
                 (None, Some(r)) => Some(format!("on rank {}", r + 1)),
                 (None, None) => None,
             };
+            // CA2: `Td5f5` names a chain's landings, not a Rabbit on d5.
+            if let Some(i) = known
+                && self.variant.pieces[i as usize].powers.contains(Powers::RABBIT)
+                && from_sq.is_some()
+            {
+                let rabbits: Vec<Square> = ours
+                    .into_iter()
+                    .filter(|&sq| self.piece_at(sq).is_some_and(|p| p.powers.contains(Powers::RABBIT)))
+                    .collect();
+                if !rabbits.is_empty() {
+                    let b = text.as_bytes();
+                    let landings: Vec<Square> =
+                        (0..b.len().saturating_sub(1)).filter_map(|i| Square::from_bytes(b[i], b[i + 1])).collect();
+                    let instead = self.suggestions(&rabbits, to, legal);
+                    let name = self.variant.pieces[i as usize].name.to_ascii_lowercase();
+                    let (piece, from) = match rabbits.as_slice() {
+                        [one] => (name, Some(*one)),
+                        _ => (format!("{name}s"), None),
+                    };
+                    return Some(Why::NoChain { piece, from, landings, instead });
+                }
+            }
             // CS1: `Rxd5` where a piece holds only a half of the Rook power:
             // the moves to the target that the halves make, as written.
             if let (true, Some(i)) = (self.variant.split_powers, known) {

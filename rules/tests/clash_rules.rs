@@ -76,6 +76,23 @@ fn ca2_rabbit_chain() {
     assert_eq!(played.taken.iter().map(|(sq, _)| sq.to_string()).collect::<Vec<_>>(), ["d6"]);
 }
 
+/// CA2: landings written as a chain that no chain makes are refused as a
+/// chain (`Td5f5` names no Rabbit on d5), with the Rabbit's own moves.
+#[test]
+fn ca2_a_chain_that_does_not_exist_is_refused_as_a_chain() {
+    let p = clash("4k3/8/8/8/3p4/3T4/8/4K3 w - - 0 1");
+    let err = p.parse_move("Td5f5").unwrap_err().to_string();
+    assert!(err.contains("your rabbit on d3 has no chain landing on d5 and then f5"), "{err}");
+    assert!(err.contains("Txd5"), "the jump it has is offered: {err}");
+    // With the piece to jump, the same text is the chain.
+    let p = clash("4k3/8/8/4p3/3p4/3T4/8/4K3 w - - 0 1");
+    assert_eq!(p.parse_move("Td5f5").map(|m| p.canonical(&m)), Ok("d3d5f5".to_string()));
+    // A letter that names no Rabbit of the mover's is still "you have none".
+    let p = clash("4k3/8/8/8/3p4/8/8/4K3 w - - 0 1");
+    let err = p.parse_move("Td5f5").unwrap_err().to_string();
+    assert!(err.contains("you have no rabbit"), "{err}");
+}
+
 /// CA2: the square the Rabbit started from is empty once it has left, so a
 /// chain may land there (once) and end where it began, taking all four
 /// knights around it; the chain still never lands twice on one square.
