@@ -444,7 +444,11 @@ impl Core {
         }
         let r = &loaded.record;
         let mut text = format!("Game {}: ", r.key.id.as_str());
-        if !said.is_empty() {
+        if said.is_empty() {
+            // A command that changed the game without a move (Clash's
+            // `/buy`, `/place`, `/ready`; `/resign yes`): said as sent.
+            let _ = write!(text, "{}'s {} is done. ", mention(&msg.sender.id), bounds::excerpt(&msg.text));
+        } else {
             text.push_str(&said.join(" "));
             text.push(' ');
         }

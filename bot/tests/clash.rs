@@ -735,6 +735,32 @@ fn a_rabbits_capture_is_marked_and_named() {
     assert!(text.starts_with("<@alice> played Txd6 (d3d6), taking the pawn on d5."), "{text}");
 }
 
+/// A command redelivered after a crash that had stored its change but not
+/// its answer (Telegram sends unconfirmed updates again) is answered with
+/// what it did, said as it was sent, and the match as it stands.
+#[test]
+fn a_redelivered_army_command_is_answered_with_what_it_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "");
+    let msg = Incoming {
+        platform: "test".into(),
+        channel: "c1".into(),
+        sender: User { id: "alice".into(), name: "alice".into() },
+        text: "/buy queen d1".into(),
+        message_id: Some("m1".into()),
+        at: Timestamp(1),
+        private: false,
+    };
+    let first = texts(&core.handle_once(&msg));
+    assert!(first.contains("buys a Queen on d1"), "{first}");
+    let again = texts(&core.handle_once(&msg));
+    assert!(again.contains("<@alice>'s /buy queen d1 is done."), "{again}");
+    assert!(!again.contains("buys a Queen"), "bought once: {again}");
+    let queens = state(&core).armies[0].pieces.iter().filter(|p| p.kind == PieceKind::Queen).count();
+    assert_eq!(queens, 1, "the queen was bought once");
+}
+
 /// CA7: the piece that takes a Phoenix leaves the board with it, and the
 /// reply says so (the board no longer holds the captor).
 #[test]

@@ -191,7 +191,10 @@ impl Core {
         {
             let pos = after.game.position();
             let name = pos.piece_name(piece);
-            let victim = played.taken.first().map_or("its victim's".to_string(), |(_, v)| format!("the {}'s", pos.piece_name(*v)));
+            let victim = played
+                .taken
+                .first()
+                .map_or("its victim's".to_string(), |(_, v)| format!("the {}'s", pos.piece_name(*v)));
             let _ = write!(text, " The {name} declines {victim} powers and keeps its own (PA3).");
         }
         // C5, CS5: the reward a pawn move onto the last rank put in the reserve.
