@@ -278,7 +278,16 @@ fn equal_bids_are_raised_in_turn_until_one_passes() {
         .unwrap();
     whisper(&core, "alice", "/bid 5");
     assert!(whisper(&core, "bob", "/bid 5").contains("<@alice> (White) must raise first (CA14), to 5.50"));
-    assert!(whisper(&core, "bob", "/bid 6").contains("bids are in, and equal"));
+    assert_eq!(
+        whisper(&core, "bob", "/bid 6"),
+        "The sealed bids are in, and equal: <@alice> raises or passes now, with /raise or /pass in the match's channel."
+    );
+    // Said to the player whose turn it is, the turn is theirs.
+    assert_eq!(
+        whisper(&core, "alice", "/bid 6"),
+        "The sealed bids are in, and equal: it is your turn to raise or pass, with /raise or /pass in the match's \
+         channel."
+    );
     assert_eq!(say(&core, "bob", "/raise"), "It is <@alice> (White)'s turn to raise or pass; yours comes after.");
     // CA14: White raises first; a pass now is refused and changes nothing.
     assert_eq!(

@@ -247,6 +247,27 @@ fn a_resignation_waits_for_its_confirmation() {
     assert!(done[0].text.contains("1-0: <@alice> wins (resignation)") && finished(&core), "{}", done[0].text);
 }
 
+/// The confirmation's buttons are on every screen: the opponent pressing
+/// "Yes, resign" (sending `/resign yes`) resigns nothing, and the question
+/// stays the asker's to answer.
+#[test]
+fn the_opponent_answering_a_resignation_question_resigns_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    say(&core, "alice", "e4", 1, None);
+    let asked = say(&core, "alice", "/resign", 2, None);
+    assert!(asked[0].text.contains("Confirm with /resign yes"), "{asked:?}");
+    let pressed = say(&core, "bob", "/resign yes", 3, None);
+    assert_eq!(
+        pressed[0].text,
+        "That question was <@alice>'s, not yours: your game goes on. To resign yourself, send /resign."
+    );
+    assert!(!finished(&core));
+    let done = say(&core, "alice", "/resign yes", 4, None);
+    assert!(done[0].text.contains("0-1: <@bob> wins (resignation)") && finished(&core), "{}", done[0].text);
+}
+
 #[test]
 fn declining_an_offer_changes_nothing_else() {
     let dir = tempfile::tempdir().unwrap();

@@ -112,12 +112,42 @@ impl Core {
         }])
     }
 
-    /// `/resign yes` resigns at once; `/resign no` withdraws the question.
+    /// `/resign yes` resigns at once, unless it answers the other player's
+    /// question (their button); `/resign no` withdraws the question.
     pub(super) fn resign_confirm(&self, msg: &Incoming, yes: bool) -> Answer {
         let loaded = self.own_game(msg)?;
         self.player_colour(msg, &loaded)?;
-        let asked = self.resigns.lock().ok().and_then(|mut p| p.remove(&resign_key(msg)));
+        let (asked, theirs) = match self.resigns.lock() {
+            Ok(mut pending) => {
+                let asked = pending.remove(&resign_key(msg));
+                // The opponent's question in this game, still open: its
+                // button is on everyone's screen.
+                let game = loaded.record.key.id.as_str();
+                let theirs = pending
+                    .iter()
+                    .find(|((platform, channel, player), p)| {
+                        *platform == msg.platform
+                            && *channel == msg.channel
+                            && *player != msg.sender.id
+                            && p.game == game
+                            && msg.at.0.saturating_sub(p.at.0) <= RESIGN_WINDOW
+                    })
+                    .map(|((_, _, player), _)| player.clone());
+                (asked, theirs)
+            }
+            Err(_) => (None, None),
+        };
         if yes {
+            // A `/resign yes` answering the other player's question (their
+            // button, pressed by the wrong person) resigns nothing.
+            if asked.is_none()
+                && let Some(other) = theirs
+            {
+                return refuse(format!(
+                    "That question was {}'s, not yours: your game goes on. To resign yourself, send /resign.",
+                    mention(&other)
+                ));
+            }
             return self.resign_now(msg, &loaded);
         }
         let now = PendingResign::of(&loaded, msg.at);

@@ -22,10 +22,9 @@ impl Core {
                 return Ok(self.public_bid(msg));
             }
             return match &all[..] {
-                [(loaded, Match { phase: Phase::Raising { to_move }, .. })] => refuse(format!(
-                    "The sealed bids are in, and equal: {} raises or passes now, with /raise or /pass.",
-                    Self::player_name(&loaded.record, *to_move)
-                )),
+                [(loaded, Match { phase: Phase::Raising { to_move }, .. })] => {
+                    refuse(raising_now(&loaded.record, *to_move, &msg.sender.id, "with /raise or /pass"))
+                }
                 [(_, Match { phase: Phase::Over { .. }, .. })] => Err(army_refusal(ArmyError::MatchOver)),
                 _ => Err(army_refusal(ArmyError::NotBidding)),
             };
@@ -58,9 +57,11 @@ impl Core {
             return Ok(Vec::new());
         }
         if let Phase::Raising { to_move } = m.phase {
-            return refuse(format!(
-                "The sealed bids are in, and equal: {} raises or passes now, with /raise or /pass in the match's channel.",
-                Self::player_name(&loaded.record, to_move)
+            return refuse(raising_now(
+                &loaded.record,
+                to_move,
+                &msg.sender.id,
+                "with /raise or /pass in the match's channel",
             ));
         }
         let color = if loaded.record.white == msg.sender.id { Color::White } else { Color::Black };
@@ -242,4 +243,15 @@ pub(super) fn raise_words(r: &GameRecord, m: &Match, by: Color) -> String {
         mention(r.player(colour_of(!by))),
         gold_text(standing + kibitz_rules::army::BID_STEP)
     )
+}
+
+/// CA14: why no sealed bid is taken while the equal bids are raised: whose
+/// turn it is to raise or pass, said to `sender` as "you" when it is theirs.
+fn raising_now(r: &GameRecord, to_move: Color, sender: &str, how: &str) -> String {
+    let player = r.player(colour_of(to_move));
+    if player == sender {
+        format!("The sealed bids are in, and equal: it is your turn to raise or pass, {how}.")
+    } else {
+        format!("The sealed bids are in, and equal: {} raises or passes now, {how}.", mention(player))
+    }
 }
