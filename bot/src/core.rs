@@ -935,6 +935,14 @@ fn result_words(r: &GameRecord, winner: Option<Color>, reason: &str) -> String {
                 let _ = write!(s, " {} {} ({delta:+.0}).", mention(who), c.after);
             }
         }
+        // A rated game that ended before both sides moved changes no rating.
+        if res.outcome != Outcome::Aborted
+            && r.settings.counts_for_rating()
+            && r.white != r.black
+            && !r.counts_for_rating()
+        {
+            s.push_str(" Not rated: the game ended before both sides had moved.");
+        }
     }
     s
 }

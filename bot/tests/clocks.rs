@@ -118,18 +118,38 @@ fn the_tick_calls_a_fallen_flag_and_a_late_move_is_answered_kindly() {
     let core = core(dir.path());
     start(&core, "3+0");
     say(&core, "alice", "e4", T0 + 10 * SECOND);
-    let flag = T0 + 10 * SECOND + 3 * MINUTE;
+    // bob uses 10 s of his 3 minutes, then lets the rest run out.
+    say(&core, "bob", "e5", T0 + 20 * SECOND);
+    say(&core, "alice", "Nf3", T0 + 30 * SECOND);
+    let flag = T0 + 30 * SECOND + 3 * MINUTE - 10 * SECOND;
     let said = tick(&core, flag + FLAG_GRACE_MS);
     assert!(said.contains("<@bob> ran out of time. 1-0: <@alice> wins (time)."), "{said}");
-    // Rated as usual.
+    // Rated as usual: both sides moved.
     assert!(said.contains("<@alice> 1") && said.contains("(+"), "{said}");
     assert!(game(&core).is_none());
     assert_eq!(last_finished(&core).result.unwrap().at, Timestamp(flag));
     // bob's move, sent after his flag fell, arrives after the tick.
-    let said = texts(&say(&core, "bob", "e5", flag + 4 * SECOND));
+    let said = texts(&say(&core, "bob", "Nc6", flag + 4 * SECOND));
     assert!(said.contains("is over: your time ran out before this move was sent"), "{said}");
     // Nothing more to call.
     assert!(tick(&core, flag + MINUTE).is_empty());
+}
+
+/// A game whose second player never moved is not rated, however it ends:
+/// it was never really played.
+#[test]
+fn a_flag_that_falls_before_both_sides_moved_changes_no_rating() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "3+0");
+    say(&core, "alice", "e4", T0 + 10 * SECOND);
+    let flag = T0 + 10 * SECOND + 3 * MINUTE;
+    let said = tick(&core, flag + FLAG_GRACE_MS);
+    assert!(said.contains("<@bob> ran out of time. 1-0: <@alice> wins (time)."), "{said}");
+    assert!(said.contains("Not rated: the game ended before both sides had moved."), "{said}");
+    assert!(!said.contains("(+"), "{said}");
+    let res = last_finished(&core).result.unwrap();
+    assert!(res.white_rating.is_none() && res.black_rating.is_none());
 }
 
 #[test]

@@ -132,7 +132,10 @@ fn a_released_username_hands_over_no_games_or_rating() {
     let alice = tg(11, "Alice", Some("alice"));
     let bob = tg(22, "Bob", Some("Bob_T"));
     start(&core, &alice, &bob);
-    let r = tg_say(&core, CHAT, &bob, "/resign yes", 4);
+    // Both sides move, so that the game is rated.
+    tg_say(&core, CHAT, &alice, "e4", 4);
+    tg_say(&core, CHAT, &bob, "e5", 5);
+    let r = tg_say(&core, CHAT, &bob, "/resign yes", 6);
     assert!(text(&r).contains("1-0"), "{r:?}");
     start(&core, &alice, &bob);
     // Bob drops his username (he has none now); 9999 takes it.
@@ -295,6 +298,8 @@ fn legacy_username_records_move_to_the_id_once() {
         // A rated game played out, a game going on, a challenge pending.
         legacy("alice", "/challenge @bob_t white", 1, CHAT);
         legacy("bob_t", "/accept", 2, CHAT);
+        legacy("alice", "e4", 3, CHAT);
+        legacy("bob_t", "e5", 3, CHAT);
         assert!(text(&legacy("bob_t", "/resign yes", 3, CHAT)).contains("1-0"));
         legacy("alice", "/challenge @bob_t white", 4, CHAT);
         legacy("bob_t", "/accept", 5, CHAT);

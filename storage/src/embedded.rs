@@ -728,7 +728,7 @@ impl SledStore {
             }
             let was_due = due_of(&game);
             change(&mut game).or_abort()?;
-            let changes = if game.settings.counts_for_rating() && game.white != game.black {
+            let changes = if game.counts_for_rating() {
                 rate_in(&journal, ratings, &key.channel.platform, &game.variant, &game.white, &game.black, end.outcome)?
             } else {
                 None

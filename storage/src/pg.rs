@@ -411,7 +411,7 @@ impl PgStore {
                 return Err(StoreError::Conflict { key: key.clone(), expected: expected_version, actual: game.version });
             }
             change(&mut game)?;
-            let changes = if game.settings.counts_for_rating() && game.white != game.black {
+            let changes = if game.counts_for_rating() {
                 rate_in(t, platform, &game.variant, &game.white, &game.black, end.outcome)?
             } else {
                 None
