@@ -67,6 +67,8 @@ pub enum Command {
     Accept(Option<String>),
     /// Accept the challenge of a player named without `@` (`/accept alice`).
     AcceptNamed(String),
+    /// `/accept draw`, `/accept takeback`: the opponent's offer of that kind.
+    AcceptOffer(OfferChoice),
     /// Decline the challenge of a player named without `@`.
     DeclineNamed(String),
     /// Decline a challenge (from this player, if named), or the one draw or
@@ -206,7 +208,7 @@ pub const USAGE: &[(&str, &str)] = &[
         "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N | M+S] [level 1-8] [handicap COLOUR \
          plain|nopawn|noqueen]",
     ),
-    ("accept", "accept [@user]"),
+    ("accept", "accept [@user|draw|takeback]"),
     ("decline", "decline [@user|draw|takeback]"),
     ("cancel", "cancel"),
     ("move", "move [GAME] MOVE"),
@@ -309,6 +311,8 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         },
         "challenge" => challenge(&args).map(Command::Challenge),
         "accept" => match args.as_slice() {
+            [word] if word.eq_ignore_ascii_case("draw") => Ok(Command::AcceptOffer(OfferChoice::Draw)),
+            [word] if word.eq_ignore_ascii_case("takeback") => Ok(Command::AcceptOffer(OfferChoice::Takeback)),
             [name] if !name.starts_with('@') && is_name(name) => Ok(Command::AcceptNamed(name.to_string())),
             _ => user("accept").map(Command::Accept),
         },
@@ -608,6 +612,8 @@ mod tests {
         assert_eq!(parse("!resign no", "k"), Ok(Command::ResignConfirm(false)));
         assert!(matches!(parse("/resign yes no", "k"), Err(ParseError::Usage { command: "resign", .. })));
         assert_eq!(parse("/accept alice", "k"), Ok(Command::AcceptNamed("alice".into())));
+        assert_eq!(parse("/accept draw", "k"), Ok(Command::AcceptOffer(OfferChoice::Draw)));
+        assert_eq!(parse("/accept Takeback", "k"), Ok(Command::AcceptOffer(OfferChoice::Takeback)));
         assert_eq!(parse("/decline Bob_T", "k"), Ok(Command::DeclineNamed("Bob_T".into())));
         assert_eq!(parse("/decline", "k"), Ok(Command::Decline(None)));
         assert_eq!(parse("/decline @bob", "k"), Ok(Command::Decline(Some("bob".into()))));

@@ -623,6 +623,7 @@ impl Core {
             Command::Piece(name) => self.piece(msg, &name),
             Command::Challenge(spec) => self.challenge(msg, spec),
             Command::Accept(who) => self.accept(msg, who.as_deref()),
+            Command::AcceptOffer(choice) => self.accept_offer(msg, choice),
             Command::Decline(who) => self.decline(msg, who.as_deref()),
             Command::AcceptNamed(name) => {
                 self.named_challenger(msg, &name, "accept").and_then(|who| self.accept(msg, Some(&who)))

@@ -259,3 +259,29 @@ fn the_caption_shows_both_clocks() {
         panic!("the caption with clocks differs from {}: review {}", golden.display(), actual.display());
     }
 }
+
+/// A challenge waits an hour for its answer on a chat clock (its challenger
+/// is at the board) and a day otherwise; after that it lapses, goes, and
+/// accepting it starts nothing.
+#[test]
+fn a_challenge_left_unanswered_lapses() {
+    const HOUR: u64 = 60 * MINUTE;
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    say(&core, "alice", "/challenge @bob white 5+0", T0);
+    let late = texts(&say(&core, "bob", "/accept", T0 + HOUR + SECOND));
+    assert_eq!(
+        late,
+        "<@alice>'s challenge has lapsed: it went unanswered longer than a challenge waits (an hour for a game on a \
+         chat clock). <@alice> can challenge again."
+    );
+    assert!(game(&core).is_none());
+    assert!(core.store().challenge(&ChannelKey::new("test", "c1"), "alice").unwrap().is_none(), "it is gone");
+    // Without a clock a challenge waits a day, and within it is accepted.
+    say(&core, "alice", "/challenge @bob white", T0 + 2 * HOUR);
+    let named = texts(&say(&core, "bob", "/accept @alice", T0 + 2 * HOUR + 24 * HOUR + SECOND));
+    assert!(named.contains("has lapsed") && named.contains("(a day)"), "{named}");
+    say(&core, "alice", "/challenge @bob white", T0 + 30 * HOUR);
+    let taken = texts(&say(&core, "bob", "/accept", T0 + 30 * HOUR + 23 * HOUR));
+    assert!(taken.contains("moves first"), "{taken}");
+}

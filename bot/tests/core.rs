@@ -268,6 +268,27 @@ fn the_opponent_answering_a_resignation_question_resigns_nothing() {
     assert!(done[0].text.contains("0-1: <@bob> wins (resignation)") && finished(&core), "{}", done[0].text);
 }
 
+/// `/accept draw` and `/accept takeback` take the opponent's offer of that
+/// kind (as `/decline draw` declines it); without one they say so and offer
+/// nothing.
+#[test]
+fn accept_draw_takes_the_offer_and_makes_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    say(&core, "alice", "e4", 1, None);
+    let none = say(&core, "bob", "/accept draw", 2, None);
+    assert_eq!(none[0].text, "There is no draw offer to accept.");
+    let channel = ChannelKey::new("test", "c1");
+    assert!(core.store().player_game_in_channel(&channel, "alice").unwrap().unwrap().offers.is_empty());
+    say(&core, "alice", "/draw", 3, None);
+    let own = say(&core, "alice", "/accept draw", 4, None);
+    assert!(own[0].text.starts_with("That draw offer is your own"), "{}", own[0].text);
+    let taken = say(&core, "bob", "/accept draw", 5, None);
+    assert!(taken[0].text.contains("1/2-1/2: draw (agreement)"), "{}", taken[0].text);
+    assert!(finished(&core));
+}
+
 #[test]
 fn declining_an_offer_changes_nothing_else() {
     let dir = tempfile::tempdir().unwrap();
@@ -520,4 +541,18 @@ fn c2_a_drop_or_grant_begun_without_its_square_is_asked_where() {
     assert_eq!(ask("alice", "drop it"), None);
     assert_eq!(ask("bob", "drop"), None);
     assert_eq!(moves_played(&core), 0);
+}
+
+/// Help answers for the short name of a command and for a command with its
+/// argument, as the commands themselves take them.
+#[test]
+fn help_knows_the_short_move_and_moves_with_a_square() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let m = say(&core, "alice", "/help m", 1, None);
+    assert!(m[0].text.starts_with("/m is short for /move.\n/move [GAME] MOVE:"), "{}", m[0].text);
+    let moves = say(&core, "alice", "/help moves e2", 2, None);
+    assert!(moves[0].text.starts_with("/moves [GAME] [SQUARE|PAGE]:"), "{}", moves[0].text);
+    let notation = say(&core, "alice", "/help moves olympic", 3, None);
+    assert!(notation[0].text.starts_with("How Olympic Chess writes moves"), "{}", notation[0].text);
 }

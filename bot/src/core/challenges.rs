@@ -162,11 +162,32 @@ impl Core {
         let channel = Self::channel(msg);
         if let Some(who) = who {
             return match self.store.challenge(&channel, who)? {
+                Some(c) if lapsed(&c, msg.at) => {
+                    self.store.withdraw_challenge(&channel, &c.challenger)?;
+                    refuse(lapse_words(&c))
+                }
                 Some(c) => Ok(c),
                 None => refuse(format!("{} has no challenge open here.", mention(who))),
             };
         }
-        let all: Vec<Challenge> = self.store.challenges(&channel)?.into_iter().filter_map(|(_, c)| c.ok()).collect();
+        let mut all: Vec<Challenge> =
+            self.store.challenges(&channel)?.into_iter().filter_map(|(_, c)| c.ok()).collect();
+        // Challenges left unanswered too long lapse: they go, and one that
+        // was for the sender is said to have lapsed.
+        let (gone, open): (Vec<Challenge>, Vec<Challenge>) = all.drain(..).partition(|c| lapsed(c, msg.at));
+        all = open;
+        for c in &gone {
+            self.store.withdraw_challenge(&channel, &c.challenger)?;
+        }
+        let for_sender = |c: &&Challenge| {
+            c.challenged.as_deref() == Some(msg.sender.id.as_str())
+                || (c.challenged.is_none() && c.challenger != msg.sender.id)
+        };
+        if !all.iter().any(|c| for_sender(&c))
+            && let Some(c) = gone.iter().find(for_sender)
+        {
+            return refuse(lapse_words(c));
+        }
         let mine: Vec<&Challenge> =
             all.iter().filter(|c| c.challenged.as_deref() == Some(msg.sender.id.as_str())).collect();
         let open: Vec<&Challenge> =
@@ -430,4 +451,26 @@ fn bot_gives_odds(h: Handicaps, wish: ColourChoice) -> Result<ColourChoice, Refu
         ));
     }
     Ok(mine)
+}
+
+/// How long a challenge waits for its answer: an hour for a game on a chat
+/// clock (its challenger is waiting at the board), a day for any other.
+pub(super) fn challenge_lifetime(c: &Challenge) -> u64 {
+    const HOUR: u64 = 3_600_000;
+    if c.settings.clock.is_some() { HOUR } else { 24 * HOUR }
+}
+
+/// Whether challenge `c` went unanswered for longer than it waits.
+pub(super) fn lapsed(c: &Challenge, now: Timestamp) -> bool {
+    now.0.saturating_sub(c.at.0) > challenge_lifetime(c)
+}
+
+fn lapse_words(c: &Challenge) -> String {
+    let waits = if c.settings.clock.is_some() { "an hour for a game on a chat clock" } else { "a day" };
+    format!(
+        "{}'s challenge has lapsed: it went unanswered longer than a challenge waits ({waits}). {} can challenge \
+         again.",
+        mention(&c.challenger),
+        mention(&c.challenger)
+    )
 }

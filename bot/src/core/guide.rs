@@ -42,7 +42,7 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "accept",
-        "accept the challenge made to you here (name the challenger if there are several); in a game, accept your opponent's draw offer or takeback request.",
+        "accept the challenge made to you here (name the challenger if there are several; a challenge waits a day for its answer, an hour on a chat clock); in a game, accept your opponent's draw offer or takeback request (/accept draw, /accept takeback).",
         "/accept @alice",
     ),
     (
@@ -58,9 +58,17 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("move", "play a move in SAN or as a canonical token; in a game you can also just type the move.", "/move Nf3"),
     ("board", "show the board of your game here, or of the game with this id.", "/board"),
-    ("moves", "the legal moves, or those of the piece on one square.", "/moves e2"),
+    (
+        "moves",
+        "the legal moves, those of the piece on one square, or which piece makes a move (/moves Nf3).",
+        "/moves e2",
+    ),
     ("hint", "a suggested move, if the game allows hints.", "/hint"),
-    ("resign", "give up the game (in a Clash match: the round, and your army).", "/resign"),
+    (
+        "resign",
+        "give up the game (in a Clash match: the round, and your army). I ask first: confirm with /resign yes, or /resign again within 2 minutes; /resign no, or any move, plays on.",
+        "/resign",
+    ),
     ("draw", "offer a draw, or accept the one offered to you.", "/draw"),
     ("takeback", "ask to take back your last move, or accept the request.", "/takeback"),
     ("abort", "end a game without a result before both sides have moved.", "/abort"),

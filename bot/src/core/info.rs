@@ -366,9 +366,19 @@ impl Core {
         let words: Vec<String> =
             topic.split_whitespace().map(|w| w.trim_start_matches(['/', '!']).to_ascii_lowercase()).collect();
         match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+            // `/help moves e2`: help on the command, with its argument.
+            ["moves", arg] if Variant::by_id(arg).is_none() => self.help_on("moves"),
             ["notation" | "moves" | "notations", id] => {
                 let v = self.variant(id)?;
                 Ok(vec![Reply::text(guide::notation_text(v))])
+            }
+            // The one short name a command has.
+            ["m"] => {
+                let mut answer = self.help_on("move")?;
+                if let Some(Reply { text, .. }) = answer.first_mut() {
+                    *text = format!("/m is short for /move.\n{text}");
+                }
+                Ok(answer)
             }
             ["notation" | "notations"] => {
                 let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();

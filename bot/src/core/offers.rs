@@ -301,6 +301,27 @@ impl Core {
         Ok(Some((loaded, offers)))
     }
 
+    /// `/accept draw`, `/accept takeback`: accepts the opponent's offer of
+    /// that kind, as `/draw` or `/takeback` would; where there is none,
+    /// says so rather than making one.
+    pub(super) fn accept_offer(&self, msg: &Incoming, choice: OfferChoice) -> Answer {
+        let kind = match choice {
+            OfferChoice::Draw => OfferKind::Draw,
+            OfferChoice::Takeback => OfferKind::Takeback { plies: 0 },
+        };
+        let what = offer_words(&kind);
+        let loaded = self.own_game(msg)?;
+        self.player_colour(msg, &loaded)?;
+        match loaded.record.offer(kind) {
+            None => refuse(format!("There is no {what} to accept.")),
+            Some(o) if o.by == msg.sender.id => {
+                refuse(format!("That {what} is your own; it stands until your opponent answers it."))
+            }
+            Some(_) if choice == OfferChoice::Draw => self.draw(msg),
+            Some(_) => self.takeback(msg),
+        }
+    }
+
     /// `/decline draw`, `/decline takeback`: declines the opponent's offer
     /// of that kind.
     pub(super) fn decline_offer(&self, msg: &Incoming, choice: OfferChoice) -> Answer {

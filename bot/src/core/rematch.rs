@@ -91,12 +91,14 @@ impl Core {
         }
         if let Some(back) = self.store.challenge(&channel, &opponent)?
             && back.challenged.as_deref() == Some(me.as_str())
+            && !challenges::lapsed(&back, msg.at)
         {
             // The opponent asked first: the rematch is their challenge, accepted.
             return self.accept(msg, Some(&opponent));
         }
         if let Some(mine) = self.store.challenge(&channel, me)?
             && mine.challenged.as_deref() == Some(opponent.as_str())
+            && !challenges::lapsed(&mine, msg.at)
         {
             return refuse(format!(
                 "Your challenge to {} is waiting for their answer; /cancel withdraws it.",
