@@ -556,3 +556,23 @@ fn help_knows_the_short_move_and_moves_with_a_square() {
     let notation = say(&core, "alice", "/help moves olympic", 3, None);
     assert!(notation[0].text.starts_with("How Olympic Chess writes moves"), "{}", notation[0].text);
 }
+
+/// An offer a move or a takeback ends is said to end: the opponent's move
+/// declines a draw offer, a takeback takes a standing draw offer with it.
+#[test]
+fn offers_that_a_move_or_a_takeback_ends_are_said_to_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    say(&core, "alice", "e4", 1, None);
+    say(&core, "alice", "/draw", 2, None);
+    let moved = say(&core, "bob", "e5", 3, None);
+    assert_eq!(moved[0].text, "<@bob> played e5 (e7e5). The move declines <@alice>'s draw offer. <@alice>, your move.");
+    say(&core, "alice", "Nf3", 4, None);
+    say(&core, "alice", "/draw", 5, None);
+    say(&core, "bob", "/takeback", 6, None);
+    let back = say(&core, "alice", "/takeback", 7, None);
+    assert_eq!(back[0].text, "2 moves taken back. <@alice>'s draw offer lapses with it. <@bob>, your move.");
+    let channel = ChannelKey::new("test", "c1");
+    assert!(core.store().player_game_in_channel(&channel, "alice").unwrap().unwrap().offers.is_empty());
+}

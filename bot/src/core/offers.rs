@@ -242,8 +242,15 @@ impl Core {
             replay.record = stored;
             let next = replay.game.position().turn();
             let picture = self.picture(&replay, next, |_| {});
+            // A draw offer standing goes with the position it was made in.
+            let lapsed: String = r
+                .offers
+                .iter()
+                .filter(|o| o.kind == OfferKind::Draw)
+                .map(|o| format!(" {}'s draw offer lapses with it.", mention(&o.by)))
+                .collect();
             let text = format!(
-                "{} taken back. {}, your move.",
+                "{} taken back.{lapsed} {}, your move.",
                 count(plies, "move"),
                 mention(replay.record.player(colour_of(next)))
             );
@@ -361,7 +368,7 @@ impl Core {
 }
 
 /// "draw offer", "takeback request".
-fn offer_words(kind: &OfferKind) -> &'static str {
+pub(super) fn offer_words(kind: &OfferKind) -> &'static str {
     match kind {
         OfferKind::Draw => "draw offer",
         OfferKind::Takeback { .. } => "takeback request",

@@ -173,7 +173,7 @@ impl Core {
             return Ok(None);
         };
         let mut after = Loaded { record: stored, game, clash: loaded.clash.clone() };
-        let text = self.after_move(at, message_id, &mut after, &bot, &played);
+        let text = self.after_move(at, message_id, &mut after, &bot, &played, &loaded.record.offers);
         Ok(Some((after, text)))
     }
 

@@ -113,8 +113,10 @@ impl Core {
         let Some(stored) = applied(self.store.apply_timed_move(&r.key, r.version, record, &fen, clock))? else {
             return Ok(Vec::new());
         };
+        let offered = loaded.record.offers.clone();
         let mut after = Loaded { record: stored, game, clash: loaded.clash };
-        let mut text = self.after_move(msg.at, msg.message_id.as_deref(), &mut after, &msg.sender.id, &played);
+        let mut text =
+            self.after_move(msg.at, msg.message_id.as_deref(), &mut after, &msg.sender.id, &played, &offered);
         let mut view = after.game.position().turn();
         if after.record.settings.bot_level.is_some() {
             // Against the bot: it answers at once, and the board stays on the player's side.
@@ -171,6 +173,7 @@ impl Core {
         after: &mut Loaded,
         mover: &str,
         played: &kibitz_rules::Played,
+        offered: &[Offer],
     ) -> String {
         let mut text = if played.san == played.canonical {
             format!("{} played {}", mention(mover), played.san)
@@ -249,6 +252,18 @@ impl Core {
                     [] => String::new(),
                 }
             );
+        }
+        // The offers the move ended, said: the opponent's are declined by
+        // it, the mover's own takeback request is withdrawn.
+        if played.outcome.is_none() {
+            for o in offered.iter().filter(|o| !after.record.offers.contains(o)) {
+                let what = offers::offer_words(&o.kind);
+                if o.by == mover {
+                    let _ = write!(text, " {}'s {what} is withdrawn by the move.", mention(&o.by));
+                } else {
+                    let _ = write!(text, " The move declines {}'s {what}.", mention(&o.by));
+                }
+            }
         }
         if let Some(outcome) = played.outcome {
             let end = GameEnd {
