@@ -78,6 +78,8 @@ pub enum Command {
     DeclineOffer(OfferChoice),
     /// Withdraw one's own challenge.
     Cancel,
+    /// `/cancel draw`, `/cancel takeback`: withdraws the sender's own offer.
+    CancelOffer(OfferChoice),
     /// Play a move.
     Move(String),
     /// Show a board (of this game, if named).
@@ -210,7 +212,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ),
     ("accept", "accept [@user|draw|takeback]"),
     ("decline", "decline [@user|draw|takeback]"),
-    ("cancel", "cancel"),
+    ("cancel", "cancel [draw|takeback]"),
     ("move", "move [GAME] MOVE"),
     ("board", "board [GAME]"),
     ("moves", "moves [GAME] [SQUARE|PAGE]"),
@@ -325,7 +327,15 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
             }
             _ => user("decline").map(Command::Decline),
         },
-        "cancel" => none("cancel", Command::Cancel),
+        "cancel" => match args.as_slice() {
+            [] => Ok(Command::Cancel),
+            [word] if word.eq_ignore_ascii_case("draw") => Ok(Command::CancelOffer(OfferChoice::Draw)),
+            [word] if word.eq_ignore_ascii_case("takeback") => Ok(Command::CancelOffer(OfferChoice::Takeback)),
+            _ => Err(problem(
+                "cancel",
+                "Say /cancel for your challenge, or /cancel draw or /cancel takeback for your offer",
+            )),
+        },
         "move" | "m" => match args.as_slice() {
             [] => Err(problem("move", "Which move?")),
             words => Ok(Command::Move(words.join(" "))),
@@ -613,6 +623,9 @@ mod tests {
         assert!(matches!(parse("/resign yes no", "k"), Err(ParseError::Usage { command: "resign", .. })));
         assert_eq!(parse("/accept alice", "k"), Ok(Command::AcceptNamed("alice".into())));
         assert_eq!(parse("/accept draw", "k"), Ok(Command::AcceptOffer(OfferChoice::Draw)));
+        assert_eq!(parse("/cancel draw", "k"), Ok(Command::CancelOffer(OfferChoice::Draw)));
+        assert_eq!(parse("/cancel", "k"), Ok(Command::Cancel));
+        assert!(matches!(parse("/cancel now", "k"), Err(ParseError::Usage { command: "cancel", .. })));
         assert_eq!(parse("/accept Takeback", "k"), Ok(Command::AcceptOffer(OfferChoice::Takeback)));
         assert_eq!(parse("/decline Bob_T", "k"), Ok(Command::DeclineNamed("Bob_T".into())));
         assert_eq!(parse("/decline", "k"), Ok(Command::Decline(None)));

@@ -633,6 +633,7 @@ impl Core {
             }
             Command::DeclineOffer(which) => self.decline_offer(msg, which),
             Command::Cancel => self.cancel(msg),
+            Command::CancelOffer(choice) => self.withdraw_offer(msg, Some(choice)),
             Command::Move(text) => self.routed(msg, elsewhere::Routed::Move(&text)),
             Command::Board(id) => self.routed(msg, elsewhere::Routed::Board(id.as_deref())),
             Command::Moves(what) => self.routed(msg, elsewhere::Routed::Moves(what.as_deref())),

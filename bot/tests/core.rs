@@ -576,3 +576,30 @@ fn offers_that_a_move_or_a_takeback_ends_are_said_to_end() {
     let channel = ChannelKey::new("test", "c1");
     assert!(core.store().player_game_in_channel(&channel, "alice").unwrap().unwrap().offers.is_empty());
 }
+
+/// A player withdraws their own offer with `/cancel draw` (or plain
+/// `/cancel` when it is the one thing of theirs standing); the opponent's
+/// offers are not theirs to withdraw.
+#[test]
+fn an_offer_is_withdrawn_by_the_player_who_made_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    say(&core, "alice", "e4", 1, None);
+    say(&core, "alice", "/draw", 2, None);
+    let theirs = say(&core, "bob", "/cancel draw", 3, None);
+    assert_eq!(theirs[0].text, "You have offered no draw: there is nothing to withdraw.");
+    let again = say(&core, "alice", "/draw", 4, None);
+    assert!(again[0].text.contains("/cancel draw withdraws it"), "{}", again[0].text);
+    let gone = say(&core, "alice", "/cancel draw", 5, None);
+    assert_eq!(gone[0].text, "<@alice> withdraws the draw offer.");
+    let channel = ChannelKey::new("test", "c1");
+    assert!(core.store().player_game_in_channel(&channel, "alice").unwrap().unwrap().offers.is_empty());
+    let none = say(&core, "bob", "/accept draw", 6, None);
+    assert_eq!(none[0].text, "There is no draw offer to accept.");
+    // Plain /cancel, with no challenge open: the one offer standing.
+    say(&core, "bob", "e5", 7, None);
+    say(&core, "bob", "/takeback", 8, None);
+    let plain = say(&core, "bob", "/cancel", 9, None);
+    assert_eq!(plain[0].text, "<@bob> withdraws the takeback request.");
+}

@@ -340,6 +340,12 @@ impl Core {
     pub(super) fn cancel(&self, msg: &Incoming) -> Answer {
         let channel = Self::channel(msg);
         if self.store.challenge(&channel, &msg.sender.id)?.is_none() {
+            // In a game, the sender's own offer is what there is to cancel.
+            if let Ok(Some(record)) = self.store.player_game_in_channel(&channel, &msg.sender.id)
+                && record.offers.iter().any(|o| o.by == msg.sender.id)
+            {
+                return self.withdraw_offer(msg, None);
+            }
             return refuse("You have no challenge open here.");
         }
         self.store.withdraw_challenge(&channel, &msg.sender.id)?;

@@ -50,7 +50,11 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
         "decline a challenge made to you here, or in a game your opponent's draw offer or takeback request (name which when both stand).",
         "/decline @alice",
     ),
-    ("cancel", "withdraw your own open challenge.", "/cancel"),
+    (
+        "cancel",
+        "withdraw your own open challenge, or in a game your own draw offer or takeback request (/cancel draw, /cancel takeback).",
+        "/cancel",
+    ),
     (
         "rematch",
         "after a game, the same game again with colours swapped (the same variant and settings; a new match after a Clash match): a challenge to your opponent, or an /accept if they asked first. Against me it starts at once. Name the game to replay an earlier one here.",

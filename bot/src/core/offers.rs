@@ -184,7 +184,9 @@ impl Core {
         match loaded.record.offer(OfferKind::Draw) {
             Some(o) if o.by != msg.sender.id && loaded.clash.is_some() => self.agree_round_draw(msg, &loaded),
             Some(o) if o.by != msg.sender.id => self.finish(msg, &loaded, Outcome::Draw, "agreement"),
-            Some(_) => refuse("You have offered a draw already; your opponent may /draw to accept."),
+            Some(_) => refuse(
+                "You have offered a draw already; your opponent may /draw to accept, and /cancel draw withdraws it.",
+            ),
             None => {
                 let offer = Offer { kind: OfferKind::Draw, by: msg.sender.id.clone(), at: msg.at };
                 if applied(self.store.make_offer(
@@ -257,7 +259,10 @@ impl Core {
             return Ok(vec![Reply { text, picture, buttons: self.game_buttons(&replay) }]);
         }
         if r.offer(OfferKind::Takeback { plies: 0 }).is_some() {
-            return refuse("You have asked for a takeback already; your opponent may /takeback to accept.");
+            return refuse(
+                "You have asked for a takeback already; your opponent may /takeback to accept, and /cancel takeback \
+                 withdraws it.",
+            );
         }
         // Back to the sender's last move: one ply if they moved last, two if
         // the opponent has answered.
@@ -329,6 +334,40 @@ impl Core {
         }
     }
 
+    /// `/cancel draw`, `/cancel takeback`, or `/cancel` in a game where the
+    /// sender has one offer standing: withdraws the sender's own offer.
+    pub(super) fn withdraw_offer(&self, msg: &Incoming, choice: Option<OfferChoice>) -> Answer {
+        let loaded = self.own_game(msg)?;
+        self.player_colour(msg, &loaded)?;
+        let mine: Vec<&Offer> = loaded
+            .record
+            .offers
+            .iter()
+            .filter(|o| o.by == msg.sender.id)
+            .filter(|o| match choice {
+                Some(OfferChoice::Draw) => o.kind == OfferKind::Draw,
+                Some(OfferChoice::Takeback) => o.kind != OfferKind::Draw,
+                None => true,
+            })
+            .collect();
+        let offer = match (mine.as_slice(), choice) {
+            ([one], _) => (*one).clone(),
+            ([], Some(OfferChoice::Draw)) => return refuse("You have offered no draw: there is nothing to withdraw."),
+            ([], _) => return refuse("You have asked for no takeback: there is nothing to withdraw."),
+            _ => {
+                return refuse(
+                    "You offer a draw and ask for a takeback; say which to withdraw: /cancel draw or /cancel takeback.",
+                );
+            }
+        };
+        let r = &loaded.record;
+        let cleared = self.store.clear_offer(&r.key, r.version, offer.kind, msg.message_id.as_deref());
+        if applied(cleared)?.is_none() {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Reply::text(format!("{} withdraws the {}.", mention(&msg.sender.id), offer_words(&offer.kind)))])
+    }
+
     /// `/decline draw`, `/decline takeback`: declines the opponent's offer
     /// of that kind.
     pub(super) fn decline_offer(&self, msg: &Incoming, choice: OfferChoice) -> Answer {
@@ -342,7 +381,9 @@ impl Core {
         match loaded.record.offer(kind) {
             None => refuse(format!("There is no {what} to decline.")),
             Some(o) if o.by == msg.sender.id => refuse(format!(
-                "That {what} is your own; it stands until your opponent answers it (their move declines it)."
+                "That {what} is your own; it stands until your opponent answers it (their move declines it), or \
+                 /cancel {} withdraws it.",
+                o.kind.name()
             )),
             Some(o) => {
                 let offer = o.clone();
