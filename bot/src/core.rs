@@ -869,8 +869,9 @@ impl Core {
             return Vec::new();
         }
         let mut b = vec![Button { label: "Resign".into(), command: "/resign".into() }];
-        // CA14: no draw offers in a Clash match's ultimate round.
-        if loaded.clash.as_ref().is_none_or(|m| m.draw_allowed()) {
+        // CA14: no draw offers in a Clash match's ultimate round; none to
+        // the bot, which never agrees to one.
+        if loaded.clash.as_ref().is_none_or(|m| m.draw_allowed()) && loaded.record.settings.bot_level.is_none() {
             // A standing offer (its maker moved since) is the opponent's to take.
             let offered = loaded.record.offers.iter().any(|o| o.kind == OfferKind::Draw);
             let label = if offered { "Accept draw" } else { "Offer draw" };

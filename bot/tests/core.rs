@@ -603,3 +603,32 @@ fn an_offer_is_withdrawn_by_the_player_who_made_it() {
     let plain = say(&core, "bob", "/cancel", 9, None);
     assert_eq!(plain[0].text, "<@bob> withdraws the takeback request.");
 }
+
+/// Days per move mean nothing against the bot, which answers at once: such
+/// a challenge is refused with the reason, not played without them.
+#[test]
+fn days_per_move_against_the_bot_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let r = say(&core, "alice", "/challenge @kibitz days 3 level 1", 0, None);
+    assert!(r[0].text.starts_with("Against me there are no days per move"), "{}", r[0].text);
+    let channel = ChannelKey::new("test", "c1");
+    assert!(core.store().player_game_in_channel(&channel, "alice").unwrap().is_none());
+    // The buttons of a game against the bot offer no draw it would refuse.
+    let r = say(&core, "alice", "/challenge @kibitz level 1 white", 1, None);
+    let labels: Vec<&str> = r[0].buttons.iter().map(|b| b.label.as_str()).collect();
+    assert_eq!(labels, ["Resign"], "{}", r[0].text);
+}
+
+/// A spectator's `/board` shows the game without the players' buttons.
+#[test]
+fn a_spectators_board_has_no_buttons() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    let player = say(&core, "alice", "/board", 1, None);
+    assert!(!player[0].buttons.is_empty());
+    let spectator = say(&core, "carol", "/board", 2, None);
+    assert!(spectator[0].text.contains("White (alice) to move"), "{}", spectator[0].text);
+    assert!(spectator[0].buttons.is_empty(), "{:?}", spectator[0].buttons);
+}

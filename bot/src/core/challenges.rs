@@ -76,6 +76,12 @@ impl Core {
             );
         }
         if spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {
+            if spec.days.is_some() {
+                return refuse(
+                    "Against me there are no days per move: I answer at once, and your move waits for you as long \
+                     as you like. Leave out the days (a chat clock, 10+5, works against me).",
+                );
+            }
             let settings = GameSettings {
                 rated: false,
                 days_per_move: None,

@@ -340,7 +340,10 @@ impl Core {
             let _ = write!(text, ", handicap {h}");
         }
         let picture = self.picture(&loaded, view, |_| {});
-        Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
+        // A spectator's board has no buttons: none of them is theirs to press.
+        let buttons =
+            if loaded.record.colour_of(&msg.sender.id).is_some() { self.game_buttons(&loaded) } else { Vec::new() };
+        Ok(vec![Reply { text, picture, buttons }])
     }
 
     /// `/moves [GAME] [SQUARE | PAGE | more]`: the legal moves of the asker (as if
