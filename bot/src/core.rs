@@ -939,11 +939,7 @@ fn result_words(r: &GameRecord, winner: Option<Color>, reason: &str) -> String {
             }
         }
         // A rated game that ended before both sides moved changes no rating.
-        if res.outcome != Outcome::Aborted
-            && r.settings.counts_for_rating()
-            && r.white != r.black
-            && !r.counts_for_rating()
-        {
+        if res.outcome != Outcome::Aborted && r.settings.counts_for_rating() && r.white != r.black && !r.was_played() {
             s.push_str(" Not rated: the game ended before both sides had moved.");
         }
     }

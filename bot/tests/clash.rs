@@ -113,6 +113,19 @@ fn stored_match(core: &Core, m: &Match, black: &str, start_fen: &str) -> GameRec
     core.store().create_game(&ChannelKey::new("test", "c1"), &new).unwrap()
 }
 
+/// Round 1 of a match between alice and bob under way from `fen`: each army
+/// a King on its e-file square and the one piece given (the round's start
+/// as bought, the board a few moves on).
+fn in_round_one(core: &Core, white: (PieceKind, &str), black: (PieceKind, &str), fen: &str) -> GameRecord {
+    let mut m = Match::new();
+    m.armies[0].add(PieceKind::King, Some(sq("e1"))).unwrap();
+    m.armies[0].add(white.0, Some(sq(white.1))).unwrap();
+    m.armies[1].add(PieceKind::King, Some(sq("e8"))).unwrap();
+    m.armies[1].add(black.0, Some(sq(black.1))).unwrap();
+    m.phase = Phase::Playing { round: 1 };
+    stored_match(core, &m, "bob", fen)
+}
+
 #[test]
 fn no_moves_before_the_armies_are_ready() {
     let dir = tempfile::tempdir().unwrap();
@@ -732,14 +745,7 @@ fn a_match_pgn_holds_every_round_with_its_own_result() {
 fn a_rabbits_capture_is_marked_and_named() {
     let dir = tempfile::tempdir().unwrap();
     let core = core(dir.path());
-    let mut m = Match::new();
-    m.armies[0].add(PieceKind::King, Some(sq("e1"))).unwrap();
-    m.armies[0].add(PieceKind::Rabbit, Some(sq("c1"))).unwrap();
-    m.armies[1].add(PieceKind::King, Some(sq("e8"))).unwrap();
-    m.armies[1].add(PieceKind::Pawn, Some(sq("d7"))).unwrap();
-    m.phase = Phase::Playing { round: 1 };
-    // The round a few moves on: the Rabbit on d3, the pawn come to d5.
-    stored_match(&core, &m, "bob", "4k3/8/8/3p4/8/3T4/8/4K3 w - - 0 1");
+    in_round_one(&core, (PieceKind::Rabbit, "c1"), (PieceKind::Pawn, "d7"), "4k3/8/8/3p4/8/3T4/8/4K3 w - - 0 1");
     let text = say(&core, "alice", "Td6");
     assert!(text.starts_with("<@alice> played Txd6 (d3d6), taking the pawn on d5."), "{text}");
 }
@@ -776,13 +782,7 @@ fn a_redelivered_army_command_is_answered_with_what_it_did() {
 fn ca7_the_reply_says_the_phoenix_took_its_captor_with_it() {
     let dir = tempfile::tempdir().unwrap();
     let core = core(dir.path());
-    let mut m = Match::new();
-    m.armies[0].add(PieceKind::King, Some(sq("e1"))).unwrap();
-    m.armies[0].add(PieceKind::Bishop, Some(sq("c1"))).unwrap();
-    m.armies[1].add(PieceKind::King, Some(sq("e8"))).unwrap();
-    m.armies[1].add(PieceKind::Phoenix, Some(sq("d8"))).unwrap();
-    m.phase = Phase::Playing { round: 1 };
-    stored_match(&core, &m, "bob", "4k3/8/8/8/3f4/8/1B6/4K3 w - - 0 1");
+    in_round_one(&core, (PieceKind::Bishop, "c1"), (PieceKind::Phoenix, "d8"), "4k3/8/8/8/3f4/8/1B6/4K3 w - - 0 1");
     let text = say(&core, "alice", "Bxd4");
     assert!(text.starts_with("<@alice> played Bxd4 (b2d4)."), "{text}");
     assert!(text.contains("The Phoenix on d4 takes the bishop with it: both leave the board (CA7)."), "{text}");
@@ -799,13 +799,7 @@ fn ca7_the_reply_says_the_phoenix_took_its_captor_with_it() {
 fn ca2_the_reply_says_the_rabbit_left_the_board_with_its_edge_victim() {
     let dir = tempfile::tempdir().unwrap();
     let core = core(dir.path());
-    let mut m = Match::new();
-    m.armies[0].add(PieceKind::King, Some(sq("e1"))).unwrap();
-    m.armies[0].add(PieceKind::Rabbit, Some(sq("c1"))).unwrap();
-    m.armies[1].add(PieceKind::King, Some(sq("e8"))).unwrap();
-    m.armies[1].add(PieceKind::Bishop, Some(sq("c8"))).unwrap();
-    m.phase = Phase::Playing { round: 1 };
-    stored_match(&core, &m, "bob", "1b2k3/8/1T6/8/8/8/8/4K3 w - - 0 1");
+    in_round_one(&core, (PieceKind::Rabbit, "c1"), (PieceKind::Bishop, "c8"), "1b2k3/8/1T6/8/8/8/8/4K3 w - - 0 1");
     let text = say(&core, "alice", "Tb8x");
     assert!(text.contains("taking the bishop on b8."), "{text}");
     assert!(text.contains("The rabbit leaves the board with it (CA2)."), "{text}");

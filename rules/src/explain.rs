@@ -1000,9 +1000,7 @@ impl Position {
                     .filter(|&sq| self.piece_at(sq).is_some_and(|p| p.powers.contains(Powers::RABBIT)))
                     .collect();
                 if !rabbits.is_empty() {
-                    let b = text.as_bytes();
-                    let landings: Vec<Square> =
-                        (0..b.len().saturating_sub(1)).filter_map(|i| Square::from_bytes(b[i], b[i + 1])).collect();
+                    let landings = crate::notation::squares_in(text);
                     let instead = self.suggestions(&rabbits, to, legal);
                     let name = self.variant.pieces[i as usize].name.to_ascii_lowercase();
                     let (piece, from) = match rabbits.as_slice() {

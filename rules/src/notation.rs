@@ -1042,7 +1042,7 @@ fn strip_keep(text: &str) -> (String, bool) {
 
 /// Every square named in `text`, in order (overlapping pairs never count:
 /// a square is a letter and a digit).
-fn squares_in(text: &str) -> Vec<Square> {
+pub(crate) fn squares_in(text: &str) -> Vec<Square> {
     let b = text.as_bytes();
     (0..b.len().saturating_sub(1)).filter_map(|i| Square::from_bytes(b[i], b[i + 1])).collect()
 }

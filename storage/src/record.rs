@@ -306,15 +306,16 @@ pub struct GameRecord {
 impl GameRecord {
     /// Whether the game's result changes ratings: its settings say so
     /// ([`GameSettings::counts_for_rating`]), two different players play
-    /// it, and it was really played: each side made a move (or, in Clash,
-    /// a round was finished). A game that ends before then, on time, by
-    /// resignation or by agreement, leaves both ratings as they were.
+    /// it, and it [was really played](GameRecord::was_played).
     pub fn counts_for_rating(&self) -> bool {
-        let played = match &self.clash {
-            Some(c) => !c.rounds.is_empty() || self.moves.len() >= 2,
-            None => self.moves.len() >= 2,
-        };
-        self.settings.counts_for_rating() && self.white != self.black && played
+        self.settings.counts_for_rating() && self.white != self.black && self.was_played()
+    }
+
+    /// Whether each side made a move (or, in Clash, a round was finished).
+    /// A game that ends before then, on time, by resignation or by
+    /// agreement, leaves both ratings as they were.
+    pub fn was_played(&self) -> bool {
+        self.moves.len() >= 2 || self.clash.as_ref().is_some_and(|c| !c.rounds.is_empty())
     }
 
     /// The player of `colour`.

@@ -174,6 +174,13 @@ fn fill(store: &Store) -> Fixture {
     {
         let settings = GameSettings { rated, ..GameSettings::default() };
         let g = store.create_game(&done, &new_game(variant, white, black, fen, settings)).unwrap();
+        // A move of each side: the game was played, and is rated where it is rated.
+        let moves = match variant {
+            "olympic" => ["a2a3", "e4e3"],
+            "alapawn" => ["e2e3", "e7e6"],
+            _ => ["e2e4", "e7e5"],
+        };
+        let g = common::both_moved(store, g, moves);
         let end = GameEnd {
             outcome,
             reason: if outcome == Outcome::Draw { "draw agreed" } else { "resignation" }.into(),

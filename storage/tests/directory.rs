@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{Backing, START, game};
+use common::{Backing, START, both_moved, game};
 use kibitz_storage::{
     Challenge, ChannelKey, ClashMatch, ColourChoice, GameEnd, GameId, GameSettings, NewGame, Offer, OfferKind, Outcome,
     SealedBid, Timestamp,
@@ -57,7 +57,7 @@ on_both_backends! {
         let store = backing.open();
         let chat = ChannelKey::new(TG, "-100");
         // A finished rated game, as the old adapter kept it.
-        let g = game(&store, &chat, "ann", "bob_t");
+        let g = both_moved(&store, game(&store, &chat, "ann", "bob_t"), ["e2e4", "e7e5"]);
         store.finish_game(&g.key, g.version, &end(Outcome::WhiteWins, 10)).unwrap();
         // Bob's id also has a rating of its own (from before he set a username), with fewer games.
         store.record_result(TG, "chess", "22", "zed", Outcome::Draw).unwrap();

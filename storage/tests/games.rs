@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{START, game, mv};
+use common::{START, both_moved, game, mv};
 use kibitz_storage::{
     Challenge, ChannelKey, ChannelSettings, ClashMatch, Colour, ColourChoice, GameEnd, GameId, GameSettings, NewGame,
     Offer, OfferKind, Outcome, Rating, SealedBid, StoreError, Timestamp,
@@ -207,8 +207,7 @@ on_both_backends! {
     fn finishing_archives_frees_the_players_and_rates_them(backing) {
         let store = backing.open();
         let channel = ChannelKey::new("discord", "c");
-        let g = game(&store, &channel, "ann", "bob");
-        let g = store.apply_move(&g.key, g.version, mv("f2f3", "ann", "m1"), "fen").unwrap();
+        let g = both_moved(&store, game(&store, &channel, "ann", "bob"), ["f2f3", "e7e5"]);
         let end =
             GameEnd { outcome: Outcome::BlackWins, reason: "checkmate".into(), at: Timestamp(9_000), message_id: None };
         assert!(matches!(store.finish_game(&g.key, g.version - 1, &end), Err(StoreError::Conflict { .. })));
@@ -231,7 +230,7 @@ on_both_backends! {
         assert_eq!(store.archived_game(&g.key).unwrap(), done);
 
         // Newest first, queryable by either player.
-        let g2 = game(&store, &channel, "bob", "ann");
+        let g2 = both_moved(&store, game(&store, &channel, "bob", "ann"), ["e2e4", "e7e5"]);
         let end2 = GameEnd {
             outcome: Outcome::Draw,
             reason: "agreed".into(),
@@ -246,6 +245,14 @@ on_both_backends! {
             assert_eq!(archived, [g2.key.clone(), g.key.clone()]);
         }
         assert_eq!(store.archived_games_of("discord", "ann", 1).unwrap().len(), 1);
+        assert_eq!(store.rating("discord", "ann", "chess").unwrap().games, 2);
+
+        // A game that ends before both sides moved leaves ratings alone.
+        let g4 = game(&store, &channel, "ann", "bob");
+        let g4 = store.apply_move(&g4.key, g4.version, mv("e2e4", "ann", "m4"), "fen").unwrap();
+        let end4 = GameEnd { outcome: Outcome::WhiteWins, reason: "time".into(), at: Timestamp(10_500), message_id: None };
+        let done4 = store.finish_game(&g4.key, g4.version, &end4).unwrap();
+        assert!(done4.result.unwrap().white_rating.is_none());
         assert_eq!(store.rating("discord", "ann", "chess").unwrap().games, 2);
 
         // Aborted and unrated games leave ratings alone.

@@ -239,6 +239,8 @@ fn each_damaged_record_errs_alone(store: &Store, channel: &ChannelKey, games: [&
     assert_eq!(ann[0].1.as_ref().unwrap(), good);
     let g = store.apply_move(&good.key, good.version, mv("e2e4", "ann", "m"), "f").unwrap();
     assert_eq!(g.moves.len(), 1);
+    // Both sides move, so that its end would be rated.
+    let g = store.apply_move(&g.key, g.version, mv("e7e5", &g.black, "m-black"), "f").unwrap();
     game(store, &ChannelKey::new("discord", "elsewhere"), "cid", "dan");
 
     // Other kinds of record: the damaged one errs, its neighbours read.

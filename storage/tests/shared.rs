@@ -16,7 +16,7 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Duration;
 
-use common::{START, game, mv};
+use common::{START, both_moved, game, mv};
 use kibitz_storage::testing::TestSchema;
 use kibitz_storage::{
     Challenge, ChannelKey, ColourChoice, Completion, GameEnd, GameKey, GameSettings, NewGame, Outcome, Store,
@@ -287,7 +287,9 @@ fn a_game_ended_through_two_processes_at_once_rates_its_players_once() {
     for round in 0..rounds {
         // Two games of the same players, in two channels, each ended twice at once.
         let first = game(&stores[0], &ChannelKey::new("discord", format!("a{round}")), "ann", "bob");
+        let first = both_moved(&stores[0], first, ["e2e4", "e7e5"]);
         let second = game(&stores[1], &ChannelKey::new("discord", format!("b{round}")), "ann", "bob");
+        let second = both_moved(&stores[1], second, ["e2e4", "e7e5"]);
         let games = [first.clone(), first, second.clone(), second];
         let claimers: Vec<Store> = [0, 1, 1, 2].into_iter().map(|i| stores[i].clone()).collect();
         let results = race(&claimers, move |i, store| {

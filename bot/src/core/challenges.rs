@@ -176,12 +176,10 @@ impl Core {
                 None => refuse(format!("{} has no challenge open here.", mention(who))),
             };
         }
-        let mut all: Vec<Challenge> =
-            self.store.challenges(&channel)?.into_iter().filter_map(|(_, c)| c.ok()).collect();
         // Challenges left unanswered too long lapse: they go, and one that
         // was for the sender is said to have lapsed.
-        let (gone, open): (Vec<Challenge>, Vec<Challenge>) = all.drain(..).partition(|c| lapsed(c, msg.at));
-        all = open;
+        let (gone, all): (Vec<Challenge>, Vec<Challenge>) =
+            self.store.challenges(&channel)?.into_iter().filter_map(|(_, c)| c.ok()).partition(|c| lapsed(c, msg.at));
         for c in &gone {
             self.store.withdraw_challenge(&channel, &c.challenger)?;
         }

@@ -317,10 +317,7 @@ impl Core {
     /// that kind, as `/draw` or `/takeback` would; where there is none,
     /// says so rather than making one.
     pub(super) fn accept_offer(&self, msg: &Incoming, choice: OfferChoice) -> Answer {
-        let kind = match choice {
-            OfferChoice::Draw => OfferKind::Draw,
-            OfferChoice::Takeback => OfferKind::Takeback { plies: 0 },
-        };
+        let kind = offer_kind(choice);
         let what = offer_words(&kind);
         let loaded = self.own_game(msg)?;
         self.player_colour(msg, &loaded)?;
@@ -344,11 +341,7 @@ impl Core {
             .offers
             .iter()
             .filter(|o| o.by == msg.sender.id)
-            .filter(|o| match choice {
-                Some(OfferChoice::Draw) => o.kind == OfferKind::Draw,
-                Some(OfferChoice::Takeback) => o.kind != OfferKind::Draw,
-                None => true,
-            })
+            .filter(|o| choice.is_none_or(|c| o.kind.name() == offer_kind(c).name()))
             .collect();
         let offer = match (mine.as_slice(), choice) {
             ([one], _) => (*one).clone(),
@@ -371,10 +364,7 @@ impl Core {
     /// `/decline draw`, `/decline takeback`: declines the opponent's offer
     /// of that kind.
     pub(super) fn decline_offer(&self, msg: &Incoming, choice: OfferChoice) -> Answer {
-        let kind = match choice {
-            OfferChoice::Draw => OfferKind::Draw,
-            OfferChoice::Takeback => OfferKind::Takeback { plies: 0 },
-        };
+        let kind = offer_kind(choice);
         let what = offer_words(&kind);
         let loaded = self.own_game(msg)?;
         self.player_colour(msg, &loaded)?;
@@ -409,6 +399,14 @@ impl Core {
 }
 
 /// "draw offer", "takeback request".
+/// The kind of offer a command's word names (a takeback of any length).
+fn offer_kind(choice: OfferChoice) -> OfferKind {
+    match choice {
+        OfferChoice::Draw => OfferKind::Draw,
+        OfferChoice::Takeback => OfferKind::Takeback { plies: 0 },
+    }
+}
+
 pub(super) fn offer_words(kind: &OfferKind) -> &'static str {
     match kind {
         OfferKind::Draw => "draw offer",

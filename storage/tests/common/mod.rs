@@ -88,6 +88,14 @@ pub fn game(store: &Store, channel: &ChannelKey, white: &str, black: &str) -> Ga
         .unwrap()
 }
 
+/// `g` after a move of each side (`moves`: White's, then Black's), as a
+/// game must have been played to change ratings.
+pub fn both_moved(store: &Store, g: GameRecord, moves: [&str; 2]) -> GameRecord {
+    let id = g.key.id.as_str().to_string();
+    let g = store.apply_move(&g.key, g.version, mv(moves[0], &g.white, &format!("{id}-w")), "fen").unwrap();
+    store.apply_move(&g.key, g.version, mv(moves[1], &g.black, &format!("{id}-b")), "fen").unwrap()
+}
+
 /// A move by `by`, carried by chat message `message`.
 pub fn mv(text: &str, by: &str, message: &str) -> MoveRecord {
     MoveRecord { text: text.into(), by: by.into(), at: Timestamp(2_000), message_id: Some(message.into()) }
