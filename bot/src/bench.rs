@@ -227,6 +227,7 @@ fn fill(store: &Store, stored_games: usize) -> Result<(), String> {
             start_fen: chess.start_fen.into(),
             at: Timestamp::now(),
             clash: None,
+            bot: None,
         };
         store.create_game(&channel, &new).map_err(|e| e.to_string())?;
     }
@@ -268,6 +269,7 @@ fn say(core: &Core, channel: &str, who: &str, text: &str, n: u64) -> Vec<crate::
         message_id: Some(format!("{channel}-{n}")),
         at: Timestamp::now(),
         private: false,
+        manages: None,
     })
 }
 
@@ -375,6 +377,7 @@ pub fn tick(dir: &Path, games: usize, bot_games: usize) -> Result<TickBench, Str
             start_fen: chess.start_fen.into(),
             at: hour_ago,
             clash: None,
+            bot: None,
         };
         let game = store.create_game(&channel, &new).map_err(|e| e.to_string())?;
         store

@@ -36,6 +36,10 @@ pub struct ChallengeSpec {
     pub hints: Option<bool>,
     /// Days per move (correspondence).
     pub days: Option<u32>,
+    /// `days off`: no days per move, whatever the channel's default.
+    pub days_off: bool,
+    /// `rated on|off`, over the channel's default.
+    pub rated: Option<bool>,
     /// A chat clock: minutes for the game and seconds added per move (`10+5`).
     pub clock: Option<(u32, u32)>,
     /// The bot's level, when challenging the bot.
@@ -149,6 +153,30 @@ pub enum Command {
     Raise,
     /// Clash: pass, and lose the auction.
     Pass,
+    /// The channel's settings: shown, or changed by one who manages it.
+    Settings(SettingsChange),
+}
+
+/// Changes to a channel's settings (`/settings game olympic hints on`):
+/// each `None` is left as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SettingsChange {
+    /// The game a challenge that names none plays (a variant id, or a slip
+    /// of one for the core to answer).
+    pub game: Option<String>,
+    /// Whether games are rated.
+    pub rated: Option<bool>,
+    /// Whether hints are allowed.
+    pub hints: Option<bool>,
+    /// Days per move: `Some(None)` for none.
+    pub days: Option<Option<u32>>,
+}
+
+impl SettingsChange {
+    /// Whether it changes nothing (plain `/settings`, which shows them).
+    pub fn is_empty(&self) -> bool {
+        *self == SettingsChange::default()
+    }
 }
 
 /// Which kind of offer a command means.
@@ -207,8 +235,8 @@ pub const USAGE: &[(&str, &str)] = &[
     ("piece", "piece [VARIANT] NAME"),
     (
         "challenge",
-        "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [days N | M+S] [level 1-8] [handicap COLOUR \
-         plain|nopawn|noqueen]",
+        "challenge [@user] [VARIANT] [white|black|random] [hints on|off] [rated on|off] [days N|off | M+S] [level \
+         1-8] [handicap COLOUR plain|nopawn|noqueen]",
     ),
     ("accept", "accept [@user|draw|takeback]"),
     ("decline", "decline [@user|draw|takeback]"),
@@ -238,6 +266,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("bid", "bid AMOUNT [GAME]"),
     ("raise", "raise"),
     ("pass", "pass"),
+    ("settings", "settings [game VARIANT] [rated on|off] [hints on|off] [days N|off]"),
 ];
 
 fn usage(command: &'static str) -> &'static str {
@@ -405,6 +434,7 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
                 _ => Err(problem("bid", "That is one word too many")),
             }
         }
+        "settings" | "setting" | "config" => settings(&args).map(Command::Settings),
         "raise" => none("raise", Command::Raise),
         "pass" => none("pass", Command::Pass),
         _ => {
@@ -413,8 +443,22 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
                 // `/e4`: a move typed as a command.
                 Some(format!("move {}", excerpt(written)))
             } else {
-                meant::meant(&word)
-                    .map(|ours| if rest.is_empty() { ours.to_string() } else { format!("{ours} {rest}") })
+                meant::meant(&word).map(|ours| {
+                    // `/offer draw`, `/offer takeback`: the offer is its own command.
+                    let ours = match (word.as_str(), rest.to_ascii_lowercase().as_str()) {
+                        ("offer", "draw" | "takeback") => return rest.to_ascii_lowercase(),
+                        _ => ours,
+                    };
+                    // The words after it, if that command takes them (`/mvoe e4`
+                    // is `/move e4`, but `/undo 2` is `/takeback` and `/forfeit
+                    // now` is `/resign`).
+                    let with_rest = format!("{ours} {rest}");
+                    if rest.is_empty() || parse(&format!("/{with_rest}"), bot_name).is_err() {
+                        ours.to_string()
+                    } else {
+                        with_rest
+                    }
+                })
             };
             Err(ParseError::Unknown { word: word.chars().take(24).collect(), meant })
         }
@@ -435,8 +479,83 @@ fn is_square(word: &str) -> bool {
     matches!(word.as_bytes(), [f, r] if (b'a'..=b'h').contains(&f.to_ascii_lowercase()) && (b'1'..=b'8').contains(r))
 }
 
+/// The settings `/settings` changes.
+const SETTINGS_WORDS: [&str; 4] = ["game", "rated", "hints", "days"];
+
+/// `/settings [game VARIANT] [rated on|off] [hints on|off] [days N|off]`.
+fn settings(args: &[&str]) -> Result<SettingsChange, ParseError> {
+    let mut change = SettingsChange::default();
+    let on_off = |key: &str, value: Option<&&str>| match value.map(|v| v.to_ascii_lowercase()).as_deref() {
+        Some("on" | "yes") => Ok(true),
+        Some("off" | "no") => Ok(false),
+        _ => Err(problem("settings", format!("Say {key} on or {key} off"))),
+    };
+    let twice = |key: &str| problem("settings", format!("Say {key} once"));
+    let mut i = 0;
+    while i < args.len() {
+        let word = args[i];
+        let value = args.get(i + 1);
+        i += 2;
+        match word.to_ascii_lowercase().as_str() {
+            "game" | "variant" => {
+                // A game by its name in words (`game Olympic Chess`) or its id.
+                let game = match meant::spoken_game(&args[i - 1..]) {
+                    Some((id, n)) => {
+                        i += n - 1;
+                        id.to_string()
+                    }
+                    None => value
+                        .ok_or_else(|| problem("settings", "Game takes a game's id (/variants)"))?
+                        .to_ascii_lowercase(),
+                };
+                if change.game.replace(game).is_some() {
+                    return Err(twice("game"));
+                }
+            }
+            "rated" => {
+                if change.rated.replace(on_off("rated", value)?).is_some() {
+                    return Err(twice("rated"));
+                }
+            }
+            "hints" => {
+                if change.hints.replace(on_off("hints", value)?).is_some() {
+                    return Err(twice("hints"));
+                }
+            }
+            "days" | "day" => {
+                let days = match value.map(|v| v.to_ascii_lowercase()).as_deref() {
+                    Some("off" | "none" | "no") => None,
+                    v => Some(
+                        v.and_then(|v| v.parse::<u32>().ok())
+                            .filter(|d| (1..=30).contains(d))
+                            .ok_or_else(|| problem("settings", "Days take a number from 1 to 30, or off"))?,
+                    ),
+                };
+                if change.days.replace(days).is_some() {
+                    return Err(twice("days"));
+                }
+            }
+            other => {
+                let near = meant::nearest(other, SETTINGS_WORDS).map(|w| format!(": did you mean {w}?"));
+                return Err(problem(
+                    "settings",
+                    format!("I don't know the setting '{}'{}", excerpt(word), near.unwrap_or_default()),
+                ));
+            }
+        }
+    }
+    Ok(change)
+}
+
+/// Whether `text` is a command that changes a channel's settings: the one
+/// for which an adapter asks the platform whether the sender manages the
+/// channel ([`crate::core::Incoming::manages`]).
+pub fn changes_settings(text: &str, bot_name: &str) -> bool {
+    matches!(parse(text, bot_name), Ok(Command::Settings(change)) if !change.is_empty())
+}
+
 /// The words a challenge is made of besides mentions, games and clocks.
-const CHALLENGE_WORDS: [&str; 7] = ["white", "black", "random", "hints", "days", "level", "handicap"];
+const CHALLENGE_WORDS: [&str; 8] = ["white", "black", "random", "hints", "days", "level", "handicap", "rated"];
 
 fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
     let mut spec = ChallengeSpec::default();
@@ -522,15 +641,21 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
             let value = args.get(i + 1).and_then(|v| v.parse::<u8>().ok()).filter(|l| (1..=8).contains(l));
             i += 1;
             spec.level = Some(value.ok_or_else(|| problem("challenge", "Level takes a number from 1 to 8"))?);
-        } else if lower == "hints" || lower == "days" {
+        } else if lower == "hints" || lower == "days" || lower == "rated" {
             let value = args.get(i + 1).map(|v| v.to_ascii_lowercase());
             i += 1;
+            let on_off = |what: &str| match value.as_deref() {
+                Some("on") | Some("yes") => Ok(true),
+                Some("off") | Some("no") => Ok(false),
+                _ => Err(problem("challenge", format!("{what} take on or off"))),
+            };
             if lower == "hints" {
-                spec.hints = Some(match value.as_deref() {
-                    Some("on") | Some("yes") => true,
-                    Some("off") | Some("no") => false,
-                    _ => return Err(problem("challenge", "Hints take on or off")),
-                });
+                spec.hints = Some(on_off("Hints")?);
+            } else if lower == "rated" {
+                spec.rated = Some(on_off("Rated games")?);
+            } else if matches!(value.as_deref(), Some("off" | "none" | "no")) {
+                // Over a channel's default of days per move.
+                spec.days_off = true;
             } else {
                 let days = value.and_then(|v| v.parse::<u32>().ok()).filter(|d| (1..=30).contains(d));
                 spec.days = Some(days.ok_or_else(|| problem("challenge", "Days take a number from 1 to 30"))?);
@@ -553,6 +678,9 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
             return Err(problem("challenge", format!("I don't understand '{}'", excerpt(a))));
         }
         i += 1;
+    }
+    if spec.days_off && spec.days.is_some() {
+        return Err(problem("challenge", "Days per move or days off, not both"));
     }
     if spec.days.is_some() && spec.clock.is_some() {
         return Err(problem(
@@ -595,6 +723,51 @@ mod tests {
     use super::*;
 
     #[test]
+    fn settings_are_read() {
+        let read = |text: &str| match parse(text, "k") {
+            Ok(Command::Settings(change)) => Ok(change),
+            Err(e) => Err(e.to_string()),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(read("/settings"), Ok(SettingsChange::default()));
+        assert_eq!(
+            read("/settings game Olympic rated off hints on days 3"),
+            Ok(SettingsChange {
+                game: Some("olympic".into()),
+                rated: Some(false),
+                hints: Some(true),
+                days: Some(Some(3))
+            })
+        );
+        assert_eq!(read("/settings days off"), Ok(SettingsChange { days: Some(None), ..Default::default() }));
+        assert_eq!(
+            read("/settings hints maybe"),
+            Err(
+                "Say hints on or hints off. Usage: /settings [game VARIANT] [rated on|off] [hints on|off] [days N|off]"
+                    .into()
+            )
+        );
+        assert!(read("/settings days 31").unwrap_err().starts_with("Days take a number from 1 to 30, or off."));
+        assert!(read("/settings rated on rated off").unwrap_err().starts_with("Say rated once."));
+        assert!(
+            read("/settings hint on").unwrap_err().starts_with("I don't know the setting 'hint': did you mean hints?")
+        );
+        assert!(read("/settings game").is_err());
+        assert_eq!(
+            read("/settings game Olympic Chess hints off"),
+            Ok(SettingsChange { game: Some("olympic".into()), hints: Some(false), ..Default::default() })
+        );
+        assert_eq!(
+            read("/settings game clash of the armies"),
+            Ok(SettingsChange { game: Some("clash".into()), ..Default::default() })
+        );
+        assert!(changes_settings("/settings hints on", "k"));
+        assert!(!changes_settings("/settings", "k"));
+        assert!(!changes_settings("/settings hints", "k"));
+        assert!(!changes_settings("hello", "k"));
+    }
+
+    #[test]
     fn commands() {
         assert_eq!(parse("/help", "kibitz"), Ok(Command::Help));
         assert_eq!(parse("!move e4", "kibitz"), Ok(Command::Move("e4".into())));
@@ -616,6 +789,20 @@ mod tests {
             "I don't know the command /undo. Did you mean /takeback? /help lists every command."
         );
         assert_eq!(parse("/fly", "k").unwrap_err().to_string(), "I don't know the command /fly. Try /help.");
+        // The words after an unknown command go with the suggestion only if
+        // the command it suggests takes them.
+        let suggested = |text: &str| match parse(text, "k") {
+            Err(ParseError::Unknown { meant, .. }) => meant,
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(suggested("/offer draw").as_deref(), Some("draw"));
+        assert_eq!(suggested("/offer Takeback").as_deref(), Some("takeback"));
+        assert_eq!(suggested("/offer").as_deref(), Some("draw"));
+        assert_eq!(suggested("/undo 2").as_deref(), Some("takeback"));
+        assert_eq!(suggested("/forfeit now").as_deref(), Some("resign"));
+        assert_eq!(suggested("/forfeit yes").as_deref(), Some("resign yes"));
+        assert_eq!(suggested("/legal e2").as_deref(), Some("moves e2"));
+        assert_eq!(suggested("/chalenge @bob olympic").as_deref(), Some("challenge @bob olympic"));
         assert!(matches!(parse("/resign now", "k"), Err(ParseError::Usage { command: "resign", .. })));
         assert_eq!(parse("/resign", "k"), Ok(Command::Resign));
         assert_eq!(parse("/resign YES", "k"), Ok(Command::ResignConfirm(true)));
@@ -679,6 +866,8 @@ mod tests {
                 colour: Some(ColourWish::Black),
                 hints: Some(true),
                 days: Some(3),
+                days_off: false,
+                rated: None,
                 clock: None,
                 level: None,
                 named: None,
@@ -773,6 +962,18 @@ mod tests {
         }
         let Ok(Command::Challenge(c)) = parse("/challenge @bob chess 3 days", "k") else { panic!() };
         assert_eq!(c.days, Some(3));
+        // Over the channel's defaults: days off, rated on or off.
+        let Ok(Command::Challenge(c)) = parse("/challenge @bob days off rated off", "k") else { panic!() };
+        assert_eq!((c.days, c.days_off, c.rated), (None, true, Some(false)));
+        let Ok(Command::Challenge(c)) = parse("/challenge @bob Rated ON", "k") else { panic!() };
+        assert_eq!(c.rated, Some(true));
+        assert!(
+            parse("/challenge @bob rated maybe", "k")
+                .unwrap_err()
+                .to_string()
+                .starts_with("Rated games take on or off.")
+        );
+        assert!(parse("/challenge @bob days off days 3", "k").is_err());
         for text in ["/challenge @bob 10 + 5", "/challenge @bob 10|5", "/challenge @bob 10+5"] {
             let Ok(Command::Challenge(c)) = parse(text, "k") else { panic!("{text}") };
             assert_eq!(c.clock, Some((10, 5)), "{text}");

@@ -166,6 +166,8 @@ impl Console {
             message_id: None,
             at: self.time.unwrap_or_else(Timestamp::now),
             private: self.private,
+            // The console is its host's own: whoever types there manages it.
+            manages: Some(true),
         };
         // The directory knows every name that spoke, as a platform's knows
         // its users, so that a challenge can tell a player from a slip.

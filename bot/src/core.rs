@@ -42,6 +42,7 @@ mod rematch;
 mod replay;
 mod review;
 mod sealed;
+mod settings;
 mod shape;
 
 use info::{help, variants};
@@ -78,6 +79,11 @@ pub struct Incoming {
     /// Whether the channel is a private chat between the sender and the bot
     /// (a Telegram private chat, a Discord DM). Sealed bids come this way.
     pub private: bool,
+    /// Whether the sender may manage the channel (change its settings), as
+    /// the platform says: `None` where the adapter did not ask (it asks
+    /// only for a command that changes settings, [`crate::command::changes_settings`])
+    /// or could not tell. The sender of a private chat manages it.
+    pub manages: Option<bool>,
 }
 
 /// A file sent with a reply: a picture most often, an animated replay, or
@@ -660,6 +666,7 @@ impl Core {
             Command::Bid { amount, game } => self.bid(msg, &amount, game.as_deref()),
             Command::Raise => self.raise(msg),
             Command::Pass => self.pass(msg),
+            Command::Settings(change) => self.settings(msg, change),
         }
     }
 
@@ -713,6 +720,8 @@ impl Core {
             // The sender's last game here, just finished, can still be shown.
             [] => match self.store.archived_games_of(&msg.platform, &msg.sender.id, 1)?.into_iter().next() {
                 Some((key, Ok(record))) if key.channel == channel => self.load(record),
+                // The sender's own games elsewhere are named.
+                _ if !self.store.games_of(&msg.platform, &msg.sender.id)?.is_empty() => refuse(self.no_game_here(msg)),
                 _ => refuse("There is no game here. Start one with /challenge @friend."),
             },
             [only] => self.load(only.clone()),
@@ -820,9 +829,22 @@ impl Core {
                     )
                 }
             }
+            // Offers, resigning and the like are made in the game's own chat;
+            // moves and the board may name the game from anywhere.
+            [one] if !named_from_anywhere(&msg.text) => format!(
+                "You have no game here; your game {one} is played in another chat, and {} is said there. From here, \
+                 /board {one} shows it and /move {one} MOVE plays in it.",
+                command_word(&msg.text).map_or("that".to_string(), |w| format!("/{w}"))
+            ),
             [one] => format!(
                 "You have no game here; your game {one} is elsewhere: name it to play it from here (/move {one} MOVE, \
                  /board {one})."
+            ),
+            _ if !named_from_anywhere(&msg.text) => format!(
+                "You have no game here; your games ({}) are played in other chats, and {} is said in the game's own. \
+                 /games lists them.",
+                elsewhere.join(", "),
+                command_word(&msg.text).map_or("that".to_string(), |w| format!("/{w}"))
             ),
             _ => format!(
                 "You have no game here; your games elsewhere ({}) are played from here by naming them (/move ID MOVE); \
@@ -907,6 +929,22 @@ pub fn clash_between_rounds(record: &GameRecord) -> bool {
 /// Notices within the bounds of one message each (see [`bounds::bounded`]).
 fn bounded_notices(notices: Vec<(ChannelKey, Reply)>) -> Vec<(ChannelKey, Reply)> {
     notices.into_iter().flat_map(|(k, r)| bounds::bounded(r).into_iter().map(move |r| (k.clone(), r))).collect()
+}
+
+/// The command word of a message (`resign` of `/resign yes`), lower case;
+/// `None` for a message that is not a command.
+fn command_word(text: &str) -> Option<String> {
+    let body = text.trim().strip_prefix(['/', '!'])?;
+    let word = body.split_whitespace().next()?;
+    let word = word.split_once('@').map_or(word, |(w, _)| w);
+    (!word.is_empty() && word.chars().all(|c| c.is_ascii_alphabetic())).then(|| word.to_ascii_lowercase())
+}
+
+/// Whether the message is one that may name a game played elsewhere (a
+/// move, bare or `/move`, the board, the legal moves, the PGN and FEN, the
+/// GIF): the others are said in the game's own chat.
+fn named_from_anywhere(text: &str) -> bool {
+    command_word(text).is_none_or(|w| matches!(w.as_str(), "move" | "board" | "moves" | "pgn" | "fen" | "gif"))
 }
 
 fn other_player(r: &GameRecord, me: &str) -> String {

@@ -71,7 +71,7 @@ use kibitz_storage::{ChannelKey, Completion, Store, Timestamp};
 use serenity::all::{
     ChannelId, ClientBuilder, CommandInteraction, ComponentInteraction, ComponentInteractionDataKind, Context,
     EventHandler, GatewayIntents, GetMessages, GuildId, HttpBuilder, Interaction, InteractionId, Message, MessageId,
-    Nonce, Ready, User as DiscordUser,
+    Nonce, Permissions, Ready, User as DiscordUser,
 };
 use serenity::builder::{
     AutocompleteChoice, Builder, CreateAutocompleteResponse, CreateInteractionResponse,
@@ -475,6 +475,8 @@ fn read_message(msg: &Message, me: u64) -> Option<Handling> {
     }
     let nick = msg.member.as_ref().and_then(|m| m.nick.clone());
     let at = dated(msg.timestamp.unix_timestamp(), msg.timestamp.nanosecond());
+    // A message says nothing of its author's permissions: the slash
+    // command does (`Incoming::manages`).
     let msg_in = incoming(msg.channel_id, msg.guild_id.is_none(), &msg.author, nick, text, msg.id.to_string(), at);
     Some(Handling { msg: msg_in, cursor: Some((msg.channel_id.to_string(), msg.id.to_string())), interaction: None })
 }
@@ -679,7 +681,12 @@ impl Shared {
         let nick = cmd.member.as_ref().and_then(|m| m.nick.clone());
         self.note_user(&cmd.user, nick.clone());
         let private = cmd.guild_id.is_none();
-        let msg = incoming(cmd.channel_id, private, &cmd.user, nick, text, cmd.id.to_string(), Timestamp::now());
+        // Discord computes the member's permissions in the channel for an
+        // interaction: managing it is managing the channel, the server, or
+        // being its administrator.
+        let manages = cmd.member.as_ref().and_then(|m| m.permissions).map(manages_channel);
+        let mut msg = incoming(cmd.channel_id, private, &cmd.user, nick, text, cmd.id.to_string(), Timestamp::now());
+        msg.manages = manages;
         self.answer(ctx, cmd.channel_id, cmd.id, &cmd.token, msg).await;
     }
 
@@ -702,7 +709,10 @@ impl Shared {
         let nick = press.member.as_ref().and_then(|m| m.nick.clone());
         self.note_user(&press.user, nick.clone());
         let private = press.guild_id.is_none();
-        let msg = incoming(press.channel_id, private, &press.user, nick, text, press.id.to_string(), Timestamp::now());
+        let manages = press.member.as_ref().and_then(|m| m.permissions).map(manages_channel);
+        let mut msg =
+            incoming(press.channel_id, private, &press.user, nick, text, press.id.to_string(), Timestamp::now());
+        msg.manages = manages;
         self.answer(ctx, press.channel_id, press.id, &press.token, msg).await;
     }
 
@@ -801,7 +811,15 @@ fn incoming(
         message_id: Some(id),
         at,
         private,
+        // Set by the caller where the platform says (an interaction).
+        manages: None,
     }
+}
+
+/// Whether a member with `permissions` (in the channel) manages it: may
+/// manage the channel or the server, or administers it.
+fn manages_channel(permissions: Permissions) -> bool {
+    permissions.administrator() || permissions.manage_channels() || permissions.manage_guild()
 }
 
 /// Registers the slash commands globally, and in the development guild.

@@ -431,6 +431,7 @@ fn describe(name: &str, usage: &str) -> String {
         "bid" => "Clash: your sealed bid (in private chat)",
         "raise" => "Clash: raise the bid by 0.5",
         "pass" => "Clash: pass, losing the auction",
+        "settings" => "The chat's defaults for new games (admins change them)",
         _ => return format!("/{usage}"),
     };
     match usage.split_once(' ') {
@@ -624,6 +625,7 @@ impl Chats {
             at: Timestamp::now(),
             // Private chats have positive ids, groups negative ones.
             private: chat.0 > 0,
+            manages: None,
         };
         Some((chat, (msg, None)))
     }
@@ -633,7 +635,10 @@ impl Chats {
     /// posted update (webhook mode) is tried once: its request is answered
     /// with the outcome, and Telegram posts it again if it was not stored.
     async fn handle(self: &Arc<Self>, job: Job) {
-        let Job { update, msg, answer, mut stored } = job;
+        let Job { update, mut msg, answer, mut stored } = job;
+        if msg.manages.is_none() && !msg.private && crate::command::changes_settings(&msg.text, "") {
+            msg.manages = self.is_admin(&msg).await;
+        }
         let mut backoff = Backoff::default();
         loop {
             let handled = match &answer {
@@ -673,6 +678,20 @@ impl Chats {
             }
         }
         self.updates.done(update);
+    }
+
+    /// Whether the sender of `msg` is an administrator (or the owner) of its
+    /// group, as `getChatMember` says; `None` if Telegram could not be asked.
+    async fn is_admin(&self, msg: &Incoming) -> Option<bool> {
+        let chat = ChatId(msg.channel.parse().ok()?);
+        let user = teloxide::types::UserId(msg.sender.id.parse().ok()?);
+        match retrying("getChatMember", || self.bot.get_chat_member(chat, user).send()).await {
+            Ok(member) => Some(member.is_privileged()),
+            Err(e) => {
+                tracing::warn!(chat = chat.0, "could not ask whether a user is an admin: {e}");
+                None
+            }
+        }
     }
 
     /// Waits `wait`, unless shutdown comes first (`false`).

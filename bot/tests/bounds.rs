@@ -23,6 +23,7 @@ fn say(core: &Core, who: &str, text: &str, at: u64) -> Vec<Reply> {
         message_id: Some(format!("m{at}")),
         at: Timestamp(at),
         private: false,
+        manages: None,
     };
     core.handle(&msg)
 }
@@ -117,6 +118,7 @@ fn a_long_list_of_games_is_cut_with_a_count_of_the_rest() {
             message_id: None,
             at: Timestamp(i),
             private: false,
+            manages: None,
         };
         core.handle(&msg("alice", "/challenge @bob"));
         let started = core.handle(&msg("bob", "/accept"));

@@ -24,6 +24,7 @@ fn send(core: &Core, who: &str, channel: &str, private: bool, text: &str, at: u6
         message_id: id.map(str::to_string),
         at: Timestamp(at),
         private,
+        manages: None,
     })
 }
 
@@ -109,6 +110,7 @@ fn stored_match(core: &Core, m: &Match, black: &str, start_fen: &str) -> GameRec
         start_fen: start_fen.into(),
         at: Timestamp(1),
         clash: Some(clash),
+        bot: None,
     };
     core.store().create_game(&ChannelKey::new("test", "c1"), &new).unwrap()
 }
@@ -131,10 +133,18 @@ fn no_moves_before_the_armies_are_ready() {
     let dir = tempfile::tempdir().unwrap();
     let core = core(dir.path());
     start(&core, "");
-    assert_eq!(say(&core, "alice", "/move e4"), "The armies are not ready: /army shows yours.");
-    assert_eq!(say(&core, "alice", "/moves"), "The armies are not ready: /army shows yours.");
-    // A bare move is not taken for one, and nothing is said.
-    assert_eq!(say(&core, "alice", "e4"), "");
+    let own_phase = "Round 1 has not begun: this is your army phase. /buy PIECE [SQUARE], /sell SQUARE and /place \
+                     PIECE SQUARE, then /ready; /army shows your army.";
+    assert_eq!(say(&core, "alice", "/move e4"), own_phase);
+    assert_eq!(say(&core, "alice", "/moves"), own_phase);
+    // A bare move is not played, and is answered: the round waits for the armies.
+    assert_eq!(say(&core, "alice", "e4"), own_phase);
+    let waiting = "Round 1 has not begun: <@alice> is setting up an army. /army shows the armies.";
+    assert_eq!(say(&core, "bob", "e5"), waiting);
+    assert_eq!(say(&core, "bob", "/moves"), waiting);
+    // Chat is chat, and a spectator's move-like words are not answered.
+    assert_eq!(say(&core, "alice", "good luck"), "");
+    assert_eq!(say(&core, "carol", "e4"), "");
     assert!(say(&core, "alice", "/fen").contains("No round is being played"));
     assert!(say(&core, "bob", "/draw").contains("No round is being played"));
     assert!(record(&core).moves.is_empty());
@@ -239,6 +249,10 @@ fn a_bid_is_sent_privately_and_sealed_until_both_are_in() {
     assert_eq!(actions[0].0, ChannelKey::new("test", "c1"));
     assert!(matches!(&actions[0].1, Action::Delete { author, .. } if author == "alice"), "{actions:?}");
     assert!(whisper(&core, "alice", "/bid 12.25").contains("multiple of 0.5"));
+    assert_eq!(
+        say(&core, "bob", "e5"),
+        "Round 3 has not begun: the Amazon is up for sealed bids. Send me yours in a private message: /bid AMOUNT."
+    );
     assert!(whisper(&core, "alice", "/bid 41").contains("You cannot bid 41.00 gold: you have 40.00."));
     assert!(whisper(&core, "carol", "/bid 3").contains("You have no Clash of the Armies match."));
     let sealed = whisper(&core, "alice", "/bid 12.5");
@@ -257,6 +271,10 @@ fn a_bid_is_sent_privately_and_sealed_until_both_are_in() {
     assert!(say(&core, "alice", "/army").contains("Auction: your sealed bid is in"));
     assert!(whisper(&core, "alice", "/army").contains("Auction: you bid 12.50"));
     assert_eq!(whisper(&core, "alice", "/bid 13"), "You have already sent your bid; wait for your opponent's.");
+    assert_eq!(
+        say(&core, "alice", "e4"),
+        "Round 3 has not begun: your sealed bid is in; the auction waits for <@bob>'s."
+    );
 
     // The second bid reveals both, privately and in the channel.
     let both = whisper(&core, "bob", "/bid 10");
@@ -302,6 +320,15 @@ fn equal_bids_are_raised_in_turn_until_one_passes() {
          channel."
     );
     assert_eq!(say(&core, "bob", "/raise"), "It is <@alice> (White)'s turn to raise or pass; yours comes after.");
+    // A move now is answered with the auction's turn (CA14).
+    assert_eq!(
+        say(&core, "bob", "e5"),
+        "Round 3 has not begun: the Amazon's auction waits for <@alice> to raise or pass."
+    );
+    assert_eq!(
+        say(&core, "alice", "e4"),
+        "Round 3 has not begun: the Amazon's auction waits for you. /raise: after equal bids White raises first."
+    );
     // CA14: White raises first; a pass now is refused and changes nothing.
     assert_eq!(
         say(&core, "alice", "/pass"),
@@ -750,6 +777,16 @@ fn a_rabbits_capture_is_marked_and_named() {
     assert!(text.starts_with("<@alice> played Txd6 (d3d6), taking the pawn on d5."), "{text}");
 }
 
+/// CA2: a chain's victims are named in the order the Rabbit jumps them.
+#[test]
+fn ca2_a_chains_victims_are_named_in_the_order_jumped() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    in_round_one(&core, (PieceKind::Rabbit, "c1"), (PieceKind::Pawn, "d7"), "4k3/8/8/3T4/3p4/2p5/8/4K3 w - - 0 1");
+    let text = say(&core, "alice", "d5d3b3");
+    assert!(text.contains("taking the pawn on d4 and the pawn on c3."), "{text}");
+}
+
 /// A command redelivered after a crash that had stored its change but not
 /// its answer (Telegram sends unconfirmed updates again) is answered with
 /// what it did, said as it was sent, and the match as it stands.
@@ -766,6 +803,7 @@ fn a_redelivered_army_command_is_answered_with_what_it_did() {
         message_id: Some("m1".into()),
         at: Timestamp(1),
         private: false,
+        manages: None,
     };
     let first = texts(&core.handle_once(&msg));
     assert!(first.contains("buys a Queen on d1"), "{first}");

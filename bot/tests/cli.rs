@@ -128,6 +128,7 @@ fn store_with_games(dir: &std::path::Path, games: usize) -> std::path::PathBuf {
             start_fen: start.into(),
             at: Timestamp(1_000),
             clash: None,
+            bot: None,
         };
         let g = store.create_game(&channel, &new).unwrap();
         let mv = MoveRecord { text: "e2e4".into(), by: "ann".into(), at: Timestamp(2_000), message_id: None };

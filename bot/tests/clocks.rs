@@ -28,6 +28,7 @@ fn say(core: &Core, who: &str, text: &str, at: u64) -> Vec<Reply> {
         message_id: Some(format!("{who}-{at}-{text}")),
         at: Timestamp(at),
         private: false,
+        manages: None,
     };
     core.handle(&msg)
 }
@@ -191,6 +192,7 @@ fn games_lists_the_clocks_and_the_deadline() {
         message_id: None,
         at: Timestamp(at),
         private: false,
+        manages: None,
     };
     core.handle(&msg("carol", "/challenge @dave white days 3", T0));
     core.handle(&msg("dave", "/accept", T0));

@@ -24,6 +24,7 @@ fn say(core: &Core, who: &str, text: &str, at: u64, id: Option<&str>) -> Vec<Rep
         message_id: id.map(str::to_string),
         at: Timestamp(at),
         private: false,
+        manages: None,
     };
     core.handle(&msg)
 }
@@ -372,7 +373,8 @@ fn moves_with_a_move_shows_the_piece_that_makes_it() {
     let r = say(&core, "alice", "/moves Kxe2", 2, None);
     assert_eq!(
         r[0].text,
-        "Kxe2 is not possible: your pawn stands on e2. /moves b1 shows the moves of the piece on b1."
+        "Kxe2 is not possible: your pawn stands on e2. No piece of that kind has a legal move now; /moves lists the \
+         moves you have."
     );
     // An illegal move gets its reason; the waiting side's example is its own square.
     let r = say(&core, "bob", "/moves Nf3", 3, None);
@@ -631,4 +633,80 @@ fn a_spectators_board_has_no_buttons() {
     let spectator = say(&core, "carol", "/board", 2, None);
     assert!(spectator[0].text.contains("White (alice) to move"), "{}", spectator[0].text);
     assert!(spectator[0].buttons.is_empty(), "{:?}", spectator[0].buttons);
+}
+
+/// A player plays one game at a time in a channel: starting one against the
+/// bot withdraws the challenge they had open there, and says so, rather than
+/// leaving it to be accepted into a refusal.
+#[test]
+fn a_game_against_the_bot_withdraws_the_players_open_challenge() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    say(&core, "alice", "/challenge @bob", 0, None);
+    let r = say(&core, "alice", "/challenge @kibitz level 1 white", 1, None);
+    assert!(
+        r[0].text.ends_with("(Your challenge to <@bob> is withdrawn: a player plays one game at a time in a channel.)"),
+        "{}",
+        r[0].text
+    );
+    let channel = ChannelKey::new("test", "c1");
+    assert!(core.store().challenge(&channel, "alice").unwrap().is_none());
+    let r = say(&core, "bob", "/accept", 2, None);
+    assert_eq!(r[0].text, "There is no challenge for you here. Start one with /challenge @friend.");
+    // Without a challenge open, nothing is said of one.
+    say(&core, "carol", "/challenge", 3, None);
+    let r = say(&core, "dave", "/challenge @kibitz level 1 white", 4, None);
+    assert!(!r[0].text.contains("withdrawn"), "{}", r[0].text);
+    assert!(core.store().challenge(&channel, "carol").unwrap().is_some());
+}
+
+/// `/accept` and `/decline` of a challenge that is not the sender's to
+/// answer say whose it is and what to do.
+#[test]
+fn a_challenge_not_the_senders_to_answer_is_said_to_be_whose() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    say(&core, "alice", "/challenge @bob", 0, None);
+    let own = "That is your own challenge to <@bob>; wait for them to accept it, or /cancel it.";
+    assert_eq!(say(&core, "alice", "/accept", 1, None)[0].text, own);
+    assert_eq!(say(&core, "alice", "/accept @alice", 1, None)[0].text, own);
+    assert_eq!(say(&core, "alice", "/decline @alice", 1, None)[0].text, own);
+    assert_eq!(
+        say(&core, "carol", "/decline @alice", 1, None)[0].text,
+        "That challenge of <@alice> is for <@bob>, not for you: only they can decline it."
+    );
+    say(&core, "dave", "/challenge", 2, None);
+    assert_eq!(
+        say(&core, "dave", "/accept", 3, None)[0].text,
+        "That is your own open challenge; wait for someone to accept it, or /cancel it."
+    );
+    assert_eq!(
+        say(&core, "erin", "/decline @dave", 3, None)[0].text,
+        "<@dave>'s challenge is open to anyone: there is nothing to decline, it simply waits for a taker (or lapses)."
+    );
+    // Nothing of either challenge changed.
+    let channel = ChannelKey::new("test", "c1");
+    assert!(core.store().challenge(&channel, "alice").unwrap().is_some());
+    assert!(core.store().challenge(&channel, "dave").unwrap().is_some());
+}
+
+/// The bot plays a game with each player who asks, in the same channel at
+/// once; each player still plays one game at a time there.
+#[test]
+fn the_bot_plays_everyone_who_asks_in_a_channel_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let alice = say(&core, "alice", "/challenge @kibitz level 1 white", 0, None);
+    assert!(alice[0].text.contains("<@alice> (White) vs <@kibitz> (Black)"), "{}", alice[0].text);
+    let bob = say(&core, "bob", "/challenge @kibitz level 1 white", 1, None);
+    assert!(bob[0].text.contains("<@bob> (White) vs <@kibitz> (Black)"), "{}", bob[0].text);
+    // Each moves in their own game, and the bot answers each.
+    let e4 = say(&core, "alice", "e4", 2, None);
+    assert!(e4[0].text.starts_with("<@alice> played e4 (e2e4). <@kibitz> played"), "{}", e4[0].text);
+    let d4 = say(&core, "bob", "d4", 3, None);
+    assert!(d4[0].text.starts_with("<@bob> played d4 (d2d4). <@kibitz> played"), "{}", d4[0].text);
+    let channel = ChannelKey::new("test", "c1");
+    assert_eq!(core.store().games_in_channel(&channel).unwrap().len(), 2);
+    let again = say(&core, "alice", "/challenge @kibitz", 4, None);
+    assert!(again[0].text.starts_with("You are already playing here."), "{}", again[0].text);
 }

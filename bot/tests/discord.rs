@@ -155,6 +155,9 @@ fn member(id: &str, name: &str) -> Value {
         "deaf": false,
         "mute": false,
         "flags": 0,
+        // In an interaction Discord gives the member's permissions in the
+        // channel: here none of note (sending messages, reading them).
+        "permissions": "3072",
     })
 }
 
@@ -616,6 +619,39 @@ async fn a_whole_game_on_a_fake_discord() {
     players.say(A, "!challenge nobody_seen");
     let (_, unknown) = fake.wait(mark, "the refusal", |r| r.path == posted && text(r).contains("nobody_seen")).await;
     assert!(text(&unknown).contains("Mention the player"), "{unknown:?}");
+
+    // The channel's settings: a member may see them, not change them; one
+    // who may manage the channel (as the interaction's permissions say)
+    // changes them; a typed change cannot tell and points to the command.
+    let mark = fake.len();
+    let (id, token) = players.slash(A, "settings", &[("hints", 5, json!(true))]);
+    let refused = fake.deferred_then_edited(mark, &id, &token).await;
+    assert_eq!(
+        text(&refused),
+        "Only those who manage this channel (its admins) can change its settings; /settings shows them."
+    );
+    let mut manager = member(BOB, "bob");
+    manager["permissions"] = json!((1u64 << 4 | 3072).to_string());
+    let mark = fake.len();
+    let (id, token) = players.interaction(
+        2,
+        B,
+        slash_data("settings", &[("game", 3, json!("alapawn")), ("days", 3, json!("3"))]),
+        json!({"member": manager}),
+    );
+    let changed = fake.deferred_then_edited(mark, &id, &token).await;
+    assert!(
+        text(&changed)
+            .starts_with(&format!("<@{BOB}> changes this channel's settings: game Alapawn, 3 days per move.")),
+        "{changed:?}"
+    );
+    let settings = core.store().channel_settings(&kibitz_storage::ChannelKey::new("discord", CHANNEL)).unwrap();
+    assert_eq!((settings.default_variant.as_deref(), settings.days_per_move), (Some("alapawn"), Some(3)));
+    let mark = fake.len();
+    players.say(B, "!settings rated off");
+    let (_, typed) = fake.wait(mark, "the refusal", |r| r.path == posted && text(r).contains("slash command")).await;
+    assert!(text(&typed).starts_with("From a typed message I cannot tell who manages this channel"), "{typed:?}");
+    assert!(core.store().channel_settings(&kibitz_storage::ChannelKey::new("discord", CHANNEL)).unwrap().rated);
 
     // Nothing went unanswered or wrong; chat was not answered.
     let log = fake.log();

@@ -35,6 +35,7 @@ fn said(core: &Core, channel: u64, who: (&str, &str), text: &str, id: u64, at: u
         message_id: Some(id.to_string()),
         at: Timestamp(at),
         private: false,
+        manages: None,
     })
 }
 

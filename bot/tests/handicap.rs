@@ -19,6 +19,7 @@ fn say(core: &Core, who: &str, text: &str, at: u64) -> Vec<Reply> {
         message_id: None,
         at: Timestamp(at),
         private: false,
+        manages: None,
     };
     core.handle(&msg)
 }

@@ -49,6 +49,7 @@ fn tg_say(core: &Core, chat: &str, user: &teloxide::types::User, text: &str, at:
         message_id: Some(format!("{chat}:{at}")),
         at: Timestamp(at),
         private: false,
+        manages: None,
     };
     core.handle(&msg)
 }
@@ -225,6 +226,7 @@ fn a_group_that_becomes_a_supergroup_keeps_its_games() {
         start_fen: START.into(),
         at: Timestamp(1),
         clash: None,
+        bot: None,
     };
     let g = core.store().create_game(&old, &finished).unwrap();
     let end = kibitz_storage::GameEnd {
@@ -267,6 +269,7 @@ fn names_for_captions_outlive_a_restart() {
             message_id: None,
             at: Timestamp(5),
             private: false,
+            manages: None,
         };
         core.handle(&msg);
     }
@@ -291,6 +294,7 @@ fn legacy_username_records_move_to_the_id_once() {
             message_id: None,
             at: Timestamp(at),
             private: false,
+            manages: None,
         };
         old.handle(&msg)
     };

@@ -248,6 +248,7 @@ fn a_move_handled_a_second_time_is_answered_with_what_it_did() {
             message_id: Some(id.into()),
             at: Timestamp::now(),
             private: false,
+            manages: None,
         });
         replies.iter().map(|r| r.text.clone()).collect::<Vec<_>>().join("\n")
     };

@@ -154,6 +154,7 @@ fn the_deletion_waits_in_the_outbox_with_the_warning() {
             message_id: None,
             at: now,
             private: false,
+            manages: None,
         };
         core.handle(&msg)
     };
@@ -169,6 +170,7 @@ fn the_deletion_waits_in_the_outbox_with_the_warning() {
         message_id: Some("-100:5".into()),
         at: kibitz_storage::Timestamp::now(),
         private: false,
+        manages: None,
     };
     let owed = relay.handle_blocking(&msg, None).unwrap();
     assert_eq!(owed.len(), 2, "{owed:?}");

@@ -21,6 +21,7 @@ fn say(core: &Core, who: &str, text: &str, at: u64) -> Vec<Reply> {
         message_id: Some(format!("{who}-{at}")),
         at: Timestamp(1_767_355_200_000 + at),
         private: false,
+        manages: None,
     };
     core.handle(&msg)
 }
@@ -96,9 +97,12 @@ fn a_rematch_asked_by_both_starts_the_game() {
     assert!(started.contains("<@alice> (White) vs <@bob> (Black), Chess."), "{started}");
     let g = game_of(&core, "bob").unwrap();
     assert_eq!((g.white.as_str(), g.settings.days_per_move), ("alice", Some(2)));
-    // While it runs, a rematch of it waits for its end.
-    let said = texts(&say(&core, "carol", &format!("/rematch {}", g.key.id.as_str()), 9));
+    // While it runs, a rematch of it waits for its end; and it is only
+    // its players' to ask for.
+    let said = texts(&say(&core, "alice", &format!("/rematch {}", g.key.id.as_str()), 9));
     assert!(said.contains("is still being played"), "{said}");
+    let said = texts(&say(&core, "carol", &format!("/rematch {}", g.key.id.as_str()), 9));
+    assert_eq!(said, format!("Only <@alice> and <@bob> can ask for a rematch of game {}.", g.key.id.as_str()));
 }
 
 #[test]
@@ -126,7 +130,14 @@ fn against_the_bot_the_rematch_starts_at_once() {
     let first = core.store().player_game_in_channel(&ChannelKey::new("test", "c1"), "alice").unwrap().unwrap();
     let ended = say(&core, "alice", "/resign yes", 2);
     let button = rematch_button(&ended);
+    // A challenge she opened meanwhile goes with the rematch, which says so.
+    say(&core, "alice", "/challenge @bob", 2);
     let started = texts(&say(&core, "alice", &button.command, 3));
+    assert!(
+        started.contains("(Your challenge to <@bob> is withdrawn: a player plays one game at a time in a channel.)"),
+        "{started}"
+    );
+    assert!(core.store().challenge(&ChannelKey::new("test", "c1"), "alice").unwrap().is_none());
     // The bot has White now, and has moved already.
     assert!(
         started.contains("<@kibitz> (White) vs <@alice> (Black), Chess, 3+2, me at level 2 (about 500)."),

@@ -19,6 +19,7 @@ fn say(core: &Core, who: &str, text: &str) -> Vec<Reply> {
         message_id: None,
         at: Timestamp(1),
         private: false,
+        manages: None,
     };
     core.handle(&msg)
 }

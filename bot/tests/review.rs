@@ -27,6 +27,7 @@ fn say_in(core: &Core, channel: &str, who: &str, text: &str) -> Vec<Reply> {
         message_id: None,
         at: Timestamp::now(),
         private: false,
+        manages: None,
     };
     core.handle(&msg)
 }

@@ -30,6 +30,7 @@ const METHODS: &[&str] = &[
     "setMyCommands",
     "deleteWebhook",
     "answerCallbackQuery",
+    "getChatMember",
 ];
 const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
 
@@ -80,6 +81,9 @@ struct Fake {
     arrived: Notify,
     calls: Mutex<Vec<Call>>,
     refuse_once: Mutex<HashSet<String>>,
+    /// (chat, user) pairs `getChatMember` calls an administrator; anyone
+    /// else is a member.
+    admins: Mutex<HashSet<(i64, i64)>>,
 }
 
 fn now_secs() -> i64 {
@@ -262,6 +266,21 @@ async fn api(
         "getUpdates" => fake.get_updates(&body).await,
         "sendMessage" | "sendPhoto" | "sendAnimation" => fake.sent_message(&call),
         "setMyCommands" | "deleteWebhook" | "answerCallbackQuery" => json!(true),
+        "getChatMember" => {
+            let number = |v: &Value| v.as_i64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).unwrap_or(0);
+            let (chat, id) = (number(&body["chat_id"]), number(&body["user_id"]));
+            let who = json!({"id": id, "is_bot": false, "first_name": format!("user {id}")});
+            if fake.admins.lock().unwrap().contains(&(chat, id)) {
+                // As Telegram describes an administrator: each of its rights said.
+                json!({"status": "administrator", "user": who, "can_be_edited": false, "is_anonymous": false,
+                    "can_manage_chat": true, "can_delete_messages": true, "can_manage_video_chats": true,
+                    "can_restrict_members": true, "can_promote_members": false, "can_change_info": true,
+                    "can_invite_users": true, "can_post_stories": false, "can_edit_stories": false,
+                    "can_delete_stories": false, "can_pin_messages": true, "can_manage_topics": false})
+            } else {
+                json!({"status": "member", "user": who, "until_date": 0})
+            }
+        }
         _ => {
             return (
                 StatusCode::NOT_FOUND,
@@ -466,6 +485,7 @@ async fn players_are_their_ids_through_the_bot_api() {
                 message_id: None,
                 at: kibitz_storage::Timestamp::now(),
                 private: false,
+                manages: None,
             })
         };
         say("erin", "/challenge @dave white");
@@ -529,7 +549,7 @@ async fn players_are_their_ids_through_the_bot_api() {
     let m = fake.mark();
     fake.say(CLUB, alice(), "/challenge @kibitz level 2");
     let refused = fake.wait_for(m, "the level's refusal", |c| c.method == "sendMessage").await;
-    assert_eq!(refused.text(), "A level is for games against me: /challenge @KibitzBot level 5.");
+    assert_eq!(refused.text(), "A level is for games against me: /challenge @KibitzBot level 2.");
     // The bot is its id, named by its username.
     let m = fake.mark();
     fake.say(CLUB, alice(), "/challenge @KibitzBot chess black level 1");
@@ -562,6 +582,70 @@ async fn a_100_kb_message_gets_one_short_answer() {
     assert_eq!(sent.len(), 2, "one message each: {:#?}", fake.summary());
     assert!(sent[0].text().starts_with("I know no piece called 'lorem ipsum"), "{:?}", sent[0].text());
     assert!(sent[0].text().len() < 200, "{:?}", sent[0].text());
+
+    stop.send(true).unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(10), run).await.expect("run stops on shutdown");
+    assert_eq!(ended.unwrap(), Ok(()));
+}
+
+/// A group's settings are changed by its administrators only, as Telegram's
+/// `getChatMember` tells; anyone may see them, and nothing changes on a
+/// refusal. In a private chat the user's own settings need no asking.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_a_groups_admins_change_its_settings() {
+    let (fake, addr) = start_fake().await;
+    fake.admins.lock().unwrap().insert((GROUP, 22));
+    let dir = tempfile::tempdir().unwrap();
+    let core = test_core(dir.path());
+    let (stop, shutdown) = adapter::shutdown_channel();
+    let run = tokio::spawn(telegram::run(core.clone(), TOKEN.to_string(), Some(format!("http://{addr}")), shutdown));
+    fake.wait_for(0, "setMyCommands", |c| c.method == "setMyCommands").await;
+    let channel = kibitz_storage::ChannelKey::new("telegram", GROUP.to_string());
+
+    // Alice is a member: refused, after asking Telegram.
+    let m = fake.mark();
+    fake.say(GROUP, alice(), "/settings@KibitzBot game olympic");
+    let refused = fake.wait_for(m, "the refusal", |c| c.method == "sendMessage").await;
+    assert_eq!(
+        refused.text(),
+        "Only those who manage this channel (its admins) can change its settings; /settings shows them."
+    );
+    let asked = fake.calls()[m..].iter().find(|c| c.method == "getChatMember").cloned().expect("getChatMember");
+    assert_eq!(asked.body["user_id"].as_i64().or_else(|| asked.body["user_id"].as_str()?.parse().ok()), Some(11));
+    assert_eq!(core.store().channel_settings(&channel).unwrap(), Default::default());
+
+    // Bob is an administrator: changed.
+    let m = fake.mark();
+    fake.say(GROUP, bob(), "/settings game olympic hints on");
+    let changed = fake.wait_for(m, "the change", |c| c.method == "sendMessage").await;
+    assert!(
+        changed.text().starts_with("@bob changes this channel's settings: game Olympic Chess, hints on."),
+        "{}",
+        changed.text()
+    );
+    let settings = core.store().channel_settings(&channel).unwrap();
+    assert_eq!((settings.default_variant.as_deref(), settings.hints_allowed), (Some("olympic"), true));
+
+    // Showing them asks nobody; a challenge now plays the channel's game.
+    let m = fake.mark();
+    fake.say(GROUP, alice(), "/settings");
+    let shown = fake.wait_for(m, "the settings", |c| c.method == "sendMessage").await;
+    assert!(
+        shown.text().starts_with("New challenges here, unless they say otherwise: Olympic Chess"),
+        "{}",
+        shown.text()
+    );
+    fake.say(GROUP, alice(), "/challenge @bob");
+    let challenge = fake.wait_for(m, "the challenge", |c| c.text().contains("challenges")).await;
+    assert!(challenge.text().contains("Olympic Chess"), "{}", challenge.text());
+    assert!(!fake.calls()[m..].iter().any(|c| c.method == "getChatMember"), "{:#?}", fake.summary());
+
+    // In her private chat Alice sets her own, without asking Telegram.
+    let m = fake.mark();
+    fake.say(11, alice(), "/settings hints on");
+    let own = fake.wait_for(m, "the private change", |c| c.method == "sendMessage").await;
+    assert_eq!(own.text(), "Done: hints on. Our games here, unless a challenge says otherwise: Chess, hints on.");
+    assert!(!fake.calls()[m..].iter().any(|c| c.method == "getChatMember"));
 
     stop.send(true).unwrap();
     let ended = tokio::time::timeout(Duration::from_secs(10), run).await.expect("run stops on shutdown");

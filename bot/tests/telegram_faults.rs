@@ -31,6 +31,7 @@ fn said(core: &Core, who: &str, text: &str, at: Timestamp, id: Option<&str>) -> 
         message_id: id.map(str::to_string),
         at,
         private: false,
+        manages: None,
     };
     core.handle(&msg).into_iter().map(|r| r.text).collect()
 }
@@ -134,6 +135,7 @@ fn a_move_stored_but_not_answered_is_answered_when_it_comes_again() {
         message_id: Some("m3".into()),
         at,
         private: false,
+        manages: None,
     };
     let owed = relay.handle_blocking(&msg, None).unwrap();
     assert_eq!(owed.len(), 1, "{owed:?}");

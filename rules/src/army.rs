@@ -688,8 +688,20 @@ impl Match {
             },
             Phase::Raising { to_move } => {
                 let standing = self.auction.as_ref().and_then(|a| a.standing).unwrap_or(0);
-                if to_move == color {
+                let must = self.auction.as_ref().is_some_and(|a| a.must_raise(to_move));
+                if to_move == color && must {
+                    format!(
+                        "Auction: the bid stands at {}; raise by 0.5 (after equal bids White raises first, CA14).",
+                        gold_text(standing)
+                    )
+                } else if to_move == color {
                     format!("Auction: the bid stands at {}; raise by 0.5 or pass.", gold_text(standing))
+                } else if must {
+                    format!(
+                        "Auction: the bid stands at {}; {} raises first (CA14).",
+                        gold_text(standing),
+                        color_name(to_move)
+                    )
                 } else {
                     format!(
                         "Auction: the bid stands at {}; {} raises or passes.",

@@ -202,6 +202,16 @@ pub enum Why {
         /// A shot rather than a capture.
         shot: bool,
     },
+    /// CA4: a shot at one of the mover's own pieces.
+    OwnShot(Named),
+    /// CA4: a shot at a piece that none of the mover's War Machines could
+    /// capture (or, with none, no War Machine to shoot with).
+    OutOfShot {
+        /// The mover's War Machines.
+        machines: Vec<Named>,
+        /// The piece aimed at.
+        victim: Named,
+    },
     /// A move from a square to the same square.
     SameSquare(Square),
     /// PA3, PA7: the capture absorbs nothing, so it has no declining form.
@@ -455,6 +465,24 @@ impl fmt::Display for Why {
             }
             Why::NothingThere { to, shot: false } => write!(f, "there is nothing to capture on {to}"),
             Why::NothingThere { to, shot: true } => write!(f, "there is nothing on {to} to shoot (CA4)"),
+            Why::OwnShot(p) => write!(f, "{p} is yours: a war machine shoots only enemy pieces (CA4)"),
+            Why::OutOfShot { machines, victim } => match machines.as_slice() {
+                [] => write!(f, "you have no war machine to shoot with (CA4)"),
+                [one] => write!(
+                    f,
+                    "{one} cannot shoot {victim}: it shoots only a piece it could capture, one or two squares \
+                     straight or one diagonally away (CA4)"
+                ),
+                many => {
+                    let squares: Vec<String> = many.iter().map(|m| m.square.to_string()).collect();
+                    write!(
+                        f,
+                        "none of your war machines ({}) can shoot {victim}: each shoots only a piece it could \
+                         capture, one or two squares straight or one diagonally away (CA4)",
+                        squares.join(", ")
+                    )
+                }
+            },
             Why::SameSquare(sq) => write!(f, "a move must leave its square, and this one starts and ends on {sq}"),
             Why::NothingToDecline { capture, handicap } => {
                 f.write_str("there is nothing to decline")?;
@@ -941,6 +969,38 @@ impl Position {
             };
             if let Some(to) = target.filter(|&sq| self.piece_at(sq).is_none()) {
                 return Some(Why::NothingThere { to, shot: true });
+            }
+            // A shot at one's own piece, or at one no War Machine of the
+            // mover's reaches (out of its range, or behind a piece).
+            if let Some(to) = target
+                && let Some(victim) = self.named(to)
+            {
+                if self.piece_at(to).is_some_and(|p| p.color == self.turn) {
+                    return Some(Why::OwnShot(victim));
+                }
+                let occ = self.occupied();
+                let machines: Vec<Square> = self
+                    .pieces_of(self.turn)
+                    .into_iter()
+                    .filter(|&sq| self.piece_at(sq).is_some_and(|p| p.powers.contains(Powers::MACHINE)))
+                    .collect();
+                let reaches = |m: Square, occ: crate::types::Bitboard| {
+                    self.piece_at(m).is_some_and(|p| self.attacks(m, p.powers, self.turn, occ).has(to))
+                };
+                if !machines.iter().any(|&m| reaches(m, occ)) {
+                    // One that would reach it over an empty board: blocked.
+                    let blocked = machines.iter().find_map(|&m| {
+                        let by = (tables().between(m, to) & occ).into_iter().next()?;
+                        reaches(m, m.bb() | to.bb()).then_some((m, by))
+                    });
+                    if let Some((m, by)) = blocked
+                        && let (Some(piece), Some(by)) = (self.named(m), self.named(by))
+                    {
+                        return Some(Why::Blocked { piece, to, by });
+                    }
+                    let machines = machines.into_iter().filter_map(|m| self.named(m)).collect();
+                    return Some(Why::OutOfShot { machines, victim });
+                }
             }
         }
         let intent = read_intent(text)?;

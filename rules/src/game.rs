@@ -86,14 +86,17 @@ impl Outcome {
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.winner {
-            Some(c) => write!(
-                f,
-                "{} {} wins by {}",
-                self.score(),
-                if c == Color::White { "White" } else { "Black" },
-                self.reason
-            ),
-            None => write!(f, "{} draw by {}", self.score(), self.reason),
+            // "by checkmate", but "(a pawn reached the last rank)".
+            Some(c) => {
+                let side = if c == Color::White { "White" } else { "Black" };
+                match self.reason {
+                    EndReason::Checkmate | EndReason::Stalemate => {
+                        write!(f, "{} {side} wins by {}", self.score(), self.reason)
+                    }
+                    reason => write!(f, "{} {side} wins ({reason})", self.score()),
+                }
+            }
+            None => write!(f, "{} draw ({})", self.score(), self.reason),
         }
     }
 }
@@ -296,7 +299,12 @@ impl Game {
         self.track_last_moved(mover, &m);
         self.last_touched = self.position.touched_squares(&m);
         self.position.play_unchecked(m);
-        let taken = before.taken_by(&self.position);
+        let mut taken = before.taken_by(&self.position);
+        if matches!(m, Move::Chain { .. }) {
+            // A chain's victims in the order it jumps them (CA2).
+            let path = before.chain_path(&m);
+            taken.sort_by_key(|(sq, _)| path.iter().position(|(jumped, _)| jumped == sq).unwrap_or(usize::MAX));
+        }
         let lost = before.lost_by(&m, &self.position);
         let absorbed = match m {
             Move::Normal { from, to, .. } | Move::EnPassant { from, to, .. } if self.position.variant().absorption => {

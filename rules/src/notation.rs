@@ -605,12 +605,27 @@ impl Position {
                 }
             }
             Move::PawnPair { first, second } => {
-                let (a, _) = normalise(&self.san_body(&plain(first.0, first.1), legal));
-                let mut mid = self.clone();
-                mid.apply_step(first.0, first.1);
-                let step = plain(second.0, second.1);
-                let (b, _) = normalise(&mid.san_body(&step, &MoveList::new()));
-                out.push(format!("{a},{b}"));
+                // A6: one pawn twice may be written through any safe square
+                // (`c6,cb5` or `cb6,b5`), as its canonical form may.
+                let mids: Vec<Square> = if second.0 == first.1 {
+                    let mut all = vec![first.1];
+                    all.extend(
+                        self.passes_to(self.safe_passes(first.0), second.1).into_iter().filter(|&s| s != first.1),
+                    );
+                    all
+                } else {
+                    vec![first.1]
+                };
+                for through in mids {
+                    let (step_one, step_two) =
+                        if second.0 == first.1 { ((first.0, through), (through, second.1)) } else { (first, second) };
+                    let (a, _) = normalise(&self.san_body(&plain(step_one.0, step_one.1), legal));
+                    let mut mid = self.clone();
+                    mid.apply_step(step_one.0, step_one.1);
+                    let step = plain(step_two.0, step_two.1);
+                    let (b, _) = normalise(&mid.san_body(&step, &MoveList::new()));
+                    out.push(format!("{a},{b}"));
+                }
             }
             Move::Grant { piece, to } => {
                 let pt = self.variant.pieces[piece as usize];

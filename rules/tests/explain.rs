@@ -422,6 +422,31 @@ fn captures_and_shots_at_nothing_and_moves_that_stay() {
     // CA4: a War Machine shoots only at a piece.
     let p = pos("clash", "4k3/8/8/8/8/8/8/M3K3 w - - 0 1");
     assert_eq!(said(&p, "M^a5"), "M^a5 is not possible: there is nothing on a5 to shoot (CA4)");
+    // CA4: it shoots only what it could capture: one or two squares straight, one diagonally.
+    let p = pos("clash", "4k3/p7/8/8/8/8/8/M3K3 w - - 0 1");
+    assert_eq!(
+        said(&p, "M^a7"),
+        "M^a7 is not possible: the war machine on a1 cannot shoot the pawn on a7: it shoots only a piece it could \
+         capture, one or two squares straight or one diagonally away (CA4)"
+    );
+    let p = pos("clash", "4k3/p7/8/8/8/8/8/M3K2M w - - 0 1");
+    assert_eq!(
+        said(&p, "shoot a7"),
+        "shoot a7 is not possible: none of your war machines (a1, h1) can shoot the pawn on a7: each shoots only a \
+         piece it could capture, one or two squares straight or one diagonally away (CA4)"
+    );
+    let p = pos("clash", "4k3/p7/8/8/8/8/8/R3K3 w - - 0 1");
+    assert_eq!(said(&p, "M^a7"), "M^a7 is not possible: you have no war machine to shoot with (CA4)");
+    // A piece between: that is the reason; one's own piece is none to shoot.
+    let p = pos("clash", "4k3/8/8/8/8/p7/P7/M3K3 w - - 0 1");
+    assert_eq!(said(&p, "M^a3"), "M^a3 is not possible: the pawn on a2 stands between your war machine on a1 and a3");
+    assert_eq!(
+        said(&p, "M^a2"),
+        "M^a2 is not possible: the pawn on a2 is yours: a war machine shoots only enemy pieces (CA4)"
+    );
+    // In range, the shot is legal.
+    let p = pos("clash", "4k3/8/8/8/8/p7/8/M3K3 w - - 0 1");
+    assert!(p.parse_move("M^a3").is_ok());
 }
 
 #[test]

@@ -120,6 +120,7 @@ fn run(path: &Path) -> Result<BenchReport> {
                 start_fen: START.into(),
                 at: Timestamp(1_700_000_000_000),
                 clash: None,
+                bot: None,
             },
         )?;
         store.update_game(&game.key, game.version, None, |game| {
@@ -146,6 +147,7 @@ fn run(path: &Path) -> Result<BenchReport> {
             start_fen: START.into(),
             at: Timestamp::now(),
             clash: None,
+            bot: None,
         },
     )?;
     let mut times = Vec::with_capacity(COMMITS);

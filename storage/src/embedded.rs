@@ -739,6 +739,7 @@ impl SledStore {
             set_due(&journal, due, &bytes, was_due, None)?;
             for player in [&game.white, &game.black] {
                 let pk = player_key(&key.channel.platform, player, &key.channel.channel).or_abort()?;
+                // The bot's key, if kept, is this game's only if it names it.
                 if players.get(&pk)?.is_some_and(|id| *id == *key.id.as_str().as_bytes()) {
                     journal.remove(players, "games_by_player", &pk)?;
                 }
@@ -838,7 +839,7 @@ fn insert_game(
     new: &NewGame,
 ) -> TxResult<GameRecord> {
     let mut player_keys = Vec::with_capacity(2);
-    for player in [&new.white, &new.black] {
+    for player in new.indexed_players() {
         let key = player_key(&channel.platform, player, &channel.channel).or_abort()?;
         if let Some(id) = players.get(&key)? {
             return abort(StoreError::PlayerBusy { player: player.clone(), game: GameId::stored(&id) });
@@ -895,6 +896,7 @@ pub(crate) fn game_of_challenge(
         start_fen: start_fen.to_owned(),
         at,
         clash: challenge.clash.then(ClashMatch::default),
+        bot: None,
     })
 }
 
@@ -936,6 +938,7 @@ pub(crate) fn fresh_game(key: GameKey, new: &NewGame) -> GameRecord {
         hints: Vec::new(),
         reminded_at: None,
         clock: new.settings.clock.map(|c| ClockState::start(c, new.at)),
+        bot: new.bot,
     }
 }
 

@@ -579,7 +579,7 @@ impl PgStore {
                     if due_of(&game).map(ms) != due {
                         problems.push(damaged(key.describe(), "in the clock's index at the wrong time"));
                     }
-                    for player in [&game.white, &game.black] {
+                    for player in game.indexed_players() {
                         let id: Option<String> = conn
                             .query_opt(
                                 "SELECT id FROM game_players WHERE platform = $1 AND player = $2 AND channel = $3",
@@ -847,7 +847,7 @@ fn busy(t: &mut Tx<'_>, platform: &str, player: &str, channel: &str) -> Result<O
 /// Inserts a new game under a fresh id, inside a transaction.
 fn insert_game(t: &mut Tx<'_>, channel: &ChannelKey, new: &NewGame) -> Result<GameRecord> {
     let (platform, chan) = (&channel.platform, &channel.channel);
-    for player in [&new.white, &new.black] {
+    for player in new.indexed_players() {
         player_key(platform, player, chan)?;
         if let Some(game) = busy(t, platform, player, chan)? {
             return Err(StoreError::PlayerBusy { player: player.clone(), game });
@@ -877,7 +877,7 @@ fn insert_game(t: &mut Tx<'_>, channel: &ChannelKey, new: &NewGame) -> Result<Ga
         }
     };
     let id = game.key.id.as_str();
-    for (i, player) in [&new.white, &new.black].into_iter().enumerate() {
+    for (i, player) in new.indexed_players().into_iter().enumerate() {
         if i == 1 && new.white == new.black {
             break;
         }

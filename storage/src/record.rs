@@ -301,9 +301,21 @@ pub struct GameRecord {
     /// written before chat clocks existed.
     #[serde(default)]
     pub clock: Option<ClockState>,
+    /// In a game against the bot, the bot's colour ([`NewGame::bot`]): the
+    /// player not kept in the index of who plays in the channel. `None` for
+    /// other games, and for games against the bot begun before it was kept
+    /// (whose bot is in the index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<Colour>,
 }
 
 impl GameRecord {
+    /// The players kept in the index of who plays in the game's channel:
+    /// both, but for the bot ([`GameRecord::bot`]).
+    pub fn indexed_players(&self) -> Vec<&String> {
+        indexed(&self.white, &self.black, self.bot)
+    }
+
     /// Whether the game's result changes ratings: its settings say so
     /// ([`GameSettings::counts_for_rating`]), two different players play
     /// it, and it [was really played](GameRecord::was_played).
@@ -413,6 +425,7 @@ impl GameV1 {
             hints: Vec::new(),
             reminded_at: None,
             clock: None,
+            bot: None,
         }
     }
 }
@@ -434,6 +447,30 @@ pub struct NewGame {
     pub at: Timestamp,
     /// The Clash match state, for Clash games.
     pub clash: Option<ClashMatch>,
+    /// In a game against the bot, the bot's colour: the bot plays any number
+    /// of games in a channel at once (one with each player), so it is not
+    /// kept as playing there, and is never refused as busy.
+    pub bot: Option<Colour>,
+}
+
+impl NewGame {
+    /// The players kept as playing in the game's channel: both, but for the
+    /// bot ([`NewGame::bot`]).
+    pub(crate) fn indexed_players(&self) -> Vec<&String> {
+        indexed(&self.white, &self.black, self.bot)
+    }
+}
+
+/// `white` and `black`, but for the bot's colour.
+fn indexed<'a>(white: &'a String, black: &'a String, bot: Option<Colour>) -> Vec<&'a String> {
+    let mut players = Vec::with_capacity(2);
+    if bot != Some(Colour::White) {
+        players.push(white);
+    }
+    if bot != Some(Colour::Black) {
+        players.push(black);
+    }
+    players
 }
 
 /// A pending challenge in a channel: at most one per challenger.

@@ -19,6 +19,7 @@ fn clash_game(store: &Store, channel: &ChannelKey) -> kibitz_storage::GameRecord
                 start_fen: START.into(),
                 at: Timestamp(1),
                 clash: Some(ClashMatch::default()),
+                bot: None,
             },
         )
         .unwrap()

@@ -18,6 +18,7 @@ fn new_game(white: &str, black: &str, settings: GameSettings) -> NewGame {
         start_fen: START.into(),
         at: Timestamp(1_000),
         clash: None,
+        bot: None,
     }
 }
 

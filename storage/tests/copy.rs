@@ -35,6 +35,7 @@ fn new_game(variant: &str, white: &str, black: &str, fen: &str, settings: GameSe
         start_fen: fen.into(),
         at: at(0),
         clash: (variant == "clash").then(ClashMatch::default),
+        bot: None,
     }
 }
 

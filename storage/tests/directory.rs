@@ -76,6 +76,7 @@ on_both_backends! {
             start_fen: START.into(),
             at: Timestamp(20),
             clash: Some(clash),
+            bot: None,
         };
         let m = store.create_game(&chat, &new).unwrap();
         let bid = SealedBid { player: "bob_t".into(), round: 3, bid: "2".into(), at: Timestamp(21) };

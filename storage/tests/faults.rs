@@ -36,6 +36,7 @@ fn new_game(white: &str, black: &str, settings: GameSettings, clash: bool) -> Ne
         start_fen: START.into(),
         at: Timestamp(1_000),
         clash: clash.then(ClashMatch::default),
+        bot: None,
     }
 }
 

@@ -92,6 +92,7 @@ on_both_backends! {
                 start_fen: START.into(),
                 at: Timestamp(1),
                 clash: None,
+                bot: None,
             },
         );
         match busy {
@@ -113,6 +114,38 @@ on_both_backends! {
         let of_bob: Vec<_> = store.games_of("discord", "bob").unwrap().into_iter().map(|(k, _)| k).collect();
         assert_eq!(of_bob, [first.key.clone(), third.key.clone()]);
         assert!(store.games_of("telegram", "bob").unwrap().is_empty());
+    }
+
+    fn the_bot_plays_a_game_with_each_player_in_a_channel_at_once(backing) {
+        let store = backing.open();
+        let channel = ChannelKey::new("discord", "c");
+        let against_bot = |human: &str, bot_white: bool| NewGame {
+            variant: "chess".into(),
+            white: if bot_white { "bot".into() } else { human.into() },
+            black: if bot_white { human.into() } else { "bot".into() },
+            settings: GameSettings { bot_level: Some(3), rated: false, ..GameSettings::default() },
+            start_fen: START.into(),
+            at: Timestamp(1),
+            clash: None,
+            bot: Some(if bot_white { Colour::White } else { Colour::Black }),
+        };
+        let ann = store.create_game(&channel, &against_bot("ann", false)).unwrap();
+        let bob = store.create_game(&channel, &against_bot("bob", true)).unwrap();
+        assert_eq!(bob.bot, Some(Colour::White));
+        // Each human plays one game here; the bot, kept nowhere, is never busy.
+        assert!(matches!(store.create_game(&channel, &against_bot("ann", true)), Err(StoreError::PlayerBusy { .. })));
+        assert_eq!(store.player_game_in_channel(&channel, "ann").unwrap().map(|g| g.key), Some(ann.key.clone()));
+        assert_eq!(store.player_game_in_channel(&channel, "bob").unwrap().map(|g| g.key), Some(bob.key.clone()));
+        assert!(store.player_game_in_channel(&channel, "bot").unwrap().is_none());
+        let problems = store.verify().unwrap();
+        assert!(problems.is_empty(), "the index is whole as it is: {problems:?}");
+        // One ends; the other goes on, the store still whole.
+        let end = GameEnd { outcome: Outcome::WhiteWins, reason: "resignation".into(), at: Timestamp(5), message_id: None };
+        store.finish_game(&ann.key, ann.version, &end).unwrap();
+        assert!(store.player_game_in_channel(&channel, "ann").unwrap().is_none());
+        assert_eq!(store.game(&bob.key).unwrap().key, bob.key);
+        let problems = store.verify().unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
     }
 
     fn moves_offers_and_takebacks(backing) {
@@ -178,6 +211,7 @@ on_both_backends! {
                     start_fen: START.into(),
                     at: Timestamp(1),
                     clash: Some(clash),
+                    bot: None,
                 },
             )
             .unwrap();

@@ -133,6 +133,7 @@ fn clocked_game(store: &Store, channel: &ChannelKey) -> kibitz_storage::GameReco
                 start_fen: START.into(),
                 at: Timestamp(1_000),
                 clash: None,
+                bot: None,
             },
         )
         .unwrap()

@@ -51,6 +51,9 @@ const OTHER_NAMES: &[(&str, &str)] = &[
     ("export", "pgn"),
     ("commands", "help"),
     ("offer", "draw"),
+    ("clock", "board"),
+    ("time", "board"),
+    ("timer", "board"),
 ];
 
 /// The command an unknown command word (lower case, not one of ours) most
@@ -188,7 +191,7 @@ mod tests {
 
     #[test]
     fn words_far_from_every_command_get_no_guess() {
-        for word in ["fly", "xyzzy", "weather", "k", "ab", "settings"] {
+        for word in ["fly", "xyzzy", "weather", "k", "ab", "preferences"] {
             assert_eq!(meant(word), None, "{word}");
         }
     }

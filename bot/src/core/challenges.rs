@@ -29,9 +29,11 @@ impl Core {
                 "You cannot challenge yourself. Challenge a friend, or leave out the name for an open challenge.",
             );
         }
-        if spec.level.is_some() && !spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o)) {
+        if let Some(level) = spec.level
+            && !spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o))
+        {
             let me = mention(&self.bot_id(&msg.platform));
-            return refuse(format!("A level is for games against me: /challenge {me} level 5."));
+            return refuse(format!("A level is for games against me: /challenge {me} level {level}."));
         }
         if self.store.player_game_in_channel(&channel, me)?.is_some() {
             return refuse("You are already playing here. Finish that game first (/board shows it).");
@@ -58,11 +60,22 @@ impl Core {
         };
         let clock = clock::chat_clock(spec.clock);
         // PA7: handicap games are not rated.
+        let against_bot = spec.opponent.as_deref().is_some_and(|o| self.is_bot(&msg.platform, o));
+        if spec.rated == Some(true) && handicap.is_some() {
+            return refuse("Handicap games are never rated (PA7): leave out rated on, or the handicap.");
+        }
+        if spec.rated == Some(true) && against_bot {
+            return refuse("Games against me are never rated: leave out rated on.");
+        }
         let settings = GameSettings {
-            rated: settings_here.rated && handicap.is_none(),
+            rated: spec.rated.unwrap_or(settings_here.rated) && handicap.is_none(),
             hints_allowed: spec.hints.unwrap_or(settings_here.hints_allowed),
-            // A chat clock replaces the channel's days per move.
-            days_per_move: if clock.is_some() { None } else { spec.days.or(settings_here.days_per_move) },
+            // A chat clock, or days off, replaces the channel's days per move.
+            days_per_move: if clock.is_some() || spec.days_off {
+                None
+            } else {
+                spec.days.or(settings_here.days_per_move)
+            },
             bot_level: None,
             clock,
             handicap: handicap.map(|h| h.to_string()),
@@ -201,10 +214,10 @@ impl Core {
             ([], [one]) => Ok((*one).clone()),
             // The sender's own challenge is all there is: say so, as for
             // `/accept @self`.
-            ([], []) if all.iter().any(|c| c.challenger == msg.sender.id) => {
-                refuse("That is your own challenge; wait for someone to accept it, or /cancel it.")
-            }
-            ([], []) => refuse("There is no challenge for you here. Start one with /challenge @friend."),
+            ([], []) => match all.iter().find(|c| c.challenger == msg.sender.id) {
+                Some(own) => refuse(own_challenge_words(own)),
+                None => refuse("There is no challenge for you here. Start one with /challenge @friend."),
+            },
             (list, _) if !list.is_empty() => refuse(format!(
                 "Several players challenge you; name one: {}.",
                 list.iter().map(|c| mention(&c.challenger)).collect::<Vec<_>>().join(", ")
@@ -237,7 +250,7 @@ impl Core {
         }
         let challenge = self.challenge_for(msg, who)?;
         if challenge.challenger == msg.sender.id {
-            return refuse("That is your own challenge; wait for someone to accept it, or /cancel it.");
+            return refuse(own_challenge_words(&challenge));
         }
         if let Some(c) = &challenge.challenged
             && c != &msg.sender.id
@@ -266,6 +279,9 @@ impl Core {
         if let Some(h) = handicap_of(&loaded) {
             text.pop();
             let _ = write!(text, ", handicap {h} (not rated).");
+        } else if !r.settings.rated {
+            text.pop();
+            text.push_str(", not rated.");
         }
         let _ = write!(text, " {} moves first", mention(&r.white));
         // A correspondence game: the first move's deadline, as every later
@@ -330,8 +346,25 @@ impl Core {
             }
         }
         let challenge = self.challenge_for(msg, who)?;
-        if challenge.challenged.as_deref() != Some(msg.sender.id.as_str()) {
-            return refuse("Only the challenged player can decline; an open challenge simply waits.");
+        if challenge.challenger == msg.sender.id {
+            return refuse(own_challenge_words(&challenge));
+        }
+        match challenge.challenged.as_deref() {
+            Some(c) if c == msg.sender.id => {}
+            Some(c) => {
+                return refuse(format!(
+                    "That challenge of {} is for {}, not for you: only they can decline it.",
+                    mention(&challenge.challenger),
+                    mention(c)
+                ));
+            }
+            None => {
+                return refuse(format!(
+                    "{}'s challenge is open to anyone: there is nothing to decline, it simply waits for a taker \
+                     (or lapses).",
+                    mention(&challenge.challenger)
+                ));
+            }
         }
         self.store.withdraw_challenge(&channel, &challenge.challenger)?;
         Ok(vec![Reply::text(format!(
@@ -421,8 +454,10 @@ pub(super) fn settings_words(settings: &GameSettings) -> String {
     if let Some(d) = settings.days_per_move {
         extras.push(format!("{} per move", count(d as usize, "day")));
     }
-    if let Some(h) = &settings.handicap {
-        extras.push(format!("handicap {h}, not rated"));
+    match &settings.handicap {
+        Some(h) => extras.push(format!("handicap {h}, not rated")),
+        None if !settings.rated && settings.bot_level.is_none() => extras.push("not rated".to_string()),
+        None => {}
     }
     extras.join(", ")
 }
@@ -465,6 +500,14 @@ fn bot_gives_odds(h: Handicaps, wish: ColourChoice) -> Result<ColourChoice, Refu
 
 /// How long a challenge waits for its answer: an hour for a game on a chat
 /// clock (its challenger is waiting at the board), a day for any other.
+/// The answer to a player's `/accept` or `/decline` of their own challenge.
+fn own_challenge_words(c: &Challenge) -> String {
+    match &c.challenged {
+        Some(o) => format!("That is your own challenge to {}; wait for them to accept it, or /cancel it.", mention(o)),
+        None => "That is your own open challenge; wait for someone to accept it, or /cancel it.".to_string(),
+    }
+}
+
 pub(super) fn challenge_lifetime(c: &Challenge) -> u64 {
     const HOUR: u64 = 3_600_000;
     if c.settings.clock.is_some() { HOUR } else { 24 * HOUR }

@@ -27,8 +27,8 @@ use kibitz_storage::{ClashRound, GameEnd, GameRecord, MoveRecord, SealedBid, Sto
 
 use super::bounds::quoting;
 use super::{
-    Answer, Core, Incoming, Loaded, Picture, Refusal, Reply, applied, colour_of, excerpt, mention, outcome_of, refuse,
-    result_words,
+    Answer, Core, Incoming, Loaded, Picture, Refusal, Reply, applied, color_of, colour_of, excerpt, mention,
+    outcome_of, refuse, result_words,
 };
 use kibitz_render::{BoardOptions, Caption};
 
@@ -71,9 +71,49 @@ pub(super) fn between_rounds(l: &Loaded) -> bool {
             .is_some_and(|m| matches!(m.phase, Phase::Army { .. } | Phase::Bidding | Phase::Raising { .. }))
 }
 
-/// Refuses moves, hints and takebacks between rounds.
-pub(super) fn check_round(l: &Loaded) -> Result<(), Refusal> {
-    if between_rounds(l) { refuse(NOT_READY) } else { Ok(()) }
+/// Refuses moves, hints, legal moves and takebacks between rounds, saying
+/// what the match waits for and, to `sender`, what to do.
+pub(super) fn check_round(l: &Loaded, sender: &str) -> Result<(), Refusal> {
+    if between_rounds(l) { refuse(not_begun(l, sender)) } else { Ok(()) }
+}
+
+/// Why no round is being played, for a move, a hint or a takeback between
+/// rounds: the phase the match is in and, for `sender` if a player, their
+/// part in it.
+pub(super) fn not_begun(l: &Loaded, sender: &str) -> String {
+    let Some(m) = &l.clash else { return NOT_READY.to_string() };
+    let r = &l.record;
+    let who = r.colour_of(sender).map(color_of);
+    let name = |c: Color| mention(r.player(colour_of(c)));
+    let head = format!("Round {} has not begun", m.round);
+    let auction = m.auction.as_ref();
+    match m.phase {
+        Phase::Army { color } if who == Some(color) => format!(
+            "{head}: this is your army phase. /buy PIECE [SQUARE], /sell SQUARE and /place PIECE SQUARE, then \
+             /ready; /army shows your army."
+        ),
+        Phase::Army { color } => {
+            format!("{head}: {} is setting up an army. /army shows the armies.", name(color))
+        }
+        Phase::Bidding => match who {
+            Some(c) if auction.is_none_or(|a| a.bids[c.index()].is_none()) => {
+                format!("{head}: the Amazon is up for sealed bids. Send me yours in a private message: /bid AMOUNT.")
+            }
+            Some(c) => format!("{head}: your sealed bid is in; the auction waits for {}'s.", name(!c)),
+            None => format!("{head}: the players are bidding for the Amazon."),
+        },
+        Phase::Raising { to_move } if who == Some(to_move) => {
+            if auction.is_some_and(|a| a.must_raise(to_move)) {
+                format!("{head}: the Amazon's auction waits for you. /raise: after equal bids White raises first.")
+            } else {
+                format!("{head}: the Amazon's auction waits for you: /raise or /pass.")
+            }
+        }
+        Phase::Raising { to_move } => {
+            format!("{head}: the Amazon's auction waits for {} to raise or pass.", name(to_move))
+        }
+        Phase::Playing { .. } | Phase::Over { .. } => NOT_READY.to_string(),
+    }
 }
 
 /// Refuses the position and PGN between rounds (there is no round then).
@@ -576,7 +616,11 @@ impl Core {
             return Ok(Vec::new());
         };
         let after = self.load(stored)?;
-        let mut text = format!("{me}'s army is ready. {}", Self::round_begins(&after.record, &m, round));
+        let mut text = format!(
+            "{me}'s army is ready: {}. {}",
+            m.army(color).describe(),
+            Self::round_begins(&after.record, &m, round)
+        );
         // Against the bot, it opens the round if it has White.
         let after = self.with_bot(msg, after, &mut text);
         Ok(vec![self.shown(&after, round_view(&after, color), text)])
@@ -769,6 +813,7 @@ mod tests {
             start_fen: CLASH.start_fen.into(),
             at: Timestamp(1),
             clash: Some(ClashMatch::default()),
+            bot: None,
         };
         let r = core.store().create_game(&ChannelKey::new("test", "c1"), &new).unwrap();
         let mut m = Match::new();

@@ -78,6 +78,18 @@ impl Core {
             Routed::Move(text) => match text.trim().split_once(char::is_whitespace) {
                 Some((first, rest)) => match self.own_running_game(msg, first) {
                     Some(key) => (Some(key), Some(rest.trim().to_string())),
+                    // `/move zzzz e4`: a game id of no game of the sender's.
+                    None if is_game_id(first)
+                        && !shape::move_shaped(text)
+                        && shape::move_shaped(rest.trim())
+                        && !self.game_here(msg, first) =>
+                    {
+                        let (first, rest) = (excerpt(first), excerpt(rest.trim()));
+                        return refuse(format!(
+                            "You have no game '{first}' running (/games lists yours); to play {rest} in your game \
+                             here, send /move {rest}."
+                        ));
+                    }
                     None => (None, Some(text.to_string())),
                 },
                 None => (None, Some(text.to_string())),
@@ -150,8 +162,20 @@ impl Core {
                     place(msg, &key.channel, private)
                 ))])
             }
-            Routed::Board(_) => self.board(&there, id),
-            Routed::Moves(_) => self.moves(&there, id, rest),
+            Routed::Board(_) => {
+                // The game's buttons act in its own channel, not here.
+                let mut replies = self.board(&there, id)?;
+                replies.iter_mut().for_each(|r| r.buttons.clear());
+                Ok(replies)
+            }
+            Routed::Moves(_) => {
+                // Asked from elsewhere, the listing names its game.
+                let mut replies = self.moves(&there, id, rest)?;
+                if let Some(first) = replies.first_mut().filter(|r| !r.text.starts_with("Game ")) {
+                    first.text = format!("Game {}: {}", key.id.as_str(), first.text);
+                }
+                Ok(replies)
+            }
             Routed::Pgn(_) => self.pgn(&there, id),
             Routed::Fen(_) => self.fen(&there, id),
             Routed::Gif(_) => self.gif(&there, id),

@@ -14,6 +14,7 @@ pub(crate) const GROUPS: &[(&str, &[&str])] = &[
         "Information",
         &["help", "variants", "rules", "piece", "games", "pgn", "fen", "gif", "review", "stats", "leaderboard"],
     ),
+    ("The channel", &["settings"]),
     ("Clash of the Armies match", &["prices", "army", "buy", "sell", "place", "ready", "bid", "raise", "pass"]),
 ];
 
@@ -37,7 +38,7 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     (
         "challenge",
-        "challenge a player (a @mention; on the console just the name), or anyone if you name nobody. Add the game, your colour, hints on or off, and either days per move for a slow game or a chat clock M+S (minutes for the game, 1-180, plus seconds added per move, 0-180: 10+5); or challenge me with a level from 1 to 8. A chat clock runs from the start for White; a move counts when it was sent, and one sent after your time ran out loses. You are reminded once under a tenth of your time. My own clock stands when you play me. In Power Absorption a handicap limits what one side absorbs: handicap white plain (nothing), handicap black nopawn noqueen (no pawn power, nothing from queens), or one for each side; such games are not rated, and against me I give the odds and play the handicapped colour.",
+        "challenge a player (a @mention; on the console just the name), or anyone if you name nobody. Add the game, your colour, hints on or off, rated on or off (the channel's /settings decide what you leave out), and either days per move for a slow game (days off for none) or a chat clock M+S (minutes for the game, 1-180, plus seconds added per move, 0-180: 10+5); or challenge me with a level from 1 to 8. A chat clock runs from the start for White; a move counts when it was sent, and one sent after your time ran out loses. You are reminded once under a tenth of your time. My own clock stands when you play me. In Power Absorption a handicap limits what one side absorbs: handicap white plain (nothing), handicap black nopawn noqueen (no pawn power, nothing from queens), or one for each side; such games are not rated, and against me I give the odds and play the handicapped colour.",
         "/challenge @bob olympic white days 3",
     ),
     (
@@ -91,6 +92,11 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("stats", "a player's ratings and number of games.", "/stats @bob"),
     ("leaderboard", "the best rated players of a game.", "/leaderboard chess"),
+    (
+        "settings",
+        "the channel's defaults for new challenges: the game, rated or not, hints, days per move. Anyone sees them; those who manage the channel (its admins) change them, on Discord with the /settings slash command. In our private chat they are yours.",
+        "/settings game olympic hints on",
+    ),
     ("prices", "Clash of the Armies: what each piece costs, by class, and what an army may hold.", "/prices"),
     ("army", "Clash of the Armies: your army, your gold and the match.", "/army"),
     ("buy", "Clash of the Armies: buy a piece, on a square of its class or the first free one.", "/buy rabbit b1"),
@@ -169,6 +175,11 @@ const OLYMPIC: &[Notation] = &[
         "Promotion to Gold: a Pawn on the last rank must (a5=G, or just a5); a Silver whose move starts or ends there may (Sc5=G or c4c5+), or stays a Silver (Sc5=S, or c4c5); a bare Sc5 asks which.",
         "4k/P1S2/5/5/K4[] w - - 0 1",
         &["a5=G", "a5", "Sc5=G", "c4c5+", "Sc5=S", "c4c5"],
+    ),
+    n(
+        "A promoted piece moves as a Gold and is written with + before its letter: +Pc4 for a promoted Pawn, +Sd4 for a promoted Silver (its squares work too: c3c4).",
+        "4k/5/1+P+S2/5/K4[] w - - 0 1",
+        &["+Pc4", "+Sd4", "b3c4", "c3d4"],
     ),
 ];
 

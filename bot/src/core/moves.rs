@@ -211,8 +211,12 @@ fn paged(pos: &Position, legal: &[Move], whose: &Whose, page: usize, limit: usiz
         }
         text.push_str(" /moves SQUARE for one piece.");
     }
-    if legal.iter().any(|m| matches!(m, Move::PawnPair { .. })) {
-        text.push_str("\nA two-pawn turn is written with a comma: a6,b5.");
+    // A6: how a two-pawn turn is written, with one of this position's own
+    // (two pawns once each, else one pawn twice).
+    let pairs = || legal.iter().filter(|m| matches!(m, Move::PawnPair { .. }));
+    let two_pawns = pairs().find(|m| matches!(m, Move::PawnPair { first, second } if second.0 != first.1));
+    if let Some(example) = two_pawns.or_else(|| pairs().next()) {
+        let _ = write!(text, "\nA two-pawn turn is written with a comma: {}.", pos.san(example));
     }
     Ok(text)
 }
@@ -270,10 +274,32 @@ pub(super) fn one_piece(
 /// the move as the board writes it; anything else is refused with the
 /// reason the move is not legal, and how to ask for a square.
 pub(super) fn square_of_move(pos: &Position, legal: &[Move], text: &str) -> Result<(Option<Square>, String), Refusal> {
-    // The example: a square of the asker's that has moves.
-    let sq = legal.iter().find_map(Move::from).map_or("e2".to_string(), |s| s.to_string());
-    let usage = format!("/moves {sq} shows the moves of the piece on {sq}.");
     let t = text.trim();
+    let parsed = pos.parse_move(t);
+    // The example: a square of the asker's that has moves, the one of the
+    // piece the text is closest to if it can be told (the closest legal
+    // move's, a candidate's, a piece written with the same letter).
+    let from_san = |san: &String| pos.parse_move(san).ok().filter(|m| legal.contains(m)).and_then(|m| m.from());
+    let near = match &parsed {
+        Err(MoveError::Illegal { closest, .. }) => closest.iter().find_map(from_san),
+        Err(MoveError::Ambiguous { candidates, .. }) => candidates.iter().find_map(from_san),
+        _ => None,
+    };
+    let initial = t.chars().next();
+    let same_letter = || {
+        legal.iter().filter(|m| m.from().is_some()).find(|m| pos.san(m).chars().next() == initial).and_then(Move::from)
+    };
+    let meant = near.or_else(same_letter);
+    let sq = meant.or_else(|| legal.iter().find_map(Move::from)).map_or("e2".to_string(), |s| s.to_string());
+    // A piece of the kind meant that has moves is the example; without one,
+    // none of another piece.
+    let usage = match meant {
+        Some(_) => format!("/moves {sq} shows the moves of the piece on {sq}."),
+        None if initial.is_some_and(|c| c.is_ascii_uppercase()) => {
+            "No piece of that kind has a legal move now; /moves lists the moves you have.".to_string()
+        }
+        None => format!("/moves {sq} shows the moves of the piece on {sq}."),
+    };
     let mut chars = t.chars();
     if chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && (1..=2).contains(&chars.clone().count())
@@ -281,7 +307,7 @@ pub(super) fn square_of_move(pos: &Position, legal: &[Move], text: &str) -> Resu
     {
         return refuse(format!("'{}' is not a square (try {sq}).", excerpt(t)));
     }
-    match pos.parse_move(t) {
+    match parsed {
         Ok(m) if legal.contains(&m) => Ok((m.from(), pos.san(&m))),
         Ok(_) => refuse(format!("{} is not a legal move here. {usage}", excerpt(text))),
         Err(MoveError::Syntax(_)) => refuse(format!("'{}' is not a square or a move. {usage}", excerpt(text))),

@@ -219,7 +219,7 @@ impl Core {
     pub(super) fn takeback(&self, msg: &Incoming) -> Answer {
         let loaded = self.own_game(msg)?;
         self.player_colour(msg, &loaded)?;
-        clash::check_round(&loaded)?;
+        clash::check_round(&loaded, &msg.sender.id)?;
         let r = &loaded.record;
         let against_bot = self.is_bot(&msg.platform, &other_player(r, &msg.sender.id));
         let accepted = match r.offer(OfferKind::Takeback { plies: 0 }) {
@@ -229,7 +229,7 @@ impl Core {
             _ if against_bot => {
                 // The bot always agrees: back to before the player's last move.
                 let Some(last_own) = r.moves.iter().rposition(|m| m.by == msg.sender.id) else {
-                    return refuse("You have not moved yet: there is nothing to take back.");
+                    return refuse("None of your moves is on the board: there is nothing to take back.");
                 };
                 Some(r.moves.len() - last_own)
             }
@@ -267,7 +267,7 @@ impl Core {
         // Back to the sender's last move: one ply if they moved last, two if
         // the opponent has answered.
         let Some(last_own) = r.moves.iter().rposition(|m| m.by == msg.sender.id) else {
-            return refuse("You have not moved yet: there is nothing to take back.");
+            return refuse("None of your moves is on the board: there is nothing to take back.");
         };
         let plies = (r.moves.len() - last_own) as u32;
         let offer = Offer { kind: OfferKind::Takeback { plies }, by: msg.sender.id.clone(), at: msg.at };

@@ -38,8 +38,24 @@ impl Core {
             start_fen,
             at: msg.at,
             clash: clash.then(kibitz_storage::ClashMatch::default),
+            // The bot plays a game with each player who asks, in any channel.
+            bot: Some(if me_white { Colour::Black } else { Colour::White }),
         };
-        let record = self.store.create_game(&Self::channel(msg), &new)?;
+        let channel = Self::channel(msg);
+        // A challenge of the player's still open here goes: they play me now.
+        let open = self.store.challenge(&channel, &msg.sender.id)?;
+        let record = self.store.create_game(&channel, &new)?;
+        let withdrawn = match open {
+            Some(old) => {
+                self.store.withdraw_challenge(&channel, &msg.sender.id)?;
+                let to = match &old.challenged {
+                    Some(o) => format!("Your challenge to {} is withdrawn", mention(o)),
+                    None => "Your open challenge is withdrawn".to_string(),
+                };
+                format!(" ({to}: a player plays one game at a time in a channel.)")
+            }
+            None => String::new(),
+        };
         let mut loaded = self.load(record)?;
         let r = &loaded.record;
         let what = if clash { format!("a match of {}", v.name) } else { v.name.to_string() };
@@ -62,6 +78,7 @@ impl Core {
         if clash && me_white {
             let _ = write!(text, " {}, you set up first: {}", mention(&loaded.record.white), clash::ARMY_HELP);
         }
+        text.push_str(&withdrawn);
         let view = if me_white { Color::White } else { Color::Black };
         Ok(vec![self.shown(&loaded, view, text)])
     }

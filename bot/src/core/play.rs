@@ -29,6 +29,12 @@ impl Core {
             };
         };
         if clash::between_rounds(&loaded) {
+            // A move before the round: what the match waits for (not to a
+            // retried delivery of the move that ended the last round).
+            let retried = msg.message_id.as_ref().is_some_and(|id| loaded.record.applied_messages.contains(id));
+            if shape::move_shaped(text) && loaded.record.colour_of(&msg.sender.id).is_some() && !retried {
+                return vec![Reply::text(clash::not_begun(&loaded, &msg.sender.id))];
+            }
             return Vec::new();
         }
         if !shape::move_shaped(text) {
@@ -40,6 +46,23 @@ impl Core {
                 && let Some(ask) = unfinished(text, loaded.game.position().turn())
             {
                 return vec![Reply::text(ask)];
+            }
+            // `castle`: how castling is written.
+            if my_turn && ["castle", "castles", "castling"].iter().any(|w| text.eq_ignore_ascii_case(w)) {
+                let v = loaded.game.position().variant();
+                let words = if v.grants {
+                    "Castling here is a swap (C6): your King trades places with a piece of yours that holds the \
+                     castling power, written swap SQUARE (swap a1) or Ra1<>e1."
+                } else if v.armies {
+                    "Castling is written O-O or O-O-O, with a Heavy piece in its corner (CA8); /moves e1 (or e8) shows \
+                     whether it is legal now."
+                } else if v.castling {
+                    "Castling is written O-O (on the King's side) or O-O-O (on the Queen's side); /moves e1 (or e8) \
+                     shows whether it is legal now."
+                } else {
+                    "There is no castling in this game."
+                };
+                return vec![Reply::text(words)];
             }
             if !my_turn || (!shape::off_board_shaped(text) && loaded.game.position().parse_move(text).is_err()) {
                 return Vec::new();
@@ -64,7 +87,7 @@ impl Core {
 
     fn play_move(&self, msg: &Incoming, text: &str) -> Answer {
         let loaded = self.own_game(msg)?;
-        clash::check_round(&loaded)?;
+        clash::check_round(&loaded, &msg.sender.id)?;
         let to_move = loaded.game.position().turn();
         let mover = loaded.record.player(colour_of(to_move)).to_string();
         if mover != msg.sender.id {
@@ -339,6 +362,15 @@ impl Core {
         if let Some(h) = challenges::handicap_of(&loaded) {
             let _ = write!(text, ", handicap {h}");
         }
+        // The time: both clocks, or the mover's deadline.
+        let r = &loaded.record;
+        if r.result.is_none() && loaded.game.outcome().is_none() {
+            if let (Some(line), Some(c)) = (self.clock_line(r, msg.at), r.settings.clock) {
+                let _ = write!(text, " ({c}: {line})");
+            } else if let Some(until) = clock::deadline(r).filter(|_| loaded.clash.is_none()) {
+                let _ = write!(text, ", until {}", clock::deadline_words(until, msg.at));
+            }
+        }
         let picture = self.picture(&loaded, view, |_| {});
         // A spectator's board has no buttons: none of them is theirs to press.
         let buttons =
@@ -351,7 +383,7 @@ impl Core {
     /// someone not playing; grouped by piece and paged.
     pub(super) fn moves(&self, msg: &Incoming, id: Option<&str>, arg: Option<&str>) -> Answer {
         let loaded = self.find_game(msg, id)?;
-        clash::check_round(&loaded)?;
+        clash::check_round(&loaded, &msg.sender.id)?;
         if loaded.record.result.is_some() || loaded.game.outcome().is_some() {
             return refuse("The game is over: there are no moves.");
         }
@@ -418,7 +450,7 @@ impl Core {
         if !loaded.record.settings.hints_allowed {
             return refuse("Hints are off in this game. Start a game with /challenge ... hints on to use them.");
         }
-        clash::check_round(&loaded)?;
+        clash::check_round(&loaded, &msg.sender.id)?;
         let pos = loaded.game.position();
         if loaded.record.player(colour_of(pos.turn())) != msg.sender.id {
             return refuse("Hints are for the player to move; wait for your turn.");
@@ -484,13 +516,11 @@ impl Core {
         let arrow = found.best.from().map(|f| (f, found.best.to()));
         let view = pos.turn();
         let picture = self.picture(&loaded, view, |o| o.arrows = arrow.into_iter().collect());
+        let canonical = pos.canonical(&found.best);
+        // The move's canonical form beside it, where it reads otherwise.
+        let shown = if canonical == san { san } else { format!("{san} ({canonical})") };
         Ok(vec![Reply {
-            text: format!(
-                "Hint for {}: {san} ({}), {why}. Expected line: {}.",
-                mention(&msg.sender.id),
-                pos.canonical(&found.best),
-                line.join(" ")
-            ),
+            text: format!("Hint for {}: {shown}, {why}. Expected line: {}.", mention(&msg.sender.id), line.join(" ")),
             picture,
             buttons: Vec::new(),
         }])

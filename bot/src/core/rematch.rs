@@ -37,11 +37,12 @@ impl Core {
                 let gid = GameId::parse(id).map_err(|_| not_a_game_id(id))?;
                 match self.store.archived_game(&channel.game(gid.clone())) {
                     Ok(r) => r,
-                    Err(StoreError::NoSuchGame(_)) if self.store.game(&channel.game(gid)).is_ok() => {
-                        return Err(still_played(&excerpt(id)));
-                    }
                     Err(StoreError::NoSuchGame(_)) => {
-                        return refuse(format!("There is no finished game {} here.", excerpt(id)));
+                        return match self.store.game(&channel.game(gid)) {
+                            Ok(live) if live.colour_of(me).is_none() => Err(players_only(&live)),
+                            Ok(_) => Err(still_played(&excerpt(id))),
+                            Err(_) => refuse(format!("There is no finished game {} here.", excerpt(id))),
+                        };
                     }
                     Err(e) => return Err(e.into()),
                 }
@@ -61,14 +62,7 @@ impl Core {
                 }
             }
         };
-        let Some(my_colour) = record.colour_of(me) else {
-            return refuse(format!(
-                "Only {} and {} can ask for a rematch of game {}.",
-                mention(&record.white),
-                mention(&record.black),
-                record.key.id.as_str()
-            ));
-        };
+        let Some(my_colour) = record.colour_of(me) else { return Err(players_only(&record)) };
         let opponent = other_player(&record, me);
         if self.store.player_game_in_channel(&channel, me)?.is_some() {
             return refuse("You are already playing here. Finish that game first (/board shows it).");
@@ -116,4 +110,14 @@ impl Core {
 /// The refusal of a rematch of game `id`, still being played.
 fn still_played(id: &str) -> Refusal {
     Refusal(format!("Game {id} is still being played; a rematch follows its end."))
+}
+
+/// The refusal of a rematch asked for by someone who did not play the game.
+fn players_only(record: &GameRecord) -> Refusal {
+    Refusal(format!(
+        "Only {} and {} can ask for a rematch of game {}.",
+        mention(&record.white),
+        mention(&record.black),
+        record.key.id.as_str()
+    ))
 }

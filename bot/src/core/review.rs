@@ -82,11 +82,12 @@ impl Subject {
 
 impl Core {
     /// Starts the review of `finished`: queued for the reviewer, unless
-    /// reviews at the end are off or there is nothing to review. A Clash
-    /// match is reviewed round by round, as each round ends.
+    /// reviews at the end are off or there is nothing to review (a game
+    /// where a side never moved: `/review` still reviews it on request). A
+    /// Clash match is reviewed round by round, as each round ends.
     pub(super) fn start_review(&self, finished: &GameRecord) {
         let aborted = finished.result.as_ref().is_some_and(|r| r.outcome == Outcome::Aborted);
-        if !self.config.review_at_end || aborted || finished.moves.is_empty() || finished.clash.is_some() {
+        if !self.config.review_at_end || aborted || finished.moves.len() < 2 || finished.clash.is_some() {
             return;
         }
         self.queue_review(&finished.key, None);
@@ -94,7 +95,7 @@ impl Core {
 
     /// Starts the review of `round` of the Clash match `record`.
     pub(super) fn start_round_review(&self, record: &GameRecord, round: &ClashRound) {
-        if !self.config.review_at_end || round.moves.is_empty() || round.start_fen.is_empty() {
+        if !self.config.review_at_end || round.moves.len() < 2 || round.start_fen.is_empty() {
             return;
         }
         self.queue_review(&record.key, Some(round.number));
@@ -302,6 +303,7 @@ impl Core {
         }
         let mut replies = Vec::new();
         let mut queued = 0;
+        let mut last_queued = None;
         for s in &subjects {
             let number = s.round.as_ref().map(|r| r.number);
             match self.kept_review(&record.key, number) {
@@ -311,12 +313,16 @@ impl Core {
                         return refuse("I cannot start a review just now; try again in a moment.");
                     }
                     queued += 1;
+                    last_queued = number;
                 }
             }
         }
         if queued > 0 {
-            let what =
-                if subjects.len() > 1 { format!("{} rounds of game {gid}", queued) } else { format!("game {gid}") };
+            let what = match (subjects.len(), queued) {
+                (1, _) => format!("game {gid}"),
+                (_, 1) => last_queued.map_or(format!("a round of game {gid}"), |n| format!("round {n} of game {gid}")),
+                (_, n) => format!("{n} rounds of game {gid}"),
+            };
             let follow = if queued > 1 { "the reviews follow" } else { "the review follows" };
             replies.push(Reply::text(format!("Reviewing {what}; {follow} in a moment.")));
         }

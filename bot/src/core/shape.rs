@@ -38,14 +38,17 @@ fn shaped(text: &str, square: Squares) -> bool {
     let text = kibitz_rules::without_en_passant_mark(kibitz_rules::without_move_number(text.trim()));
     // `♘f3`: a figurine for the piece's letter.
     let text: String = text.chars().map(|c| kibitz_rules::figurine_letter(c).unwrap_or(c)).collect();
+    // A6: `cb6, b5` and `c6 , b5` as `cb6,b5`.
+    let text = if text.contains(',') { text.split(',').map(str::trim).collect::<Vec<_>>().join(",") } else { text };
     let words: Vec<&str> = text.split_whitespace().collect();
     let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
     match words.as_slice() {
         [one] => token(one, square),
         // C2, C6, CA4: `drop d2`, `swap a1`, `shoot h5`.
         [verb, sq] if said(verb, &VERBS) => square(sq),
-        // A6: a pawn pair with a space in it, `a3 h3` or `a3, h3`.
-        [a, b] if square(a.strip_suffix(',').unwrap_or(a)) && square(b) => true,
+        // A6: a pawn pair with a space in it, `a3 h3`, `cb6 b5`: two pawn
+        // steps (not two moves of pieces, `Bxc6 dxc6`, which is chat).
+        [a, b] if pawn_step(a, square) && pawn_step(b, square) => true,
         [one, mark] if said(mark, &MARKS) => token(one, square),
         // `N f3`, `knight f3`, `Knight g1-f3`: the piece as a word of its own.
         [piece, rest] => piece_word(piece) && token(&format!("N{rest}"), square),
@@ -57,6 +60,12 @@ fn shaped(text: &str, square: Squares) -> bool {
         }
         _ => false,
     }
+}
+
+/// A pawn's step as a pair writes it: a square (`a3`) or a file and a
+/// square (`cb6`), no capture.
+fn pawn_step(word: &str, square: Squares) -> bool {
+    square(word) || (word.len() == 3 && word.as_bytes()[0].is_ascii_lowercase() && square(&word[1..]))
 }
 
 /// A piece's letter (`N`) or the name of a piece in some game (`knight`,
@@ -239,6 +248,9 @@ mod tests {
             // A6: pairs with a space.
             "a3 h3",
             "d3, c3",
+            "cb6 b5",
+            "cb6, b5",
+            "c6 , b5",
             // Move numbers as PGN writes them.
             "1.e4",
             "1. e4",
@@ -358,6 +370,9 @@ mod tests {
             "knight rider",
             "drop the rook",
             "♘",
+            // Two moves of pieces on one line: talk about a line.
+            "Bxc6 dxc6",
+            "Nf3 Nc6",
         ] {
             assert!(!move_shaped(text), "{text:?} should be chat");
         }

@@ -105,6 +105,11 @@ enum Kind {
     OnOff,
     /// A number of days, written `days N`.
     Days,
+    /// Free text written after the option's name (`days off`).
+    Keyed,
+    /// A variant id, offered as choices, written after the option's name
+    /// (`game olympic`).
+    KeyedVariant,
 }
 
 struct Opt {
@@ -151,6 +156,7 @@ pub(super) const SLASH: &[Slash] = &[
             opt("variant", Kind::Variant, "Which game"),
             opt("side", Kind::Side, "Your side"),
             opt("hints", Kind::OnOff, "Allow hints"),
+            opt("rated", Kind::OnOff, "Rated (the channel's default if left out)"),
             opt("days", Kind::Days, "Days per move (correspondence)"),
             opt("clock", Kind::Text, "A chat clock instead: minutes+seconds per move, such as 10+5"),
         ],
@@ -267,6 +273,16 @@ pub(super) const SLASH: &[Slash] = &[
     },
     Slash { name: "raise", description: "Clash of the Armies: raise the bid by 0.5 after equal bids", options: &[] },
     Slash { name: "pass", description: "Clash of the Armies: pass, and lose the Amazon auction", options: &[] },
+    Slash {
+        name: "settings",
+        description: "This channel's defaults for new games (those who manage the channel change them)",
+        options: &[
+            opt("game", Kind::KeyedVariant, "The game a challenge plays when it names none"),
+            opt("rated", Kind::OnOff, "Whether games are rated"),
+            opt("hints", Kind::OnOff, "Whether hints are allowed"),
+            opt("days", Kind::Keyed, "Days per move: a number from 1 to 30, or off"),
+        ],
+    },
 ];
 
 /// Commands only offered in a DM with the bot: a sealed bid typed in a
@@ -281,7 +297,9 @@ pub(super) fn slash_commands() -> Vec<CreateCommand> {
             let options = s.options.iter().map(|o| {
                 let kind = match o.kind {
                     Kind::Player => CommandOptionType::User,
-                    Kind::Text | Kind::Variant | Kind::Side => CommandOptionType::String,
+                    Kind::Text | Kind::Variant | Kind::Side | Kind::Keyed | Kind::KeyedVariant => {
+                        CommandOptionType::String
+                    }
                     Kind::OnOff => CommandOptionType::Boolean,
                     Kind::Days => CommandOptionType::Integer,
                 };
@@ -290,7 +308,7 @@ pub(super) fn slash_commands() -> Vec<CreateCommand> {
                     option = option.set_autocomplete(true);
                 }
                 match o.kind {
-                    Kind::Variant => {
+                    Kind::Variant | Kind::KeyedVariant => {
                         for v in kibitz_rules::VARIANTS {
                             option = option.add_string_choice(v.name, v.id);
                         }
@@ -325,6 +343,10 @@ pub(super) fn slash_text(name: &str, args: &[(String, Arg)]) -> Option<String> {
             }
             (Kind::OnOff, Arg::Flag(on)) => format!("{} {}", o.name, if *on { "on" } else { "off" }),
             (Kind::Days, Arg::Number(n)) => format!("days {n}"),
+            (Kind::Keyed | Kind::KeyedVariant, Arg::Text(s)) => {
+                let value = mentions_to_core(s).split_whitespace().collect::<Vec<_>>().join(" ");
+                if value.is_empty() { String::new() } else { format!("{} {value}", o.name) }
+            }
             _ => continue,
         };
         if !word.is_empty() {
@@ -456,6 +478,21 @@ mod tests {
     }
 
     #[test]
+    fn settings_options_are_read_by_the_core_grammar() {
+        use crate::command::{Command, SettingsChange, parse};
+        let args = vec![
+            ("days".to_string(), Arg::Text("off".into())),
+            ("hints".to_string(), Arg::Flag(true)),
+            ("game".to_string(), Arg::Text("olympic".into())),
+        ];
+        let text = slash_text("settings", &args).unwrap();
+        assert_eq!(text, "/settings game olympic hints on days off");
+        let change = SettingsChange { game: Some("olympic".into()), hints: Some(true), days: Some(None), rated: None };
+        assert_eq!(parse(&text, "kibitz"), Ok(Command::Settings(change)));
+        assert_eq!(parse(&slash_text("settings", &[]).unwrap(), "kibitz"), Ok(Command::Settings(Default::default())));
+    }
+
+    #[test]
     fn offers_and_resignation_options_are_read_by_the_core_grammar() {
         use crate::command::{Command, OfferChoice, parse};
         let offer = vec![("offer".to_string(), Arg::Text("takeback".into()))];
@@ -526,6 +563,7 @@ mod tests {
                 message_id: None,
                 at: Timestamp(1),
                 private: false,
+                manages: None,
             })
         };
         say("1", "/challenge @2 white");

@@ -191,6 +191,7 @@ pub(super) fn incoming(msg: &Message, bot_username: &str) -> Option<Incoming> {
         message_id: Some(format!("{}:{}", msg.chat.id.0, msg.id.0)),
         at: if millis > 0 { Timestamp(millis as u64) } else { Timestamp::now() },
         private: msg.chat.is_private(),
+        manages: None,
     })
 }
 

@@ -352,7 +352,7 @@ impl SledStore {
                 game.version += 1;
                 journal.remove(games, "games", old_bytes.as_slice())?;
                 journal.insert(games, "games", new_bytes, encode_game(&game).or_abort()?)?;
-                for player in [&game.white, &game.black] {
+                for player in game.indexed_players() {
                     let old_pk = player_key(&from.platform, player, &from.channel).or_abort()?;
                     if players.get(&old_pk)?.is_some_and(|v| *v == *id.as_str().as_bytes()) {
                         journal.remove(players, "games_by_player", old_pk)?;

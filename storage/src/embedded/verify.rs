@@ -28,7 +28,7 @@ impl SledStore {
                         {
                             problems.push(damaged(key.describe(), "missing from the clock's index"));
                         }
-                        for player in [&game.white, &game.black] {
+                        for player in game.indexed_players() {
                             let pk = player_key(&key.channel.platform, player, &key.channel.channel)?;
                             if t.players.get(pk)?.is_none_or(|id| *id != *key.id.as_str().as_bytes()) {
                                 problems.push(damaged(key.describe(), "missing from its player's index"));

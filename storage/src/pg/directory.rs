@@ -320,7 +320,7 @@ impl PgStore {
                      WHERE platform = $1 AND channel = $2 AND id = $3",
                     &[platform, old, &id, &to, &game_text(&game)?, &(game.version as i64)],
                 )?;
-                for player in [&game.white, &game.black] {
+                for player in game.indexed_players() {
                     t.execute(
                         "INSERT INTO game_players (platform, player, channel, id) VALUES ($1, $2, $3, $4)
                          ON CONFLICT DO NOTHING",

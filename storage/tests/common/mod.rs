@@ -83,6 +83,7 @@ pub fn game(store: &Store, channel: &ChannelKey, white: &str, black: &str) -> Ga
                 start_fen: START.into(),
                 at: Timestamp(1_000),
                 clash: None,
+                bot: None,
             },
         )
         .unwrap()
