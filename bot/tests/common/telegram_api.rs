@@ -46,11 +46,6 @@ pub struct Server {
     pub webhooks: Mutex<Vec<Value>>,
     /// Files sent with `sendDocument`: (chat, file name, contents as text).
     pub documents: Mutex<Vec<(i64, String, String)>>,
-    /// The administrators of each group: (chat, user) answered by
-    /// `getChatMember` as `administrator`; anyone else is a `member`.
-    pub admins: Mutex<Vec<(i64, i64)>>,
-    /// `getChatMember` calls: (chat, user).
-    pub member_asks: Mutex<Vec<(i64, i64)>>,
 }
 
 pub fn unix_now() -> i64 {
@@ -295,22 +290,6 @@ async fn api(
                 );
             }
             json!(true)
-        }
-        "getchatmember" => {
-            let number = |v: &Value| v.as_i64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).unwrap_or(0);
-            let (chat, id) = (number(&body["chat_id"]), number(&body["user_id"]));
-            server.member_asks.lock().unwrap().push((chat, id));
-            let who = json!({"id": id, "is_bot": false, "first_name": format!("user {id}")});
-            if server.admins.lock().unwrap().contains(&(chat, id)) {
-                // As Telegram describes an administrator: its rights, each said.
-                json!({"status": "administrator", "user": who, "can_be_edited": false, "is_anonymous": false,
-                    "can_manage_chat": true, "can_delete_messages": true, "can_manage_video_chats": true,
-                    "can_restrict_members": true, "can_promote_members": false, "can_change_info": true,
-                    "can_invite_users": true, "can_post_stories": false, "can_edit_stories": false,
-                    "can_delete_stories": false, "can_pin_messages": true, "can_manage_topics": false})
-            } else {
-                json!({"status": "member", "user": who})
-            }
         }
         "setwebhook" => {
             server.webhooks.lock().unwrap().push(body);
