@@ -288,6 +288,11 @@ fn a_bid_is_sent_privately_and_sealed_until_both_are_in() {
     assert_eq!(m.army(Color::White).jewel(), Some(PieceKind::Amazon));
     assert_eq!(m.draw_odds, Some(Color::Black));
     assert_eq!(record(&core).clash.unwrap().sealed_bids.len(), 2);
+    // The auction decided, another bid is told so (CA14).
+    assert_eq!(
+        whisper(&core, "alice", "/bid 3"),
+        "The Amazon's auction is over: the sealed bids come once, before the ultimate round, and both are in."
+    );
 }
 
 #[test]

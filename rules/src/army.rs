@@ -392,6 +392,8 @@ impl Match {
         if self.phase != Phase::Bidding {
             return Err(match self.phase {
                 Phase::Over { .. } => ArmyError::MatchOver,
+                // Past the auction, in the ultimate round.
+                _ if self.round == ULTIMATE_ROUND => ArmyError::AuctionOver,
                 _ => ArmyError::NotBidding,
             });
         }

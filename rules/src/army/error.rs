@@ -148,6 +148,9 @@ pub enum ArmyError {
     /// There is no sealed bid to send now (CA14).
     #[error("There is no bid to send now: the auction is held only before the ultimate round.")]
     NotBidding,
+    /// The auction of the ultimate round is decided (CA14).
+    #[error("The Amazon's auction is over: the sealed bids come once, before the ultimate round, and both are in.")]
+    AuctionOver,
     /// Each player sends one sealed bid (CA14).
     #[error("You have already sent your bid; wait for your opponent's.")]
     AlreadyBid,

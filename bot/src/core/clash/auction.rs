@@ -26,6 +26,7 @@ impl Core {
                     refuse(raising_now(&loaded.record, *to_move, &msg.sender.id, "with /raise or /pass"))
                 }
                 [(_, Match { phase: Phase::Over { .. }, .. })] => Err(army_refusal(ArmyError::MatchOver)),
+                [(_, m)] if m.round == kibitz_rules::army::ULTIMATE_ROUND => Err(army_refusal(ArmyError::AuctionOver)),
                 _ => Err(army_refusal(ArmyError::NotBidding)),
             };
         }
