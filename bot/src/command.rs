@@ -479,16 +479,23 @@ fn is_square(word: &str) -> bool {
     matches!(word.as_bytes(), [f, r] if (b'a'..=b'h').contains(&f.to_ascii_lowercase()) && (b'1'..=b'8').contains(r))
 }
 
+/// `on`/`yes` or `off`/`no`, any case.
+fn switch(word: &str) -> Option<bool> {
+    match word.to_ascii_lowercase().as_str() {
+        "on" | "yes" => Some(true),
+        "off" | "no" => Some(false),
+        _ => None,
+    }
+}
+
 /// The settings `/settings` changes.
 const SETTINGS_WORDS: [&str; 4] = ["game", "rated", "hints", "days"];
 
 /// `/settings [game VARIANT] [rated on|off] [hints on|off] [days N|off]`.
 fn settings(args: &[&str]) -> Result<SettingsChange, ParseError> {
     let mut change = SettingsChange::default();
-    let on_off = |key: &str, value: Option<&&str>| match value.map(|v| v.to_ascii_lowercase()).as_deref() {
-        Some("on" | "yes") => Ok(true),
-        Some("off" | "no") => Ok(false),
-        _ => Err(problem("settings", format!("Say {key} on or {key} off"))),
+    let on_off = |key: &str, value: Option<&&str>| {
+        value.and_then(|v| switch(v)).ok_or_else(|| problem("settings", format!("Say {key} on or {key} off")))
     };
     let twice = |key: &str| problem("settings", format!("Say {key} once"));
     let mut i = 0;
@@ -644,10 +651,8 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
         } else if lower == "hints" || lower == "days" || lower == "rated" {
             let value = args.get(i + 1).map(|v| v.to_ascii_lowercase());
             i += 1;
-            let on_off = |what: &str| match value.as_deref() {
-                Some("on") | Some("yes") => Ok(true),
-                Some("off") | Some("no") => Ok(false),
-                _ => Err(problem("challenge", format!("{what} take on or off"))),
+            let on_off = |what: &str| {
+                value.as_deref().and_then(switch).ok_or_else(|| problem("challenge", format!("{what} take on or off")))
             };
             if lower == "hints" {
                 spec.hints = Some(on_off("Hints")?);

@@ -134,7 +134,7 @@ pub(super) fn check_draw(l: &Loaded) -> Result<(), Refusal> {
 }
 
 /// Whether `msg` was applied to `record` already (a retried delivery).
-fn seen(record: &GameRecord, msg: &Incoming) -> bool {
+pub(super) fn seen(record: &GameRecord, msg: &Incoming) -> bool {
     msg.message_id.as_ref().is_some_and(|id| record.applied_messages.contains(id))
 }
 

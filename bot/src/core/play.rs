@@ -31,7 +31,7 @@ impl Core {
         if clash::between_rounds(&loaded) {
             // A move before the round: what the match waits for (not to a
             // retried delivery of the move that ended the last round).
-            let retried = msg.message_id.as_ref().is_some_and(|id| loaded.record.applied_messages.contains(id));
+            let retried = clash::seen(&loaded.record, msg);
             if shape::move_shaped(text) && loaded.record.colour_of(&msg.sender.id).is_some() && !retried {
                 return vec![Reply::text(clash::not_begun(&loaded, &msg.sender.id))];
             }
