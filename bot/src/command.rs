@@ -229,7 +229,7 @@ impl fmt::Display for ParseError {
 
 /// Usage lines, shown by `/help` and in errors.
 pub const USAGE: &[(&str, &str)] = &[
-    ("help", "help [COMMAND | notation VARIANT]"),
+    ("help", "help [COMMAND | notation VARIANT | RULING]"),
     ("variants", "variants"),
     ("rules", "rules [VARIANT]"),
     ("piece", "piece [VARIANT] NAME"),

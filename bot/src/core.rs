@@ -41,6 +41,7 @@ mod play;
 mod rematch;
 mod replay;
 mod review;
+mod rulings;
 mod sealed;
 mod settings;
 mod shape;

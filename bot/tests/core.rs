@@ -559,6 +559,38 @@ fn help_knows_the_short_move_and_moves_with_a_square() {
     assert!(notation[0].text.starts_with("How Olympic Chess writes moves"), "{}", notation[0].text);
 }
 
+/// The rulings messages cite (`(CA4)`, `(C6)`) are a question away: `/help
+/// CA4` and `/rules CA4` say what one means, `/rules GAME` names its own.
+#[test]
+fn a_ruling_cited_in_a_message_is_explained_by_help() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    let shot = say(&core, "alice", "/help ca4", 1, None);
+    assert!(
+        shot[0].text.starts_with("CA4, The War Machine (Clash of the Armies): slides one or two squares"),
+        "{}",
+        shot[0].text
+    );
+    assert!(shot[0].text.contains("shoots"), "{}", shot[0].text);
+    let same = say(&core, "alice", "/rules (CA4)", 2, None);
+    assert_eq!(same[0].text, shot[0].text);
+    let olympic = say(&core, "alice", "/rules olympic", 3, None);
+    assert!(
+        olympic[0].text.contains("\nRulings O1-O6 settle the finer points: /help O1 explains one."),
+        "{}",
+        olympic[0].text
+    );
+    let repetition = say(&core, "alice", "/help O6", 4, None);
+    assert!(repetition[0].text.contains("third time, White loses"), "{}", repetition[0].text);
+    // An id no ruling has: which ids its group has.
+    let none = say(&core, "alice", "/help CA15", 5, None);
+    assert_eq!(
+        none[0].text,
+        "No ruling is called CA15. The rulings of Clash of the Armies are CA1-CA14: /help CA1 explains one."
+    );
+    assert!(say(&core, "alice", "/help", 6, None)[0].text.contains("/help CA4 what a ruling I cite says"));
+}
+
 /// An offer a move or a takeback ends is said to end: the opponent's move
 /// declines a draw offer, a takeback takes a standing draw offer with it.
 #[test]

@@ -22,7 +22,7 @@ pub(crate) const GROUPS: &[(&str, &[&str])] = &[
 pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "help",
-        "what I can do; /help COMMAND explains one command, /help notation VARIANT how a game writes its moves.",
+        "what I can do; /help COMMAND explains one command, /help notation VARIANT how a game writes its moves, /help RULING (CA4, O6...) what a ruling I cite says.",
         "/help notation clash",
     ),
     ("variants", "the games I play, with their ids.", "/variants"),

@@ -18,6 +18,10 @@ impl Core {
                 _ => None,
             })
         };
+        // `/rules CA4`: the ruling, as `/help CA4` gives it.
+        if let Some(r) = id.and_then(rulings::ruling) {
+            return Ok(vec![Reply::text(rulings::explain(r))]);
+        }
         let (id, chosen) = match id {
             Some(id) => (id.to_string(), true),
             None => match here()? {
@@ -38,6 +42,10 @@ impl Core {
         if v.armies {
             text.push('\n');
             text.push_str(&prices());
+        }
+        let ids = rulings::of_game(v.id);
+        if let (Some(first), Some(last)) = (ids.first(), ids.last()) {
+            let _ = write!(text, "\nRulings {first}-{last} settle the finer points: /help {first} explains one.");
         }
         if !chosen {
             // No game named or played here: the others are a word away.
@@ -329,7 +337,7 @@ pub(super) fn help() -> String {
         }
         s.pop();
     }
-    s.push_str("\nIn a game you can also just type a move (e4, Nf3, e2e4). /help COMMAND explains one command, /help notation VARIANT how a game writes its moves.");
+    s.push_str("\nIn a game you can also just type a move (e4, Nf3, e2e4). /help COMMAND explains one command, /help notation VARIANT how a game writes its moves, /help CA4 what a ruling I cite says.");
     s.push_str(" In a Clash match, send /bid to me in a private message: bids are sealed.");
     s
 }
@@ -384,6 +392,11 @@ impl Core {
                 let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
                 Ok(vec![Reply::text(format!("Which game? /help notation VARIANT, with one of: {}.", ids.join(", ")))])
             }
+            // `/help CA4`: a ruling a message cited.
+            [word] if rulings::ruling(word).is_some() => {
+                Ok(rulings::ruling(word).map(|r| Reply::text(rulings::explain(r))).into_iter().collect())
+            }
+            [word] if let Some(text) = rulings::no_such(word) => refuse(text),
             [word] => match guide::COMMANDS.iter().find(|(c, _, _)| c == word) {
                 Some((name, words, example)) => {
                     let usage = command::USAGE.iter().find(|(c, _)| c == name).map_or(*name, |(_, u)| u);
@@ -402,7 +415,9 @@ impl Core {
                     None => refuse(format!("I have no command /{}. /help lists them all.", excerpt(word))),
                 },
             },
-            _ => refuse("Ask about one command (/help move) or a game's notation (/help notation clash)."),
+            _ => refuse(
+                "Ask about one command (/help move), a game's notation (/help notation clash) or a ruling (/help CA4).",
+            ),
         }
     }
 }
