@@ -20,7 +20,7 @@ use kibitz_render::{BoardOptions, Caption, Renderer};
 use kibitz_rules::{Color, Game, Position, Square, Variant, search};
 use kibitz_storage::{
     Challenge, ChannelKey, Colour, ColourChoice, GameEnd, GameId, GameRecord, GameSettings, MoveRecord, NewGame, Offer,
-    OfferKind, Outcome, Store, StoreError, Timestamp,
+    OfferKind, Outcome, ResignAsk, Store, StoreError, Timestamp,
 };
 
 use crate::command::{self, ChallengeSpec, ColourWish, Command, ParseError, meant};
@@ -290,8 +290,6 @@ pub struct Core {
     bot_ids: Mutex<HashMap<String, String>>,
     /// Answers for other channels than the message's, until an adapter posts them.
     notices: Mutex<Vec<(ChannelKey, Reply)>>,
-    /// `/resign`s waiting for their confirmation (in memory: see `offers`).
-    resigns: offers::PendingResigns,
     /// Actions for the adapters, until they take them.
     actions: Mutex<Vec<(ChannelKey, Action)>>,
     /// The page of `/moves` each asker saw last, by platform, channel and
@@ -326,7 +324,6 @@ impl Core {
             names: Mutex::default(),
             bot_ids: Mutex::default(),
             notices: Mutex::default(),
-            resigns: Mutex::default(),
             actions: Mutex::default(),
             pages: Mutex::default(),
             review_marks: Mutex::default(),

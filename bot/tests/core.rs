@@ -248,6 +248,38 @@ fn a_resignation_waits_for_its_confirmation() {
     assert!(done[0].text.contains("1-0: <@alice> wins (resignation)") && finished(&core), "{}", done[0].text);
 }
 
+/// The question a `/resign` asks is kept with the game: after a restart the
+/// second `/resign` still confirms it and `/resign no` still withdraws it,
+/// and a retried delivery of the first is asked again, not taken for the
+/// confirmation.
+#[test]
+fn a_resignation_question_survives_a_restart_and_a_redelivery() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let core = core(dir.path());
+        start(&core, "", 0);
+        say(&core, "alice", "e4", 1, None);
+        let asked = say(&core, "bob", "/resign", 2, Some("r1"));
+        assert!(asked[0].text.contains("Confirm with /resign yes"), "{asked:?}");
+        let again = say(&core, "bob", "/resign", 3, Some("r1"));
+        assert_eq!(again[0].text, asked[0].text);
+        assert!(!finished(&core));
+        // Withdrawn, and the withdrawal delivered twice.
+        assert_eq!(say(&core, "bob", "/resign no", 4, Some("n1"))[0].text, "<@bob> plays on.");
+        assert_eq!(say(&core, "bob", "/resign no", 5, Some("n1"))[0].text, "<@bob> plays on.");
+        let nothing = say(&core, "bob", "/resign no", 6, Some("n2"));
+        assert!(nothing[0].text.starts_with("You have not asked to resign this position"), "{}", nothing[0].text);
+        say(&core, "bob", "/resign", 7, Some("r2"));
+    }
+    // The bot restarts: the question still stands.
+    let core = core(dir.path());
+    let channel = ChannelKey::new("test", "c1");
+    let game = core.store().player_game_in_channel(&channel, "bob").unwrap().unwrap();
+    assert_eq!(game.resign_asks.len(), 1);
+    let done = say(&core, "bob", "/resign", 8, Some("r3"));
+    assert!(done[0].text.contains("1-0: <@alice> wins (resignation)") && finished(&core), "{}", done[0].text);
+}
+
 /// The confirmation's buttons are on every screen: the opponent pressing
 /// "Yes, resign" (sending `/resign yes`) resigns nothing, and the question
 /// stays the asker's to answer.

@@ -932,6 +932,7 @@ pub(crate) fn fresh_game(key: GameKey, new: &NewGame) -> GameRecord {
         started_at: new.at,
         updated_at: new.at,
         offers: Vec::new(),
+        resign_asks: Vec::new(),
         clash: new.clash.clone(),
         result: None,
         applied_messages: Vec::new(),

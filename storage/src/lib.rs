@@ -159,7 +159,8 @@ pub use keys::{ChannelKey, GAME_ID_ALPHABET, GAME_ID_LEN, GameId, GameKey};
 pub use rating::Rating;
 pub use record::{
     Challenge, ChannelSettings, ChatClock, ClashMatch, ClashRound, ClockState, Colour, ColourChoice, GameRecord,
-    GameResult, GameSettings, MoveRecord, NewGame, Offer, OfferKind, Outcome, RatingChange, SealedBid, Timestamp,
+    GameResult, GameSettings, MoveRecord, NewGame, Offer, OfferKind, Outcome, RatingChange, ResignAsk, SealedBid,
+    Timestamp,
 };
 pub use review::ReviewJob;
 pub use store::{BackendKind, ChannelMove, Completion, GameEnd, GameListing, Migration, Owed, Store, UserRecord};

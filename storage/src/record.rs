@@ -140,6 +140,22 @@ pub struct Offer {
     pub at: Timestamp,
 }
 
+/// A player's `/resign` waiting for their confirmation: kept with the game,
+/// so that the confirmation counts whichever process it reaches and after a
+/// restart. A move or a takeback ends it; so does another position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResignAsk {
+    /// The player who asked.
+    pub by: String,
+    /// When.
+    pub at: Timestamp,
+    /// The position it was asked in: the moves played then.
+    pub plies: usize,
+    /// And the Clash rounds finished then (0 in other games).
+    #[serde(default)]
+    pub rounds: usize,
+}
+
 /// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -280,6 +296,9 @@ pub struct GameRecord {
     /// Pending draw and takeback offers (at most one of each kind).
     #[serde(default)]
     pub offers: Vec<Offer>,
+    /// The players' `/resign`s waiting for their confirmation (at most one each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resign_asks: Vec<ResignAsk>,
     /// The Clash match state, for Clash games.
     #[serde(default)]
     pub clash: Option<ClashMatch>,
@@ -419,6 +438,7 @@ impl GameV1 {
             started_at,
             updated_at: started_at,
             offers: Vec::new(),
+            resign_asks: Vec::new(),
             clash: None,
             result: None,
             applied_messages: Vec::new(),

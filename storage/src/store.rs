@@ -25,7 +25,7 @@ use crate::embedded::SledStore;
 use crate::pg::PgStore;
 use crate::{
     BackupSummary, Challenge, ChannelKey, ChannelSettings, ClockState, GameKey, GameRecord, MoveRecord, NewGame, Offer,
-    OfferKind, Outcome, Rating, RatingChange, Result, ReviewJob, SealedBid, StoreError, Timestamp,
+    OfferKind, Outcome, Rating, RatingChange, ResignAsk, Result, ReviewJob, SealedBid, StoreError, Timestamp,
 };
 
 /// Games found by a listing: each with its key, and the game or the error that
@@ -368,6 +368,8 @@ impl Store {
             // mover's own takeback request; the mover's own draw offer
             // stands until the opponent answers it.
             game.offers.retain(|o| o.by == mv.by && o.kind == OfferKind::Draw);
+            // And plays on: no `/resign` waits for its confirmation after it.
+            game.resign_asks.clear();
             game.reminded_at = None;
             Ok(())
         })
@@ -397,7 +399,25 @@ impl Store {
             game.moves.truncate(available - plies);
             fen.clone_into(&mut game.fen);
             game.offers.clear();
+            game.resign_asks.clear();
             game.updated_at = at;
+            Ok(())
+        })
+    }
+
+    /// Sets player `by`'s `/resign` waiting for confirmation to `ask`
+    /// (replacing one they had), or with `None` withdraws theirs.
+    pub fn set_resign_ask(
+        &self,
+        key: &GameKey,
+        expected_version: u64,
+        by: &str,
+        ask: Option<&ResignAsk>,
+        message_id: Option<&str>,
+    ) -> Result<GameRecord> {
+        self.update_game(key, expected_version, message_id, |game| {
+            game.resign_asks.retain(|a| a.by != by);
+            game.resign_asks.extend(ask.cloned());
             Ok(())
         })
     }

@@ -5,7 +5,7 @@ mod common;
 use common::{START, both_moved, game, mv};
 use kibitz_storage::{
     Challenge, ChannelKey, ChannelSettings, ClashMatch, Colour, ColourChoice, GameEnd, GameId, GameSettings, NewGame,
-    Offer, OfferKind, Outcome, Rating, SealedBid, StoreError, Timestamp,
+    Offer, OfferKind, Outcome, Rating, ResignAsk, SealedBid, StoreError, Timestamp,
 };
 
 fn challenge(challenger: &str, challenged: Option<&str>, colour: ColourChoice) -> Challenge {
@@ -188,6 +188,33 @@ on_both_backends! {
         // The opponent's move declines it.
         let g = store.apply_move(&g.key, g.version, mv("g1f3", "ann", "m8"), "fen").unwrap();
         assert!(g.offers.is_empty());
+        assert_eq!(store.game(&g.key).unwrap(), g);
+    }
+
+    fn a_resignation_question_is_kept_until_a_move_or_a_takeback(backing) {
+        let store = backing.open();
+        let channel = ChannelKey::new("console", "here");
+        let g = game(&store, &channel, "ann", "bob");
+        let g = store.apply_move(&g.key, g.version, mv("e2e4", "ann", "m1"), "fen after e4").unwrap();
+        let ask = |by: &str, at| ResignAsk { by: by.into(), at: Timestamp(at), plies: 1, rounds: 0 };
+        let g = store.set_resign_ask(&g.key, g.version, "bob", Some(&ask("bob", 2)), Some("r1")).unwrap();
+        let g = store.set_resign_ask(&g.key, g.version, "ann", Some(&ask("ann", 3)), None).unwrap();
+        // One each: asking again replaces the player's own.
+        let g = store.set_resign_ask(&g.key, g.version, "bob", Some(&ask("bob", 4)), None).unwrap();
+        assert_eq!(g.resign_asks, vec![ask("ann", 3), ask("bob", 4)]);
+        assert_eq!(store.game(&g.key).unwrap(), g);
+        // The same message again is not applied twice.
+        assert!(matches!(
+            store.set_resign_ask(&g.key, g.version, "bob", None, Some("r1")),
+            Err(StoreError::AlreadyApplied { .. })
+        ));
+        let g = store.set_resign_ask(&g.key, g.version, "ann", None, Some("n1")).unwrap();
+        assert_eq!(g.resign_asks, vec![ask("bob", 4)]);
+        let g = store.apply_move(&g.key, g.version, mv("e7e5", "bob", "m2"), "fen after e5").unwrap();
+        assert!(g.resign_asks.is_empty());
+        let g = store.set_resign_ask(&g.key, g.version, "ann", Some(&ask("ann", 5)), None).unwrap();
+        let g = store.take_back(&g.key, g.version, 1, "fen after e4", Timestamp(6), None).unwrap();
+        assert!(g.resign_asks.is_empty());
         assert_eq!(store.game(&g.key).unwrap(), g);
     }
 

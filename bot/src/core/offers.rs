@@ -6,43 +6,20 @@ use crate::command::OfferChoice;
 /// How long a `/resign` waits for its confirmation, in milliseconds.
 pub(super) const RESIGN_WINDOW: u64 = 120_000;
 
-/// A `/resign` waiting for its confirmation: the game and the position it
-/// was asked in. Kept in memory only: losing it in a restart only means the
-/// player is asked again.
-#[derive(Debug, Clone)]
-pub(super) struct PendingResign {
-    game: String,
-    /// The position: moves played, the FEN, when the last move came, the
-    /// Clash rounds played. A move or a takeback changes it.
-    position: (usize, String, Option<Timestamp>, usize),
-    at: Timestamp,
-}
-
-impl PendingResign {
-    fn of(loaded: &Loaded, at: Timestamp) -> PendingResign {
-        let r = &loaded.record;
-        PendingResign {
-            game: r.key.id.as_str().to_string(),
-            position: (
-                r.moves.len(),
-                r.fen.clone(),
-                r.moves.last().map(|m| m.at),
-                loaded.clash.as_ref().map_or(0, |m| m.history.len()),
-            ),
-            at,
-        }
-    }
-
-    fn same_position(&self, other: &PendingResign) -> bool {
-        self.game == other.game && self.position == other.position
+/// The `/resign` a player would ask now: in this position, at `at`.
+fn ask_now(loaded: &Loaded, by: &str, at: Timestamp) -> ResignAsk {
+    ResignAsk {
+        by: by.to_string(),
+        at,
+        plies: loaded.record.moves.len(),
+        rounds: loaded.clash.as_ref().map_or(0, |m| m.history.len()),
     }
 }
 
-/// The pending resignations, by platform, channel and player.
-pub(super) type PendingResigns = Mutex<HashMap<(String, String, String), PendingResign>>;
-
-fn resign_key(msg: &Incoming) -> (String, String, String) {
-    (msg.platform.clone(), msg.channel.clone(), msg.sender.id.clone())
+/// Whether `ask` still waits for its confirmation at `now`: asked in the
+/// same position (no move, takeback or round since) within [`RESIGN_WINDOW`].
+fn still_open(ask: &ResignAsk, now: &ResignAsk) -> bool {
+    ask.plies == now.plies && ask.rounds == now.rounds && now.at.0.saturating_sub(ask.at.0) <= RESIGN_WINDOW
 }
 
 impl Core {
@@ -76,19 +53,26 @@ impl Core {
     pub(super) fn resign(&self, msg: &Incoming) -> Answer {
         let loaded = self.own_game(msg)?;
         self.player_colour(msg, &loaded)?;
-        let who = resign_key(msg);
-        let now = PendingResign::of(&loaded, msg.at);
-        let mut pending = self.resigns.lock().map_err(|_| Refusal("Please try again.".into()))?;
-        // Confirmations nobody answered lapse: the map stays as small as the
-        // players asking right now.
-        pending.retain(|_, p| msg.at.0.saturating_sub(p.at.0) <= RESIGN_WINDOW);
-        if pending.get(&who).is_some_and(|p| p.same_position(&now)) {
-            pending.remove(&who);
-            drop(pending);
+        let now = ask_now(&loaded, &msg.sender.id, msg.at);
+        let record = &loaded.record;
+        // A retried delivery of the `/resign` that asked is asked again, not
+        // taken for its confirmation.
+        let retried = msg.message_id.as_ref().is_some_and(|id| record.applied_messages.contains(id));
+        let asked = record.resign_asks.iter().find(|a| a.by == msg.sender.id);
+        if !retried && asked.is_some_and(|a| still_open(a, &now)) {
             return self.resign_now(msg, &loaded);
         }
-        pending.insert(who, now);
-        drop(pending);
+        if !retried {
+            // The question is kept with the game: a second `/resign` confirms
+            // it whichever process it reaches, and after a restart.
+            applied(self.store.set_resign_ask(
+                &record.key,
+                record.version,
+                &msg.sender.id,
+                Some(&now),
+                msg.message_id.as_deref(),
+            ))?;
+        }
         let id = loaded.record.key.id.as_str();
         let loses = match &loaded.clash {
             Some(m) if !clash::between_rounds(&loaded) => {
@@ -117,49 +101,41 @@ impl Core {
     pub(super) fn resign_confirm(&self, msg: &Incoming, yes: bool) -> Answer {
         let loaded = self.own_game(msg)?;
         self.player_colour(msg, &loaded)?;
-        let (asked, theirs) = match self.resigns.lock() {
-            Ok(mut pending) => {
-                let asked = pending.remove(&resign_key(msg));
-                // The opponent's question in this game, still open: its
-                // button is on everyone's screen.
-                let game = loaded.record.key.id.as_str();
-                let theirs = pending
-                    .iter()
-                    .find(|((platform, channel, player), p)| {
-                        *platform == msg.platform
-                            && *channel == msg.channel
-                            && *player != msg.sender.id
-                            && p.game == game
-                            && msg.at.0.saturating_sub(p.at.0) <= RESIGN_WINDOW
-                    })
-                    .map(|((_, _, player), _)| player.clone());
-                (asked, theirs)
-            }
-            Err(_) => (None, None),
-        };
+        let now = ask_now(&loaded, &msg.sender.id, msg.at);
+        let record = &loaded.record;
+        let asked = record.resign_asks.iter().find(|a| a.by == msg.sender.id);
         if yes {
             // A `/resign yes` answering the other player's question (their
             // button, pressed by the wrong person) resigns nothing.
+            let theirs = record.resign_asks.iter().find(|a| a.by != msg.sender.id && still_open(a, &now));
             if asked.is_none()
                 && let Some(other) = theirs
             {
                 return refuse(format!(
                     "That question was {}'s, not yours: your game goes on. To resign yourself, send /resign.",
-                    mention(&other)
+                    mention(&other.by)
                 ));
             }
             return self.resign_now(msg, &loaded);
         }
-        let now = PendingResign::of(&loaded, msg.at);
+        let retried = msg.message_id.as_ref().is_some_and(|id| record.applied_messages.contains(id));
         match asked {
-            Some(p) if p.same_position(&now) && msg.at.0.saturating_sub(p.at.0) <= RESIGN_WINDOW => {
+            Some(a) if still_open(a, &now) => {
+                applied(self.store.set_resign_ask(
+                    &record.key,
+                    record.version,
+                    &msg.sender.id,
+                    None,
+                    msg.message_id.as_deref(),
+                ))?;
                 Ok(vec![Reply::text(format!("{} plays on.", mention(&msg.sender.id)))])
             }
+            // The `/resign no` that withdrew it, delivered again.
+            _ if retried => Ok(vec![Reply::text(format!("{} plays on.", mention(&msg.sender.id)))]),
             _ => refuse("You have not asked to resign this position: there is nothing to withdraw. Play on."),
         }
     }
 
-    /// Resigns the sender's game (or Clash round) now.
     fn resign_now(&self, msg: &Incoming, loaded: &Loaded) -> Answer {
         let colour = self.player_colour(msg, loaded)?;
         if loaded.clash.is_some() && !clash::between_rounds(loaded) {
