@@ -119,6 +119,15 @@ pub enum Why {
         /// the letter names none of them.
         pieces: String,
     },
+    /// A piece of several powers written as a group (`(BN)b4`, PA2) that
+    /// the mover has none of.
+    NoCompound {
+        /// The group as the game writes it: `(BN)`.
+        group: String,
+        /// Moves there by the mover's pieces that hold those powers and
+        /// more (`(BNP)b4`), or by those powers in another order.
+        instead: Vec<String>,
+    },
     /// Nothing stands on the square a canonical move starts from.
     Empty(Square),
     /// The piece on the starting square belongs to the opponent.
@@ -362,6 +371,14 @@ impl fmt::Display for Why {
                     write!(f, " {place}")?;
                 }
                 Ok(())
+            }
+            Why::NoCompound { group, instead } => {
+                write!(f, "you have no {group}")?;
+                match instead.as_slice() {
+                    [] => Ok(()),
+                    [one] => write!(f, "; your piece with those powers and more can: {one}"),
+                    many => write!(f, "; your pieces with those powers and more can: {}", or_list(many)),
+                }
             }
             Why::Empty(sq) => write!(f, "there is no piece on {sq}"),
             Why::NotYours(p) => write!(f, "{p} is not yours"),
@@ -1102,7 +1119,32 @@ impl Position {
                     pieces: String::new(),
                 },
                 None if letter.starts_with('(') => {
-                    Why::NoSuchPiece { name: letter.to_ascii_lowercase(), unknown: false, place, pieces: String::new() }
+                    let inside = letter.trim_start_matches('(').trim_end_matches(')').to_ascii_uppercase();
+                    match crate::fen::parse_group(self.variant, &inside) {
+                        Ok(written) => {
+                            let wanted = written.powers.joined();
+                            let holders: Vec<Square> = ours
+                                .into_iter()
+                                .filter(|&sq| self.piece_at(sq).is_some_and(|p| p.powers.joined().contains(wanted)))
+                                .collect();
+                            let instead: Vec<String> = legal
+                                .iter()
+                                .filter(|m| m.to() == to && m.from().is_some_and(|f| holders.contains(&f)))
+                                .filter(|m| {
+                                    !matches!(m, Move::Normal { keep: true, .. } | Move::EnPassant { keep: true, .. })
+                                })
+                                .map(|m| self.san(m))
+                                .take(3)
+                                .collect();
+                            Why::NoCompound { group: format!("({})", crate::fen::group_letters(wanted)), instead }
+                        }
+                        Err(_) => Why::NoSuchPiece {
+                            name: letter.to_ascii_uppercase(),
+                            unknown: true,
+                            place,
+                            pieces: self.piece_letters(),
+                        },
+                    }
                 }
                 None => Why::NoSuchPiece { name: letter, unknown: true, place, pieces: self.piece_letters() },
             });

@@ -221,6 +221,14 @@ fn compound_answers_to_its_power_letters() {
     assert_eq!(said(&p, "Nf3"), "Nf3: the knight on g1 or the knight-pawn on e5? Write Ngf3 or (NP)f3");
     assert_eq!(p.canonical(&p.parse_move("Ngf3").unwrap()), "g1f3");
     assert_eq!(p.canonical(&p.parse_move("Nef3").unwrap()), "e5f3");
+    // A group nobody holds: the pieces holding those powers and more, in
+    // whatever order or case the group was written (PA2).
+    let p = pos("absorption", "4k3/8/8/8/8/2(BNP)5/8/4K3 w - - 0 1");
+    let more = "you have no (BN); your piece with those powers and more can: (BNP)b5+";
+    assert_eq!(said(&p, "(BN)b5"), format!("(BN)b5 is not possible: {more}"));
+    assert_eq!(said(&p, "(nb)b5"), format!("(BN)b5 is not possible: {more}"));
+    assert_eq!(said(&p, "(QN)b5"), "(QN)b5 is not possible: you have no (QN)");
+    assert!(said(&p, "(XY)b5").starts_with("(XY)b5 is not possible: no piece in this game is written (XY)"));
     // A named compound (the Queen) does not answer to R or B.
     let p = pos("absorption", "4k3/8/8/8/8/8/8/Q3K3 w - - 0 1");
     assert!(matches!(p.parse_move("Ra4"), Err(MoveError::Refused { .. })));
