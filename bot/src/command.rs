@@ -373,6 +373,15 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         "moves" => match args.as_slice() {
             [] => Ok(Command::Moves(None)),
             [_] | [_, _] => Ok(Command::Moves(Some(args.join(" ")))),
+            // A move in words (`give rook moving half e2`, C2, CS2), after a game's id or not.
+            words
+                if words.len() <= 6
+                    && words
+                        .iter()
+                        .any(|w| ["give", "drop", "swap", "shoot"].contains(&w.to_ascii_lowercase().as_str())) =>
+            {
+                Ok(Command::Moves(Some(words.join(" "))))
+            }
             _ => Err(problem("moves", "That is one word too many")),
         },
         "hint" => none("hint", Command::Hint),
@@ -780,6 +789,11 @@ mod tests {
         assert_eq!(parse("/MOVES e2", "k"), Ok(Command::Moves(Some("e2".into()))));
         assert_eq!(parse("/moves vuaf 2", "k"), Ok(Command::Moves(Some("vuaf 2".into()))));
         assert!(matches!(parse("/moves vuaf e2 3", "k"), Err(ParseError::Usage { command: "moves", .. })));
+        assert_eq!(parse("/moves give rook d2", "k"), Ok(Command::Moves(Some("give rook d2".into()))));
+        assert_eq!(
+            parse("/moves vuaf Give rook moving half e2", "k"),
+            Ok(Command::Moves(Some("vuaf Give rook moving half e2".into())))
+        );
         assert_eq!(parse("/accept @alice", "k"), Ok(Command::Accept(Some("alice".into()))));
         assert_eq!(parse("hello", "k"), Err(ParseError::NotACommand));
         assert!(matches!(parse("/fly", "k"), Err(ParseError::Unknown { word, meant: None }) if word == "fly"));

@@ -304,6 +304,14 @@ pub enum Why {
     GrantNotOwn(Square),
     /// C2: a power that is not in the reserve (or is not a single power).
     NotInReserve(String),
+    /// A grant in words naming no power of the game (`give wings d2`): the
+    /// powers a reserve holds.
+    NoSuchPower {
+        /// The name as typed.
+        name: String,
+        /// The game's powers by name, `rook, bishop, knight, pawn or castling powers`.
+        powers: String,
+    },
     /// C3: the piece already holds that power.
     AlreadyHolds(Named, String),
     /// C4: no Pawn power for a piece on its last rank.
@@ -545,6 +553,9 @@ impl fmt::Display for Why {
             Why::DropZone(n) => write!(f, "static pieces are dropped on your own first {n} ranks (C2)"),
             Why::GrantNotOwn(sq) => write!(f, "powers are given to your own pieces, and {sq} holds none of yours"),
             Why::NotInReserve(name) => write!(f, "you have no {name} power in your reserve"),
+            Why::NoSuchPower { name, powers } => {
+                write!(f, "there is no {name} power in this game (a reserve gives {powers})")
+            }
             Why::PowerDropped { letter: Some(letter), to } => write!(
                 f,
                 "only static pieces are dropped (S@{to}, C2); a power is given to a piece of yours on the board: \
@@ -935,7 +946,22 @@ impl Position {
             let letter = match self.variant.pieces.iter().find(|p| p.name.eq_ignore_ascii_case(&name)) {
                 Some(pt) => pt.letter.to_string(),
                 None if name.chars().count() == 1 => name.clone(),
-                None => return Some(Why::NotInReserve(name)),
+                None => {
+                    let names: Vec<String> = self
+                        .variant
+                        .pieces
+                        .iter()
+                        .filter(|p| !p.royal && p.powers.count() == 1)
+                        .map(|p| p.name.to_ascii_lowercase())
+                        .collect();
+                    let powers = if self.variant.split_powers {
+                        "the moving or capturing half of a rook, bishop, knight or pawn power, or a castling power"
+                            .to_string()
+                    } else {
+                        format!("{} powers", or_list(&names))
+                    };
+                    return Some(Why::NoSuchPower { name, powers });
+                }
             };
             return self.why_not_grant(&letter, sq);
         }

@@ -928,6 +928,15 @@ impl Position {
             if letter == 'P' && !self.variant.drops { rest.to_string() } else { format!("{letter}{rest}") }
         };
         let square = |w: &str| Square::parse(&w.to_ascii_lowercase()).is_some();
+        // `give castle e2`: the castling power (C6) as players say it.
+        if self.variant.grants
+            && let [give, name, sq] = words.as_slice()
+            && ["give", "grant", "add"].iter().any(|g| give.eq_ignore_ascii_case(g))
+            && (name.eq_ignore_ascii_case("castle") || name.eq_ignore_ascii_case("castles"))
+            && square(sq)
+        {
+            return Some(format!("{} castling {sq}", give.to_ascii_lowercase()));
+        }
         // CS2: a half in words in any order (`give moving bishop d2`, `give
         // bishop moving d2`, `give moving half bishop d2`).
         if self.variant.split_powers

@@ -234,6 +234,26 @@ fn compound_answers_to_its_power_letters() {
     assert!(matches!(p.parse_move("Ra4"), Err(MoveError::Refused { .. })));
 }
 
+/// C2, C6: a grant in words names the castling power as players do
+/// (`give castle d2`), and a name that is no power is answered with the
+/// powers there are.
+#[test]
+fn grants_in_words_name_the_powers() {
+    let p = after("construction", "S@d2 S@d7");
+    assert_eq!(p.canonical(&p.parse_move("give castle d2").unwrap()), "C>d2");
+    assert_eq!(p.canonical(&p.parse_move("Give Castles d2").unwrap()), "C>d2");
+    assert_eq!(
+        said(&p, "give wings d2"),
+        "give wings d2 is not possible: there is no wings power in this game (a reserve gives rook, bishop, knight, \
+         pawn or castling powers)"
+    );
+    let p = after("construction-split", "S@d2 S@d7");
+    assert_eq!(p.canonical(&p.parse_move("give castle d2").unwrap()), "C>d2");
+    assert!(said(&p, "give wings d2").ends_with(
+        "(a reserve gives the moving or capturing half of a rook, bishop, knight or pawn power, or a castling power)"
+    ));
+}
+
 /// C2-C4: drops outside the own first ranks and powers that cannot be given.
 #[test]
 fn construction_reasons() {
@@ -257,7 +277,11 @@ fn construction_reasons() {
         "give rook e2 is not possible: powers are given to your own pieces, and e2 holds none of yours"
     );
     assert!(said(&p, "grant Q b1").starts_with("grant Q b1 is not possible: there is no Queen power"));
-    assert_eq!(said(&p, "give dragon b1"), "give dragon b1 is not possible: you have no dragon power in your reserve");
+    assert_eq!(
+        said(&p, "give dragon b1"),
+        "give dragon b1 is not possible: there is no dragon power in this game (a reserve gives rook, bishop, knight, \
+         pawn or castling powers)"
+    );
 }
 
 /// The generic reasons hold in Clash too (CA2's Rabbit, its King in check).
