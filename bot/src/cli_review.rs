@@ -32,6 +32,7 @@ pub fn run_review(args: &ReviewArgs) -> Result<(), String> {
     let options = ReviewOptions {
         time_per_position: Duration::from_millis(args.time_ms.clamp(1, 600_000)),
         max_depth: args.depth.unwrap_or(defaults.max_depth).clamp(1, 64),
+        ..defaults
     };
     let review = review_game(game.start(), game.moves(), &options, &AtomicBool::new(false), &mut |_, _| {})
         .ok_or("the review was stopped")?;

@@ -379,6 +379,22 @@ fn a_drawn_ultimate_round_is_won_by_the_draw_odds() {
     assert!(last.contains("The match is over: 0-1: <@bob> wins (match 2-1)"), "{last}");
     let archived = core.store().archived_games_of("test", "bob", 1).unwrap();
     assert_eq!(archived[0].1.as_ref().unwrap().moves.len(), 9);
+    // The round's review judges the draw as bob's win: the move that drew
+    // it was White's blunder.
+    core.run_reviews("test");
+    let reviews: Vec<String> = core
+        .take_notices("test")
+        .into_iter()
+        .map(|(_, r)| r.text)
+        .filter(|t| t.starts_with("Review of round 3"))
+        .collect();
+    assert_eq!(reviews.len(), 1, "{reviews:?}");
+    assert!(
+        reviews[0].contains("bob had draw odds (CA14): a draw counts as their win, and is judged so."),
+        "{}",
+        reviews[0]
+    );
+    assert!(reviews[0].contains("Ra2??"), "{}", reviews[0]);
 }
 
 #[test]

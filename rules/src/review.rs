@@ -38,12 +38,15 @@ pub struct ReviewOptions {
     /// Deepest search iteration (a smaller depth makes a review that does
     /// not depend on the machine's speed).
     pub max_depth: u32,
+    /// The side for whom a draw counts as a win (Clash's ultimate round,
+    /// CA14): a drawn end and the draws the search sees are judged so.
+    pub draw_odds: Option<Color>,
 }
 
 impl Default for ReviewOptions {
-    /// 300 ms a position, depth up to 64 (the time is what limits it).
+    /// 300 ms a position, depth up to 64 (the time is what limits it), no draw odds.
     fn default() -> ReviewOptions {
-        ReviewOptions { time_per_position: Duration::from_millis(300), max_depth: 64 }
+        ReviewOptions { time_per_position: Duration::from_millis(300), max_depth: 64, draw_odds: None }
     }
 }
 
@@ -354,6 +357,7 @@ pub fn review_game(
     }
     let total = positions.len();
     let mut engine = Engine::new(32);
+    engine.set_draw_odds(options.draw_odds);
     let limits = Limits::new(options.time_per_position, options.max_depth.max(1));
     // A watcher passes `stop` on to the running search.
     let cancel = engine.cancel_flag();
@@ -445,7 +449,8 @@ fn analyse(
     earlier: &[Visit],
 ) -> Analysis {
     if let Some(o) = outcome {
-        let score = o.winner.map_or(Score::Cp(0), Score::Won);
+        // A draw is the draw odds holder's win (CA14).
+        let score = o.winner.or(engine.draw_odds()).map_or(Score::Cp(0), Score::Won);
         return Analysis { score, best: None, line: Vec::new() };
     }
     let moves = pos.legal_moves();

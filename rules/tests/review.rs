@@ -13,7 +13,29 @@ use kibitz_rules::{Color, Game, Move, Position};
 use common::{pos, variant};
 
 fn options(depth: u32) -> ReviewOptions {
-    ReviewOptions { time_per_position: Duration::from_secs(120), max_depth: depth }
+    ReviewOptions { time_per_position: Duration::from_secs(120), max_depth: depth, draw_odds: None }
+}
+
+/// CA14: in a round where a draw counts as one side's win, the move that
+/// draws is that side's winning move and the other's blunder. The draw by
+/// repetition (the knights back home a third time) judged both ways.
+#[test]
+fn a_draw_with_draw_odds_is_judged_as_the_holders_win_ca14() {
+    let start = Position::new(variant("chess"));
+    let ms = moves(&start, &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]);
+    let judged = |odds: Option<Color>| {
+        let o = ReviewOptions { draw_odds: odds, ..options(4) };
+        review_game(&start, &ms, &o, &AtomicBool::new(false), &mut |_, _| {}).unwrap()
+    };
+    let last = |r: &GameReview| r.plies.last().cloned().unwrap();
+    let black = judged(Some(Color::Black));
+    assert_eq!(last(&black).after, Score::Won(Color::Black));
+    assert_eq!(last(&black).judgement, None, "{:?}", last(&black));
+    let white = judged(Some(Color::White));
+    assert_eq!(last(&white).after, Score::Won(Color::White));
+    assert_eq!(last(&white).judgement, Some(Judgement::Blunder), "{:?}", last(&white));
+    // Without odds a draw is a draw.
+    assert_eq!(last(&judged(None)).after, Score::Cp(0));
 }
 
 /// The moves of `texts` (SAN or canonical) played from `start`.
@@ -248,7 +270,7 @@ fn stop_ends_a_running_search() {
     let start = pos("chess", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
     let ms = moves(&start, &["Qxh3", "Nxe4"]);
     let stop = AtomicBool::new(false);
-    let options = ReviewOptions { time_per_position: Duration::from_secs(120), max_depth: 64 };
+    let options = ReviewOptions { time_per_position: Duration::from_secs(120), max_depth: 64, draw_odds: None };
     let began = std::time::Instant::now();
     let result = std::thread::scope(|s| {
         s.spawn(|| {

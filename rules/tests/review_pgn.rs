@@ -94,7 +94,7 @@ fn reviewed_pgn_reads_back() {
     for m in ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qf3", "Nd4", "Qd3", "d5", "Bxd5", "Nxd5", "exd5", "Qxd5"] {
         game.play_text(m).unwrap();
     }
-    let options = ReviewOptions { time_per_position: Duration::from_secs(120), max_depth: 5 };
+    let options = ReviewOptions { time_per_position: Duration::from_secs(120), max_depth: 5, draw_odds: None };
     let review = review_game(game.start(), game.moves(), &options, &AtomicBool::new(false), &mut |_, _| {}).unwrap();
     assert!(review.plies.iter().any(|p| p.judgement == Some(Judgement::Blunder)));
     let pgn = game.pgn_reviewed(&[("White", "alice"), ("Black", "bob")], &[(2, "a hint")], &review);

@@ -182,6 +182,38 @@ fn black_repeats_in_olympic_because_white_loses_o6() {
     assert!(found.mate_in().is_none(), "{found:?}");
 }
 
+/// CA14: where a draw counts as a win for one side (draw odds), the search
+/// scores every draw it sees so. Black, able to repeat the start position a
+/// third time, does so with the odds and scores it as a win; with the odds
+/// White's, Black steers clear of it.
+#[test]
+fn draw_odds_make_a_draw_a_win_for_their_holder_ca14() {
+    use kibitz_rules::Color;
+    use kibitz_rules::search::DRAW_ODDS_SCORE;
+    let v = Variant::by_id("chess").unwrap();
+    let mut game = Game::new(v);
+    for m in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"] {
+        game.play_text(m).unwrap();
+    }
+    let pos = game.position().clone();
+    let search = |odds: Option<Color>| {
+        let mut engine = Engine::new(8);
+        engine.set_draw_odds(odds);
+        engine.set_history(&game.earlier_visits());
+        engine.search(&pos, Limits::new(Duration::from_secs(20), 5)).unwrap()
+    };
+    let holder = search(Some(Color::Black));
+    assert_eq!(pos.canonical(&holder.best), "f6g8", "{holder:?}");
+    assert_eq!(holder.score, DRAW_ODDS_SCORE, "{holder:?}");
+    assert!(holder.mate_in().is_none());
+    let against = search(Some(Color::White));
+    assert_ne!(pos.canonical(&against.best), "f6g8", "{against:?}");
+    assert!(against.score.abs() < 500, "an even game without the repetition: {against:?}");
+    // The game agrees that f6g8 draws (G4): the odds are the match's, not the game's.
+    game.play_text("f6g8").unwrap();
+    assert_eq!(game.outcome().map(|o| o.winner), Some(None));
+}
+
 /// O6 counts the third occurrence: a position the game went through once
 /// before the search may come back a second time, and the game goes on.
 /// Black, able to return to the start position for the second time, sees no

@@ -38,6 +38,12 @@ mod rounds;
 /// The answer to a move, a hint or a takeback between rounds.
 pub(super) const NOT_READY: &str = "The armies are not ready: /army shows yours.";
 
+/// The side for whom a draw counts as a win in the round being played:
+/// in the ultimate round, the loser of the Amazon's auction (CA14).
+pub(super) fn draw_odds(loaded: &Loaded) -> Option<Color> {
+    loaded.clash.as_ref().filter(|m| m.is_ultimate()).and_then(|m| m.draw_odds)
+}
+
 /// The match of a Clash record: `None` for any other game, a new match for
 /// a record whose match has not changed since it was created.
 pub(super) fn match_of(record: &GameRecord) -> Result<Option<Match>, serde_json::Error> {

@@ -163,6 +163,7 @@ impl Core {
         let bot = loaded.record.player(colour_of(pos.turn())).to_string();
         let level = loaded.record.settings.bot_level.unwrap_or(5);
         let mut engine = search::Engine::new(8);
+        engine.set_draw_odds(clash::draw_odds(loaded));
         // Returning to an earlier position of the game counts as a repetition.
         engine.set_history(&loaded.game.earlier_visits());
         let seed = pos.hash() ^ loaded.record.moves.len() as u64;

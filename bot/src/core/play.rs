@@ -458,6 +458,7 @@ impl Core {
         // The game's earlier positions count: a move back to one may be a
         // repetition (a draw, or in Olympic Chess a loss for White, O6).
         let mut engine = search::Engine::new(16);
+        engine.set_draw_odds(clash::draw_odds(&loaded));
         engine.set_history(&loaded.game.earlier_visits());
         let limits = search::Limits::new(self.config.hint_time, self.config.hint_depth);
         let Some(found) = engine.search(pos, limits) else {

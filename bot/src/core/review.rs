@@ -64,6 +64,16 @@ impl Subject {
         }
     }
 
+    /// The side holding draw odds in the round (Clash's ultimate round after
+    /// the Amazon's auction, CA14), for whom a draw is a win.
+    fn draw_odds(&self) -> Option<Color> {
+        let round = self.round.as_ref()?;
+        if round.number != u32::from(kibitz_rules::army::ULTIMATE_ROUND) {
+            return None;
+        }
+        super::clash::match_of(&self.record).ok()??.draw_odds
+    }
+
     /// The start position and the moves, as the rules read them.
     fn game(&self) -> Option<Game> {
         let variant = Variant::by_id(&self.record.variant)?;
@@ -140,8 +150,12 @@ impl Core {
     }
 
     /// How the reviewer searches: the configured time and depth per position.
-    fn review_options(&self) -> ReviewOptions {
-        ReviewOptions { time_per_position: self.config.review_time, max_depth: self.config.review_depth }
+    fn review_options(&self, subject: &Subject) -> ReviewOptions {
+        ReviewOptions {
+            time_per_position: self.config.review_time,
+            max_depth: self.config.review_depth,
+            draw_odds: subject.draw_odds(),
+        }
     }
 
     /// Does one review job: analyses the game (unless a review of it is
@@ -164,7 +178,7 @@ impl Core {
                     return Reviewed::Dropped;
                 };
                 let Some(review) =
-                    review_game(game.start(), game.moves(), &self.review_options(), stop, &mut |_, _| {})
+                    review_game(game.start(), game.moves(), &self.review_options(&subject), stop, &mut |_, _| {})
                 else {
                     return Reviewed::Stopped;
                 };
@@ -408,7 +422,13 @@ impl Core {
             Some(round) => {
                 let first = round.outcome.split(". ").next().unwrap_or_default().trim_end_matches('.');
                 let result = self.unmentioned(platform, first);
-                format!("Review of {}: {white} (White) vs {black} (Black). {result}.", subject.name())
+                let mut text = format!("Review of {}: {white} (White) vs {black} (Black). {result}.", subject.name());
+                if let Some(odds) = subject.draw_odds() {
+                    let holder = if odds == Color::White { &white } else { &black };
+                    let _ =
+                        write!(text, " {holder} had draw odds (CA14): a draw counts as their win, and is judged so.");
+                }
+                text
             }
             None => {
                 let result = r.result.as_ref().map_or("*", |x| x.outcome.pgn_result());

@@ -219,7 +219,13 @@ pub struct Engine {
     /// never starts another).
     probe_frame: Option<Box<Frame>>,
     cancel: Arc<AtomicBool>,
+    /// The side for whom a draw counts as a win ([`Engine::set_draw_odds`]).
+    draw_odds: Option<Color>,
 }
+
+/// What a draw is worth to the side holding draw odds (CA14): more than
+/// any evaluation, less than a forced win (outside the mate scores).
+pub const DRAW_ODDS_SCORE: i32 = 20_000;
 
 /// Moves searched with the full depth before later ones are reduced.
 const FULL_DEPTH_MOVES: usize = 2;
@@ -250,6 +256,34 @@ impl Engine {
             frames: (0..MAX_PLY).map(|_| None).collect(),
             probe_frame: None,
             cancel: Arc::new(AtomicBool::new(false)),
+            draw_odds: None,
+        }
+    }
+
+    /// Where a draw counts as a win for `side` (Clash's ultimate round after
+    /// the Amazon's auction, CA14): the search scores every draw it sees
+    /// (repetition, stalemate) as [`DRAW_ODDS_SCORE`] for that side and its
+    /// negation for the other. `None`, the default, scores draws 0. Kept
+    /// until set again; a change empties the table, whose scores assumed
+    /// the other value.
+    pub fn set_draw_odds(&mut self, side: Option<Color>) {
+        if self.draw_odds != side {
+            self.draw_odds = side;
+            self.table.fill(Entry::default());
+        }
+    }
+
+    /// The side for whom a draw counts as a win, if any.
+    pub fn draw_odds(&self) -> Option<Color> {
+        self.draw_odds
+    }
+
+    /// A draw's score for the side to move `turn`.
+    fn draw_score(&self, turn: Color) -> i32 {
+        match self.draw_odds {
+            None => 0,
+            Some(side) if side == turn => DRAW_ODDS_SCORE,
+            Some(_) => -DRAW_ODDS_SCORE,
         }
     }
 
@@ -500,7 +534,7 @@ impl Engine {
                 let perpetual = latest && (first..d).step_by(2).all(|k| self.path[end - k].check);
                 won_or_lost(perpetual == (pos.turn() == Color::White), ply as i32)
             }
-            _ => 0,
+            _ => self.draw_score(pos.turn()),
         })
     }
 
@@ -800,7 +834,7 @@ impl Engine {
         }
         self.path.pop();
         if given == 0 {
-            return no_moves(pos, in_check, ply as i32);
+            return no_moves(pos, in_check, ply as i32, self.draw_score(pos.turn()));
         }
         if excluded.is_some() {
             // A probe for a singular move: only its score counts.
@@ -1022,12 +1056,12 @@ fn won_or_lost(won: bool, ply: i32) -> i32 {
 }
 
 /// The score of a position without legal moves: checkmate or, in Alapawn,
-/// a loss (A4); stalemate draws.
-fn no_moves(pos: &Position, in_check: bool, ply: i32) -> i32 {
+/// a loss (A4); stalemate draws (scored `draw`).
+fn no_moves(pos: &Position, in_check: bool, ply: i32, draw: i32) -> i32 {
     match pos.variant().goal {
         Goal::PawnRace => won_or_lost(false, ply),
         Goal::Checkmate if in_check => won_or_lost(false, ply),
-        Goal::Checkmate => 0,
+        Goal::Checkmate => draw,
     }
 }
 

@@ -108,7 +108,7 @@ impl Engine {
             // main search.
             pos.generate_single(moves);
             if moves.is_empty() && !pos.variant().pawn_pairs {
-                return (no_moves(pos, in_check, ply as i32), None);
+                return (no_moves(pos, in_check, ply as i32, self.draw_score(pos.turn())), None);
             }
         }
         if !in_check {
