@@ -779,9 +779,27 @@ impl Position {
         }
         v.pieces
             .iter()
-            .filter(|t| !t.royal && !t.powers.is_empty() && p.powers.contains(t.powers))
+            // The royal piece is the King whatever it absorbed (PA2, PA3).
+            .filter(|t| if t.royal { p.royal } else { !t.powers.is_empty() && p.powers.contains(t.powers) })
             .map(|t| t.letter)
             .collect()
+    }
+
+    /// Whether `letter`, one of [`Position::power_letters`] of `p` on
+    /// `from`, names its move to `to`: the royal letter any move of the
+    /// royal piece, another letter the moves its power makes (`Bxa6` is not
+    /// the queen-pawn's move up the file; `Pe6` is its pawn step).
+    pub(crate) fn letter_makes(&self, p: Piece, letter: char, from: Square, to: Square) -> bool {
+        let Some(t) = self.variant.pieces.iter().find(|t| t.letter == letter) else { return false };
+        if t.royal {
+            return p.royal;
+        }
+        if self.attacks(from, t.powers, p.color, self.occupied()).has(to) {
+            return true;
+        }
+        let ahead = if p.color == Color::White { 1 } else { -1 };
+        let steps = i32::from(to.rank()) - i32::from(from.rank());
+        t.powers.whole().contains(Powers::PAWN) && from.file() == to.file() && (steps == ahead || steps == 2 * ahead)
     }
 
     /// Every move of the side to move as if its royal piece could be left

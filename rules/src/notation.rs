@@ -251,14 +251,19 @@ impl Position {
                     // and the compounds that answer to the same letter (`Nf3`
                     // for a knight-pawn too).
                     let code = self.piece_code(piece).to_ascii_uppercase();
-                    let answers = |p: Piece| {
-                        p == piece || (code.len() == 1 && self.power_letters(p).iter().any(|l| code.starts_with(*l)))
+                    let answers = |p: Piece, f: Square| {
+                        p == piece
+                            || (code.len() == 1
+                                && self
+                                    .power_letters(p)
+                                    .iter()
+                                    .any(|l| code.starts_with(*l) && self.letter_makes(p, *l, f, to)))
                     };
                     let mut rivals: Vec<Square> = legal
                         .iter()
                         .filter_map(|o| match *o {
                             Move::Normal { from: f, to: t, .. } if t == to && f != from => {
-                                self.piece_at(f).filter(|p| answers(*p)).map(|_| f)
+                                self.piece_at(f).filter(|p| answers(*p, f)).map(|_| f)
                             }
                             // A Rabbit's chain read the same (`Tf3` for a
                             // chain from f1 over f2 and a slide from f2).
@@ -735,7 +740,7 @@ impl Position {
                     // A set of powers with no name of its own answers to the
                     // letter of any piece whose powers it holds (`Nf3` for
                     // the knight-pawn); a letter naming several pieces asks.
-                    for l in self.power_letters(piece) {
+                    for l in self.power_letters(piece).into_iter().filter(|&l| self.letter_makes(piece, l, from, to)) {
                         for d in [String::new(), file_char(from).to_string(), (from.rank() + 1).to_string()] {
                             stems.push(format!("{l}{d}{to}"));
                         }

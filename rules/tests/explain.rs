@@ -221,6 +221,19 @@ fn compound_answers_to_its_power_letters() {
     assert_eq!(said(&p, "Nf3"), "Nf3: the knight on g1 or the knight-pawn on e5? Write Ngf3 or (NP)f3");
     assert_eq!(p.canonical(&p.parse_move("Ngf3").unwrap()), "g1f3");
     assert_eq!(p.canonical(&p.parse_move("Nef3").unwrap()), "e5f3");
+    // The King is the King whatever it absorbed (PA2, PA3): `K` moves the
+    // king-pawn, and `P` is no move of it (PA4: a King gets no pawn moves).
+    let p = after("absorption", "e3 f5 Ke2 f4 Kf3 fxe3 Kxe3 e5");
+    assert_eq!(p.canonical(&p.parse_move("Kd3").unwrap()), "e3d3");
+    assert_eq!(p.canonical(&p.parse_move("Pd3").unwrap()), "d2d3");
+    // A compound answers to a letter only for the moves that power makes:
+    // the queen-pawn on a2 takes on a6 up the file, as a rook, so `Bxa6`
+    // is the bishop's, and is written so.
+    let p = after("absorption", "e4 d5 exd5 Qxd5 Nc3 Qa5 Bc4 Qxa2 Rxa2 a6");
+    assert_eq!(p.canonical(&p.parse_move("Bxa6").unwrap()), "c4a6");
+    assert_eq!(p.canonical(&p.parse_move("Rxa6").unwrap()), "a2a6");
+    let bxa6 = p.parse_move("c4a6").unwrap();
+    assert_eq!(p.san(&bxa6), "Bxa6");
     // A group nobody holds: the pieces holding those powers and more, in
     // whatever order or case the group was written (PA2).
     let p = pos("absorption", "4k3/8/8/8/8/2(BNP)5/8/4K3 w - - 0 1");
