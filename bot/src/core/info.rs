@@ -22,6 +22,9 @@ impl Core {
         if let Some(r) = id.and_then(rulings::ruling) {
             return Ok(vec![Reply::text(rulings::explain(r))]);
         }
+        if let Some(text) = id.filter(|id| Variant::by_id(id).is_none()).and_then(rulings::no_such) {
+            return refuse(text);
+        }
         let (id, chosen) = match id {
             Some(id) => (id.to_string(), true),
             None => match here()? {

@@ -106,7 +106,7 @@ pub(crate) const RULINGS: &[Ruling] = &[
         "A6",
         "alapawn-balanced",
         "Two pawn steps",
-        "a turn may instead be two pawn steps without capturing: one pawn twice, if the square it passes is not attacked, or two pawns once each (c6,cb5 or c6,b5). White's first pawn turn must be a single step.",
+        "a turn may instead be two pawn steps without capturing: one pawn twice, if the square it passes is not attacked by any enemy piece (h6,h5), or two pawns once each (a6,b6). White's first turn that moves a pawn must be a single step of one pawn.",
     ),
     r(
         "PA1",
@@ -124,19 +124,19 @@ pub(crate) const RULINGS: &[Ruling] = &[
         "PA3",
         "absorption",
         "Absorbing",
-        "a capturing piece adds the captured piece's powers to its own, unless you decline (write the capture with a trailing -, Bxc6-). Declining is a move of its own only where it leaves the piece different. The King is never captured but absorbs too.",
+        "a capturing piece adds the captured piece's powers to its own, unless you decline (write the capture with a trailing -, Bxc6-). Declining is offered only where absorbing would change the piece (a pawn taking a pawn has nothing to decline). The King is never captured but absorbs too.",
     ),
     r(
         "PA4",
         "absorption",
         "The pawn's power",
-        "any non-royal piece holding it steps forward like a pawn (two from its second rank), captures diagonally forward and takes en passant. A King holding it gets no pawn moves. A step both the pawn's power and another power make is one move, except onto the last rank, where only the pawn's move promotes.",
+        "any non-royal piece holding it steps forward like a pawn (two from its side's second rank), captures diagonally forward, and takes en passant a piece that has just stepped two with its pawn power. A King holding it gets no pawn moves. A step both the pawn's power and another power make is one move, except onto the last rank, where only the pawn's move promotes.",
     ),
     r(
         "PA5",
         "absorption",
         "Promotion",
-        "a pawn move onto the last rank swaps the pawn's power for a Queen, Rook, Bishop or Knight power of your choice, after absorbing; reaching it by another power promotes nothing.",
+        "a pawn move onto the last rank swaps the pawn's power for a Queen, Rook, Bishop or Knight power of your choice, after absorbing; another piece reaching it by another power promotes nothing. A King holding the pawn's power that reaches the enemy's back rank by any move has it swapped the same way.",
     ),
     r(
         "PA6",
@@ -148,7 +148,7 @@ pub(crate) const RULINGS: &[Ruling] = &[
         "PA7",
         "absorption",
         "Handicaps",
-        "a challenge may limit what one side absorbs: nopawn never the pawn's power, noqueen nothing from a piece with both rook and bishop powers, plain nothing at all. Handicap games are not rated.",
+        "a challenge may limit what either side, or both, absorbs: nopawn never the pawn's power, noqueen nothing from a piece with both rook and bishop powers, plain nothing at all (ordinary chess pieces, King included); nopawn and noqueen combine. Handicap games are not rated.",
     ),
     r(
         "C1",
@@ -208,7 +208,7 @@ pub(crate) const RULINGS: &[Ruling] = &[
         "CS3",
         "construction-split",
         "Pawn halves",
-        "the moving half steps one forward, two from your first rank; the capturing half captures one diagonally forward; no en passant, and neither may be given to a piece on its last rank.",
+        "the moving half steps one forward, or two from your first rank through an empty square; the capturing half captures one diagonally forward; no en passant, and neither may be given to a piece on its last rank.",
     ),
     r("CS4", "construction-split", "Attacks", "a piece attacks (checks, pins, guards) only with its capturing halves."),
     r(
@@ -221,13 +221,13 @@ pub(crate) const RULINGS: &[Ruling] = &[
         "CA1",
         "clash",
         "Peasants",
-        "the Pawn as in chess; the Omnipawn moves and captures one step forward or diagonally forward. Both may step twice straight forward from their first rank and be taken en passant. On the last rank a peasant becomes any Light, Heavy or Jewel piece but the Amazon.",
+        "the Pawn as in chess; the Omnipawn moves and captures one step forward or diagonally forward. Both may step two squares straight forward from their starting rank (the second) without capturing, and may then be taken en passant by an enemy Pawn or Omnipawn. On the last rank a peasant must become a Light, Heavy or Jewel piece other than the Amazon.",
     ),
     r(
         "CA2",
         "clash",
         "The Rabbit",
-        "slides one or two squares straight onto an empty square and never captures by landing; or jumps a piece one or two squares away straight ahead with nothing between, landing just beyond it, and jumped enemy pieces are captured when the move ends. Jumps may chain, never landing twice on one square nor jumping one piece twice; a jump over an enemy at the edge takes both off the board. Written as every landing square in order (b1b3d3).",
+        "slides one or two squares straight onto an empty square and never captures by landing; or jumps a piece of either colour one or two squares away in a straight line (any of the four directions) with nothing between, landing on the empty square just beyond it, and jumped enemy pieces are captured when the move ends. Jumps may chain, never landing twice on one square nor jumping one piece twice; a jump over an enemy at the edge takes both off the board. Written as every landing square in order (b1b3d3).",
     ),
     r(
         "CA3",
@@ -287,7 +287,7 @@ pub(crate) const RULINGS: &[Ruling] = &[
         "CA12",
         "clash",
         "The army phase",
-        "White buys, sells (at full price) and places, then confirms; then Black, seeing White's army. An army holds 1 Leader (needed to confirm), at most 1 Jewel, 2 Heavy, 4 Light with at most 2 of a kind, and 8 Peasants: Peasants on the second rank, Light on the b, c, f and g files, Heavy in the corners, the Jewel on the d file, the Leader on the e file. Two Bishops stand on squares of opposite colours.",
+        "White buys, sells (at full price) and places, then confirms; then Black, seeing White's army. At any time an army holds at most 1 Leader (needed to confirm), 1 Jewel, 2 Heavy, 4 Light with at most 2 of a kind, and 8 Peasants, placed: Peasants on the second rank, Light on the b, c, f and g files of the back rank, Heavy in its corners, the Jewel on the d file, the Leader on the e file. Two Bishops stand on squares of opposite colours.",
     ),
     r(
         "CA13",
@@ -299,7 +299,7 @@ pub(crate) const RULINGS: &[Ruling] = &[
         "CA14",
         "clash",
         "The Amazon auction",
-        "before the ultimate round each player sends me a sealed bid for the Amazon in a private message (/bid, in halves of a gold, at most your gold). The higher bid pays and takes the Amazon as its Jewel; the other gets draw odds (a draw counts as their win). On equal bids White raises by 0.5 first, then Black and White in turn raise or pass; whoever passes first loses. No draw may be agreed in that round.",
+        "before the ultimate round each player sends me a sealed bid for the Amazon in a private message (/bid, in halves of a gold, at most your gold). The higher bidder pays and takes the Amazon as their Jewel (a Jewel they own is refunded); the other gets draw odds (a draw counts as their win). On equal bids White raises by 0.5 first, then Black and White in turn raise by 0.5 or pass; whoever passes first loses, and a player who cannot afford a raise passes. No draw may be agreed in that round.",
     ),
 ];
 
@@ -314,7 +314,9 @@ pub(crate) fn ruling(word: &str) -> Option<&'static Ruling> {
 pub(crate) fn no_such(word: &str) -> Option<String> {
     let id = word.trim_matches(|c: char| !c.is_ascii_alphanumeric()).to_ascii_uppercase();
     let letters = id.trim_end_matches(|c: char| c.is_ascii_digit());
-    if letters.is_empty() || letters.len() == id.len() || ruling(&id).is_some() {
+    // A group's letters alone (`PA`, `CA`; not one letter, which reads as a word).
+    let group_only = letters.len() == id.len() && id.len() >= 2;
+    if letters.is_empty() || (letters.len() == id.len() && !group_only) || ruling(&id).is_some() {
         return None;
     }
     let group: Vec<&Ruling> =
@@ -324,7 +326,8 @@ pub(crate) fn no_such(word: &str) -> Option<String> {
         "every game" => "The rulings for every game".to_string(),
         game => format!("The rulings of {}", game_name(game)),
     };
-    Some(format!("No ruling is called {id}. {whose} are {}-{}: /help {} explains one.", first.id, last.id, first.id))
+    let range = format!("{whose} are {}-{}: /help {} explains one.", first.id, last.id, first.id);
+    Some(if group_only { range } else { format!("No ruling is called {id}. {range}") })
 }
 
 /// A game's name (`Clash of the Armies`), or `every game`.
@@ -375,6 +378,11 @@ mod tests {
             Some("No ruling is called CA15. The rulings of Clash of the Armies are CA1-CA14: /help CA1 explains one.")
         );
         assert!(no_such("CA4").is_none() && no_such("move").is_none() && no_such("X1").is_none());
+        assert_eq!(
+            no_such("pa").as_deref(),
+            Some("The rulings of Power Absorption Chess are PA1-PA7: /help PA1 explains one.")
+        );
+        assert!(no_such("c").is_none() && no_such("board").is_none());
         assert_eq!(of_game("construction"), ["C1", "C2", "C3", "C4", "C5", "C6", "C7"]);
     }
 
