@@ -933,14 +933,23 @@ impl Position {
             if letter == 'P' && !self.variant.drops { rest.to_string() } else { format!("{letter}{rest}") }
         };
         let square = |w: &str| Square::parse(&w.to_ascii_lowercase()).is_some();
-        // `give castle e2`: the castling power (C6) as players say it.
+        // `give castle e2`, `give bishop to d2`, `give the knight power to
+        // a2`: a grant (C2, C6) as players say it, its filler words left out.
         if self.variant.grants
-            && let [give, name, sq] = words.as_slice()
+            && let [give, middle @ .., sq] = words.as_slice()
             && ["give", "grant", "add"].iter().any(|g| give.eq_ignore_ascii_case(g))
-            && (name.eq_ignore_ascii_case("castle") || name.eq_ignore_ascii_case("castles"))
             && square(sq)
         {
-            return Some(format!("{} castling {sq}", give.to_ascii_lowercase()));
+            let said: Vec<String> = middle.iter().map(|w| w.to_ascii_lowercase()).collect();
+            let kept: Vec<&str> = said
+                .iter()
+                .map(String::as_str)
+                .filter(|w| !["to", "on", "onto", "the", "a", "power"].contains(w))
+                .map(|w| if w == "castle" || w == "castles" { "castling" } else { w })
+                .collect();
+            if !kept.is_empty() && kept != said {
+                return Some(format!("{} {} {sq}", give.to_ascii_lowercase(), kept.join(" ")));
+            }
         }
         // CS2: a half in words in any order (`give moving bishop d2`, `give
         // bishop moving d2`, `give moving half bishop d2`).

@@ -255,6 +255,13 @@ fn grants_in_words_name_the_powers() {
     let p = after("construction", "S@d2 S@d7");
     assert_eq!(p.canonical(&p.parse_move("give castle d2").unwrap()), "C>d2");
     assert_eq!(p.canonical(&p.parse_move("Give Castles d2").unwrap()), "C>d2");
+    // The words people put around the power.
+    assert_eq!(p.canonical(&p.parse_move("give bishop to d2").unwrap()), "B>d2");
+    assert_eq!(p.canonical(&p.parse_move("give the Knight power to d2").unwrap()), "N>d2");
+    assert_eq!(
+        said(&p, "give bishop to e4"),
+        "give bishop e4 is not possible: powers are given to your own pieces, and e4 holds none of yours"
+    );
     assert_eq!(
         said(&p, "give wings d2"),
         "give wings d2 is not possible: there is no wings power in this game (a reserve gives rook, bishop, knight, \
