@@ -982,6 +982,15 @@ impl Position {
             [verb, piece, sq] if self.variant.drops && verb.eq_ignore_ascii_case("drop") => {
                 letter(piece).map(|l| format!("{l}@{sq}"))
             }
+            // O3: the promotion named by the piece it makes, as FEN writes
+            // it (`axb5+P`, `Sxc5=+S`): the promotion mark `=+`.
+            [one]
+                if self.variant.drops
+                    && let Some(stem) = ["=+P", "=+S", "+P", "+S"].iter().find_map(|s| one.strip_suffix(s))
+                    && stem.len() >= 2 =>
+            {
+                Some(format!("{stem}=+"))
+            }
             // `cxd8(Q)`: the promotion in brackets.
             [one]
                 if one.len() > 4

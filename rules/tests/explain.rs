@@ -195,6 +195,9 @@ fn olympic_optional_promotion_asks() {
     assert_eq!(p.canonical(&p.parse_move("Sxb5=G").unwrap()), "c4b5+");
     assert_eq!(p.canonical(&p.parse_move("Sxb5=S").unwrap()), "c4b5");
     assert_eq!(p.canonical(&p.parse_move("c4b5").unwrap()), "c4b5");
+    // Named by the promoted piece, as FEN writes it (O3: `+S`, `+P`).
+    assert_eq!(p.canonical(&p.parse_move("Sxb5+S").unwrap()), "c4b5+");
+    assert_eq!(p.canonical(&p.parse_move("Sxb5=+S").unwrap()), "c4b5+");
     // A drop of what is not in hand, onto a taken square.
     assert_eq!(said(&p, "P@c3"), "P@c3 is not possible: you have no pawn in hand");
 }

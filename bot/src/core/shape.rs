@@ -85,7 +85,22 @@ fn token(t: &str, square: Squares) -> bool {
     if !t.is_ascii() || t.len() > 16 {
         return false;
     }
+    // O3: a promotion named by what it makes, `axb5+P`, `Sxc5=+S`.
+    if let Some(stem) = ["=+P", "=+S", "+P", "+S"].iter().find_map(|s| t.strip_suffix(s))
+        && stem.len() >= 2
+    {
+        return token(&format!("{stem}=+"), square);
+    }
     let t = t.trim_end_matches(['+', '#', '!', '?']);
+    // G2: any letter case, `NE2`, `QXH7`, `E2E4`: a move typed in capitals
+    // (a square alone, `A1`, stays chat).
+    if t.bytes().any(|b| b.is_ascii_digit()) && !t.bytes().any(|b| b.is_ascii_lowercase()) && t.len() >= 3 {
+        let lower = t.to_ascii_lowercase();
+        let piece_first = format!("{}{}", &t[..1], &lower[1..]);
+        if lower != t && (token(&lower, square) || token(&piece_first, square)) {
+            return true;
+        }
+    }
     let castle = t.to_ascii_uppercase().replace('0', "O");
     if castle == "O-O" || castle == "O-O-O" {
         return true;
@@ -255,6 +270,12 @@ mod tests {
             "1.e4",
             "1. e4",
             "12... Nf6",
+            // G2: capitals, and O3's promotion named by what it makes.
+            "NE2",
+            "QXH7",
+            "E2E4",
+            "axb5+P",
+            "Sxc5=+S",
             // A piece's letter in lower case, which is read too.
             "nf4",
             "qh5",
