@@ -982,6 +982,11 @@ impl Position {
             [verb, piece, sq] if self.variant.drops && verb.eq_ignore_ascii_case("drop") => {
                 letter(piece).map(|l| format!("{l}@{sq}"))
             }
+            // Long algebraic with every square (`c7-c6-b5`, A6; `b1-b3-d3`,
+            // CA2): the canonical token.
+            [one] if one.contains('-') && one.split('-').all(|w| square(w)) && one.split('-').count() >= 3 => {
+                Some(one.replace('-', "").to_ascii_lowercase())
+            }
             // O3: the promotion named by the piece it makes, as FEN writes
             // it (`axb5+P`, `Sxc5=+S`): the promotion mark `=+`.
             [one]

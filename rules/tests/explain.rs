@@ -544,6 +544,10 @@ fn a_move_from_square_to_square_in_words_is_read() {
     let p = after("alapawn-balanced", "a3");
     assert!(p.parse_move("a6,h6").is_ok());
     assert_eq!(p.parse_move("a6 h6"), p.parse_move("a6,h6"));
+    // Long algebraic with every square: one pawn twice, two pawns once each.
+    let p = after("alapawn-balanced", "e3");
+    assert_eq!(p.canonical(&p.parse_move("c7-c6-b5").unwrap()), "c7c6b5");
+    assert_eq!(p.canonical(&p.parse_move("a7-a6-b7-b6").unwrap()), "a7a6b7b6");
 }
 
 #[test]

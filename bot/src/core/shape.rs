@@ -134,7 +134,8 @@ fn token(t: &str, square: Squares) -> bool {
     let t = t.strip_suffix('-').unwrap_or(t);
     // Long algebraic: `e2-e4`, `Ng1-f3`.
     let joined = t.replace('-', "");
-    if t.contains('-') && joined.len() + 1 == t.len() {
+    // And every square of a pair or a chain, `c7-c6-b5` (A6, CA2).
+    if t.contains('-') && (joined.len() + 1 == t.len() || t.split('-').all(square)) {
         return token(&joined, square);
     }
     if let Some((a, b)) = t.split_once(',') {
@@ -274,6 +275,7 @@ mod tests {
             "NE2",
             "QXH7",
             "E2E4",
+            "c7-c6-b5",
             "axb5+P",
             "Sxc5=+S",
             // A piece's letter in lower case, which is read too.
