@@ -1250,11 +1250,13 @@ impl Position {
                 [one] => (self.named(*one).map(|n| n.name).unwrap_or_default(), Some(*one)),
                 _ => (self.group_name(&meant), None),
             };
+            // A pawn's move is written without a letter (`e3`): its drop is `P@e3`.
+            let letter = intent.letter.as_deref().and_then(|l| l.chars().next()).unwrap_or('P');
             let drop = legal
                 .iter()
                 .find(|m| {
                     matches!(m, Move::Drop { piece: i, to: t } if *t == to
-                        && intent.letter.as_deref().and_then(|l| l.chars().next()) == Some(self.variant.pieces[*i as usize].letter))
+                        && self.variant.pieces[*i as usize].letter == letter)
                 })
                 .map(|m| self.san(m));
             return Some(Why::Unreachable { piece, from, to, instead, drop });

@@ -208,6 +208,11 @@ fn olympic_drops() {
     assert_eq!(said(&p, "P@a2"), "P@a2 is not possible: a2 is taken: the pawn on a2 stands there");
     assert_eq!(said(&p, "P@b5"), "P@b5 is not possible: b5 is taken: the bishop on b5 stands there");
     assert_eq!(said(&p, "S@c3"), "S@c3 is not possible: you have no silver in hand");
+    // A pawn's move its pawn cannot make, where a pawn in hand could drop.
+    assert_eq!(
+        said(&p, "e3"),
+        "e3 is not possible: your pawn on a2 cannot reach e3 (it can play a3); P@e3 drops the pawn in hand there"
+    );
 }
 
 /// PA3: a piece that holds the Knight power answers to `N`; with two such

@@ -96,7 +96,11 @@ impl Core {
             },
             Routed::Moves(Some(text)) => {
                 let mut words = text.split_whitespace();
-                match words.next().filter(|w| is_game_id(w)) {
+                // `/moves swap a1`, `/moves give rook d2`: a move in words, not a game's id.
+                let verb = |w: &str| {
+                    super::shape::VERBS.iter().chain(super::shape::GRANTS.iter()).any(|v| w.eq_ignore_ascii_case(v))
+                };
+                match words.next().filter(|w| is_game_id(w) && !verb(w)) {
                     Some(id) => {
                         let rest: Vec<&str> = words.collect();
                         let named = self.own_running_game(msg, id);

@@ -18,6 +18,28 @@ pub(super) enum Ask {
     Page(usize),
     /// The page after the one shown last.
     More,
+    /// The drops of the piece with this letter (`/moves P@`).
+    Drops(char),
+}
+
+/// `/moves P@`: the legal drops of the piece written `letter`.
+pub(super) fn drops_of(pos: &Position, legal: &[Move], letter: char) -> Result<String, Refusal> {
+    let sans: Vec<String> = legal
+        .iter()
+        .filter(|m| matches!(m, Move::Drop { .. }))
+        .map(|m| pos.san(m))
+        .filter(|san| san.starts_with(letter) && san[letter.len_utf8()..].starts_with('@'))
+        .collect();
+    if sans.is_empty() {
+        return refuse(format!("You have no {letter}@ drop now: /moves lists the moves you have."));
+    }
+    let name = pos
+        .variant()
+        .pieces
+        .iter()
+        .find(|p| p.letter == letter)
+        .map_or_else(|| letter.to_string(), |p| p.name.to_ascii_lowercase());
+    Ok(format!("Drops of the {name} in hand ({}): {}", count(sans.len(), "move"), shortened(&sans)))
 }
 
 impl Ask {
@@ -29,6 +51,12 @@ impl Ask {
         }
         if t.eq_ignore_ascii_case("more") {
             return Ok(Ask::More);
+        }
+        // `/moves P@`: the drops of one kind of piece in hand (O5, C2).
+        if let [letter, b'@'] = t.as_bytes()
+            && letter.is_ascii_alphabetic()
+        {
+            return Ok(Ask::Drops((*letter as char).to_ascii_uppercase()));
         }
         if t.chars().all(|c| c.is_ascii_digit()) {
             return match t.parse::<usize>() {
@@ -230,10 +258,17 @@ pub(super) fn one_piece(
     whose: &Whose,
 ) -> Result<(String, Vec<Square>), Refusal> {
     let Some(piece) = pos.piece_at(sq).filter(|p| p.color == pos.turn()) else {
-        return refuse(match whose {
+        // O5, C2: what may be dropped there instead.
+        let drops: Vec<String> =
+            legal.iter().filter(|m| matches!(m, Move::Drop { to, .. } if *to == sq)).map(|m| pos.san(m)).collect();
+        let mut text = match whose {
             Whose::Side(..) => format!("No piece of the side to move stands on {sq}."),
             _ => format!("None of your pieces stands on {sq}."),
-        });
+        };
+        if !drops.is_empty() {
+            let _ = write!(text, " Drops there: {}.", drops.join(", "));
+        }
+        return refuse(text);
     };
     let name = piece_name(pos, piece);
     let from_here: Vec<Move> = legal.iter().copied().filter(|m| m.from() == Some(sq)).collect();
@@ -322,6 +357,26 @@ pub(super) fn square_of_move(pos: &Position, legal: &[Move], text: &str) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// O5: `/moves P@` lists a piece's drops, and an empty square names
+    /// the drops onto it.
+    #[test]
+    fn drops_are_listed_by_piece_and_by_square() {
+        assert!(matches!(Ask::read("p@"), Ok(Ask::Drops('P'))));
+        let v = kibitz_rules::Variant::by_id("olympic").unwrap();
+        let pos = Position::from_fen(v, "rbsgk/4p/5/P4/KGSBR[P] w - - 0 1").unwrap();
+        let legal: Vec<Move> = pos.legal_moves().to_vec();
+        let listed = drops_of(&pos, &legal, 'P').unwrap_or_else(|r| panic!("{}", r.0));
+        assert!(listed.starts_with("Drops of the pawn in hand (13 moves): "), "{listed}");
+        assert!(listed.contains("P@e3") && !listed.contains("P@a2"), "{listed}");
+        assert_eq!(
+            drops_of(&pos, &legal, 'S').unwrap_err().0,
+            "You have no S@ drop now: /moves lists the moves you have."
+        );
+        let sq = Square::parse("e3").unwrap();
+        let none = one_piece(&pos, &legal, sq, &Whose::Yours).err().map(|r| r.0).unwrap_or_default();
+        assert_eq!(none, "None of your pieces stands on e3. Drops there: P@e3.");
+    }
 
     #[test]
     fn asks_are_read() {

@@ -435,6 +435,7 @@ impl Core {
                 });
                 return Ok(vec![Reply { text, picture, buttons: Vec::new() }]);
             }
+            moves::Ask::Drops(letter) => return Ok(vec![Reply::text(moves::drops_of(pos, &legal, letter)?)]),
             moves::Ask::Page(n) => n,
             moves::Ask::More => self.pages.lock().ok().and_then(|p| p.get(&key).copied()).map_or(2, |n| n + 1),
         };
