@@ -984,7 +984,7 @@ impl Position {
             }
             // Long algebraic with every square (`c7-c6-b5`, A6; `b1-b3-d3`,
             // CA2): the canonical token.
-            [one] if one.contains('-') && one.split('-').all(|w| square(w)) && one.split('-').count() >= 3 => {
+            [one] if one.contains('-') && one.split('-').all(square) && one.split('-').count() >= 3 => {
                 Some(one.replace('-', "").to_ascii_lowercase())
             }
             // O3: the promotion named by the piece it makes, as FEN writes
