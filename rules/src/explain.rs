@@ -223,6 +223,12 @@ pub enum Why {
     },
     /// A move from a square to the same square.
     SameSquare(Square),
+    /// A move that captures nothing written as declining (`Bb5-`, PA3):
+    /// only a capture absorbs.
+    DeclineWithoutCapture {
+        /// The move as it is written: `Bb5`.
+        plain: String,
+    },
     /// PA3, PA7: the capture absorbs nothing, so it has no declining form.
     NothingToDecline {
         /// The capture in SAN.
@@ -509,6 +515,11 @@ impl fmt::Display for Why {
                 }
             },
             Why::SameSquare(sq) => write!(f, "a move must leave its square, and this one starts and ends on {sq}"),
+            Why::DeclineWithoutCapture { plain } => write!(
+                f,
+                "only a capture absorbs, so only a capture can decline (PA3): this move takes nothing and is written \
+                 {plain}"
+            ),
             Why::NothingToDecline { capture, handicap } => {
                 f.write_str("there is nothing to decline")?;
                 if let Some(h) = handicap {

@@ -491,7 +491,8 @@ impl Position {
             _ => false,
         };
         if !capture {
-            return None;
+            // `Bb5-`: a move that takes nothing has nothing to absorb.
+            return Some(Why::DeclineWithoutCapture { plain: self.unique_san(m, all) });
         }
         let us = self.turn();
         let handicap = self.handicaps().of(us);

@@ -229,6 +229,11 @@ fn compound_answers_to_its_power_letters() {
     assert_eq!(said(&p, "Nf3"), "Nf3: the knight on g1 or the knight-pawn on e5? Write Ngf3 or (NP)f3");
     assert_eq!(p.canonical(&p.parse_move("Ngf3").unwrap()), "g1f3");
     assert_eq!(p.canonical(&p.parse_move("Nef3").unwrap()), "e5f3");
+    // A decline needs a capture (PA3).
+    let p = after("absorption", "e4 a6 e5 a5 Nc3 h6");
+    let plain = "only a capture absorbs, so only a capture can decline (PA3): this move takes nothing and is written";
+    assert_eq!(said(&p, "Bb5-"), format!("Bb5- is not possible: {plain} Bb5"));
+    assert_eq!(said(&p, "Qh5 keep"), format!("Qh5 keep is not possible: {plain} Qh5"));
     // The King is the King whatever it absorbed (PA2, PA3): `K` moves the
     // king-pawn, and `P` is no move of it (PA4: a King gets no pawn moves).
     let p = after("absorption", "e3 f5 Ke2 f4 Kf3 fxe3 Kxe3 e5");
