@@ -321,7 +321,10 @@ pub enum Why {
     /// C3: the piece already holds that power.
     AlreadyHolds(Named, String),
     /// C4: no Pawn power for a piece on its last rank.
-    PawnPowerLastRank,
+    PawnPowerLastRank {
+        /// In Construction with split powers: a Pawn half (CS3).
+        half: bool,
+    },
     /// C6: the piece on this square may not swap with the King now.
     Swap(SwapWhy),
     /// CA6, CA8, CA9: the piece on the target cannot be captured now.
@@ -588,7 +591,12 @@ impl fmt::Display for Why {
                  give them one turn at a time"
             ),
             Why::AlreadyHolds(p, name) => write!(f, "{p} already holds the {name} power (C3)"),
-            Why::PawnPowerLastRank => f.write_str("a piece on its last rank may not be given the Pawn power (C4)"),
+            Why::PawnPowerLastRank { half: false } => {
+                f.write_str("a piece on its last rank may not be given the Pawn power (C4)")
+            }
+            Why::PawnPowerLastRank { half: true } => {
+                f.write_str("a piece on its last rank may not be given a Pawn half (CS3)")
+            }
             Why::OffBoard { square, corner } => {
                 write!(f, "there is no {square} square (the board runs from a1 to {corner})")
             }
@@ -1540,7 +1548,7 @@ impl Position {
         }
         // C4, CS3: neither the Pawn power nor a Pawn half.
         if pt.powers.intersects(Powers::PAWN_ANY) && self.last_rank(self.turn).has(to) {
-            return Some(Why::PawnPowerLastRank);
+            return Some(Why::PawnPowerLastRank { half: self.variant.split_powers });
         }
         None
     }

@@ -82,14 +82,21 @@ fn piece_word(word: &str) -> bool {
 type Squares = fn(&str) -> bool;
 
 fn token(t: &str, square: Squares) -> bool {
-    if !t.is_ascii() || t.len() > 16 {
+    token_within(t, square, 0)
+}
+
+/// [`token`], `depth` readings deep: each rewriting (capitals, a drop's
+/// letter, brackets) reads the text again, and a text that rewrites back
+/// into itself (`P@12`, `p@12`) stops being read.
+fn token_within(t: &str, square: Squares, depth: u8) -> bool {
+    if !t.is_ascii() || t.len() > 16 || depth > 6 {
         return false;
     }
     // O3: a promotion named by what it makes, `axb5+P`, `Sxc5=+S`.
     if let Some(stem) = ["=+P", "=+S", "+P", "+S"].iter().find_map(|s| t.strip_suffix(s))
         && stem.len() >= 2
     {
-        return token(&format!("{stem}=+"), square);
+        return token_within(&format!("{stem}=+"), square, depth + 1);
     }
     let t = t.trim_end_matches(['+', '#', '!', '?']);
     // G2: any letter case, `NE2`, `QXH7`, `E2E4`: a move typed in capitals
@@ -97,7 +104,9 @@ fn token(t: &str, square: Squares) -> bool {
     if t.bytes().any(|b| b.is_ascii_digit()) && !t.bytes().any(|b| b.is_ascii_lowercase()) && t.len() >= 3 {
         let lower = t.to_ascii_lowercase();
         let piece_first = format!("{}{}", &t[..1], &lower[1..]);
-        if lower != t && (token(&lower, square) || token(&piece_first, square)) {
+        // Each reading has a lower-case letter, so neither comes back here.
+        let readings = [lower.as_str(), piece_first.as_str()];
+        if readings.iter().any(|r| r.bytes().any(|b| b.is_ascii_lowercase()) && token_within(r, square, depth + 1)) {
             return true;
         }
     }
@@ -114,21 +123,21 @@ fn token(t: &str, square: Squares) -> bool {
         && rest.ends_with(|c: char| c.is_ascii_digit())
         && rest.len() >= 3
     {
-        return token(rest, square);
+        return token_within(rest, square, depth + 1);
     }
     // `cxd8(Q)`: the promotion in brackets.
     if let [.., b'(', p, b')'] = t.as_bytes()
         && p.is_ascii_alphabetic()
         && t.len() > 4
     {
-        return token(&format!("{}={}", &t[..t.len() - 3], *p as char), square);
+        return token_within(&format!("{}={}", &t[..t.len() - 3], *p as char), square, depth + 1);
     }
     // O5: `P*b3` as shogi writes a drop, `p@b3` in lower case.
     if let [p, b'@' | b'*', ..] = t.as_bytes()
         && p.is_ascii_alphabetic()
         && (t.as_bytes()[1] == b'*' || p.is_ascii_lowercase())
     {
-        return token(&format!("{}@{}", (*p as char).to_ascii_uppercase(), &t[2..]), square);
+        return token_within(&format!("{}@{}", (*p as char).to_ascii_uppercase(), &t[2..]), square, depth + 1);
     }
     // PA3: a trailing `-` declines an absorption.
     let t = t.strip_suffix('-').unwrap_or(t);
@@ -136,7 +145,7 @@ fn token(t: &str, square: Squares) -> bool {
     let joined = t.replace('-', "");
     // And every square of a pair or a chain, `c7-c6-b5` (A6, CA2).
     if t.contains('-') && (joined.len() + 1 == t.len() || t.split('-').all(square)) {
-        return token(&joined, square);
+        return token_within(&joined, square, depth + 1);
     }
     if let Some((a, b)) = t.split_once(',') {
         return san(a, square) && san(b, square);
@@ -370,6 +379,12 @@ mod tests {
             "a",
             "xD",
             "A1",
+            "A12",
+            "B2B",
+            // Rewritings that would come back to themselves.
+            "P*12",
+            "p@12",
+            "P@12",
             "no",
             "yes please",
             "what about e4?",
