@@ -396,9 +396,7 @@ impl Core {
                 Ok(vec![Reply::text(format!("Which game? /help notation VARIANT, with one of: {}.", ids.join(", ")))])
             }
             // `/help CA4`: a ruling a message cited.
-            [word] if rulings::ruling(word).is_some() => {
-                Ok(rulings::ruling(word).map(|r| Reply::text(rulings::explain(r))).into_iter().collect())
-            }
+            [word] if let Some(r) = rulings::ruling(word) => Ok(vec![Reply::text(rulings::explain(r))]),
             [word] if let Some(text) = rulings::no_such(word) => refuse(text),
             [word] => match guide::COMMANDS.iter().find(|(c, _, _)| c == word) {
                 Some((name, words, example)) => {

@@ -24,21 +24,16 @@ pub(super) enum Ask {
 
 /// `/moves P@`: the legal drops of the piece written `letter`.
 pub(super) fn drops_of(pos: &Position, legal: &[Move], letter: char) -> Result<String, Refusal> {
+    let pieces = pos.variant().pieces;
     let sans: Vec<String> = legal
         .iter()
-        .filter(|m| matches!(m, Move::Drop { .. }))
+        .filter(|m| matches!(m, Move::Drop { piece, .. } if pieces[*piece as usize].letter == letter))
         .map(|m| pos.san(m))
-        .filter(|san| san.starts_with(letter) && san[letter.len_utf8()..].starts_with('@'))
         .collect();
     if sans.is_empty() {
         return refuse(format!("You have no {letter}@ drop now: /moves lists the moves you have."));
     }
-    let name = pos
-        .variant()
-        .pieces
-        .iter()
-        .find(|p| p.letter == letter)
-        .map_or_else(|| letter.to_string(), |p| p.name.to_ascii_lowercase());
+    let name = pieces.iter().find(|p| p.letter == letter).map_or(String::new(), |p| p.name.to_ascii_lowercase());
     Ok(format!("Drops of the {name} in hand ({}): {}", count(sans.len(), "move"), shortened(&sans)))
 }
 

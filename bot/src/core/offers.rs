@@ -57,7 +57,7 @@ impl Core {
         let record = &loaded.record;
         // A retried delivery of the `/resign` that asked is asked again, not
         // taken for its confirmation.
-        let retried = msg.message_id.as_ref().is_some_and(|id| record.applied_messages.contains(id));
+        let retried = clash::seen(record, msg);
         let asked = record.resign_asks.iter().find(|a| a.by == msg.sender.id);
         if !retried && asked.is_some_and(|a| still_open(a, &now)) {
             return self.resign_now(msg, &loaded);
@@ -118,7 +118,7 @@ impl Core {
             }
             return self.resign_now(msg, &loaded);
         }
-        let retried = msg.message_id.as_ref().is_some_and(|id| record.applied_messages.contains(id));
+        let retried = clash::seen(record, msg);
         match asked {
             Some(a) if still_open(a, &now) => {
                 applied(self.store.set_resign_ask(
