@@ -894,3 +894,18 @@ fn ca12_a_piece_of_several_of_its_kind_is_named_by_its_square_or_by_kind_and_squ
     assert!(say(&core, "alice", "/sell Bishop g1").contains("sells the Bishop on g1"));
     assert_eq!(squares(&core), ["f1"]);
 }
+
+/// CA4: `shoot` alone, from the player to move, asks what to shoot at
+/// rather than passing for chat; the shot then written whole plays.
+#[test]
+fn ca4_shoot_alone_asks_for_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    in_round_one(&core, (PieceKind::WarMachine, "a1"), (PieceKind::Pawn, "d7"), "4k3/8/8/3p4/8/3M4/8/4K3 w - - 0 1");
+    let text = say(&core, "alice", "shoot");
+    assert!(text.starts_with("At what? shoot SQUARE"), "{text}");
+    // From the player not to move it stays chat.
+    assert_eq!(say(&core, "bob", "shoot"), "");
+    let text = say(&core, "alice", "shoot d5");
+    assert!(text.starts_with("<@alice> played "), "{text}");
+}

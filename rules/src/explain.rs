@@ -195,6 +195,9 @@ pub enum Why {
         /// What was asked for that is no choice here (`King`, or the letter
         /// typed where it names no piece of the game).
         asked: Option<String>,
+        /// Construction's promotion adds a reward to the reserve: the
+        /// ruling that says which (`C5`, `CS5`), the choices then named.
+        reward: Option<&'static str>,
     },
     /// The move is marked as a capture, but nothing is taken there.
     NothingToCapture {
@@ -478,10 +481,14 @@ impl fmt::Display for Why {
                 write!(f, "a Leader may not capture a Phoenix (CA7), and {phoenix} is one")
             }
             Why::Shield(w) => w.fmt(f),
-            Why::NeedsPromotion { from, to, choices, asked } => {
-                match asked {
-                    Some(what) => write!(f, "{from} to {to} cannot promote to {what} here; the choices: ")?,
-                    None => write!(f, "{from} to {to} needs a promotion piece: ")?,
+            Why::NeedsPromotion { from, to, choices, asked, reward } => {
+                match (asked, reward) {
+                    (Some(what), Some(rule)) => {
+                        write!(f, "{from} to {to} cannot take {what} as its reward ({rule}); the choices: ")?
+                    }
+                    (None, Some(rule)) => write!(f, "{from} to {to} needs a reward for the reserve ({rule}): ")?,
+                    (Some(what), None) => write!(f, "{from} to {to} cannot promote to {what} here; the choices: ")?,
+                    (None, None) => write!(f, "{from} to {to} needs a promotion piece: ")?,
                 }
                 let first = choices.first().cloned().unwrap_or_default();
                 let stem = first.split('=').next().unwrap_or_default().to_string();
@@ -626,7 +633,8 @@ struct Intent {
     from_rank: Option<u8>,
     to: Option<Square>,
     capture: bool,
-    promote: Option<char>,
+    /// The letter after `=` (upper case), or a group of them, `(TU)`.
+    promote: Option<String>,
     drop: bool,
     /// Both squares given, as in a canonical move.
     canonical: bool,
@@ -685,14 +693,19 @@ fn read_intent(text: &str) -> Option<Intent> {
         match c {
             b'x' | b'X' | b':' => intent.capture = true,
             b'-' => {}
+            b'=' if rb.get(j + 1) == Some(&b'(') => {
+                let end = rest[j..].find(')')? + j;
+                intent.promote = Some(rest[j + 1..=end].to_ascii_uppercase());
+                j = end;
+            }
             b'=' => {
-                intent.promote = rb.get(j + 1).map(|&p| (p as char).to_ascii_uppercase());
+                intent.promote = rb.get(j + 1).map(|&p| (p as char).to_ascii_uppercase().to_string());
                 j += 1;
             }
             b'a'..=b'h' if squares.is_empty() => intent.from_file = Some(c - b'a'),
             b'1'..=b'8' if squares.is_empty() => intent.from_rank = Some(c - b'1'),
             c if c.is_ascii_alphabetic() && !squares.is_empty() && j + 1 == rb.len() => {
-                intent.promote = Some((c as char).to_ascii_uppercase());
+                intent.promote = Some((c as char).to_ascii_uppercase().to_string());
             }
             _ => return None,
         }
@@ -1030,10 +1043,16 @@ impl Position {
                 None if t.len() == 4 => Square::parse(&t[..2]).zip(Square::parse(&t[2..])),
                 None => None,
             };
+            // Written with `<>`, it is a swap whatever stands there; as a
+            // token, only where a holder of the power stands.
+            let swap = |from: Square| {
+                t.contains("<>")
+                    || self.piece_at(from).is_some_and(|p| p.color == self.turn && p.powers.contains(Powers::CASTLE))
+            };
             if let Some((from, to)) = squares
                 && to == king
                 && from != king
-                && self.piece_at(from).is_some_and(|p| p.color == self.turn && p.powers.contains(Powers::CASTLE))
+                && swap(from)
             {
                 return self.why_not_swap(from).map(Why::Swap);
             }
@@ -1287,18 +1306,42 @@ impl Position {
         if !promotions.is_empty() {
             let from = promotions[0].from().unwrap_or(to);
             let same: Vec<Move> = promotions.iter().copied().filter(|m| m.from() == Some(from)).collect();
-            let choices = same.iter().map(|m| self.san_body(m, legal)).collect();
+            // C5, CS5: a reward for the reserve, each choice named.
+            let reward = self.variant.grants.then_some(if self.variant.split_powers { "CS5" } else { "C5" });
+            let choices = same
+                .iter()
+                .map(|m| match (m, reward) {
+                    (Move::Normal { promote: Promote::To(i), .. }, Some(_)) => {
+                        format!("{} ({})", self.san_body(m, legal), self.reward_name(*i))
+                    }
+                    _ => self.san_body(m, legal),
+                })
+                .collect();
             // A letter typed that is no choice: named, where the game has
-            // such a piece (`=K`: a King; Clash's `=Z`: an Amazon).
-            let asked = intent.promote.map(|c| match self.variant.piece_index(c.to_ascii_uppercase()) {
-                Some(i) => {
-                    let name = self.variant.pieces[i as usize].name;
-                    let an = name.starts_with(['A', 'E', 'I', 'O', 'U']);
-                    format!("{} {name}", if an { "an" } else { "a" })
+            // such a piece (`=K`: a King; Clash's `=Z`: an Amazon; split
+            // Construction's `=R` or `=(TU)`: a whole rook power).
+            let asked = intent.promote.as_deref().map(|c| {
+                let index = match c.strip_prefix('(').and_then(|g| g.strip_suffix(')')) {
+                    Some(group) => crate::fen::parse_group(self.variant, group)
+                        .ok()
+                        .and_then(|p| self.variant.piece_index_of(p.powers, false)),
+                    None => c.chars().next().and_then(|c| self.variant.piece_index(c.to_ascii_uppercase())),
+                };
+                match index {
+                    Some(i) if reward.is_some() => {
+                        let whole = self.variant.split_powers && self.variant.pieces[i as usize].powers.count() > 1;
+                        let name = self.reward_name(i);
+                        if whole { format!("a whole {}", &name[2..]) } else { name }
+                    }
+                    Some(i) => {
+                        let name = self.variant.pieces[i as usize].name;
+                        let an = name.starts_with(['A', 'E', 'I', 'O', 'U']);
+                        format!("{} {name}", if an { "an" } else { "a" })
+                    }
+                    None => format!("'{c}'"),
                 }
-                None => format!("'{c}'"),
             });
-            return Some(Why::NeedsPromotion { from, to, choices, asked });
+            return Some(Why::NeedsPromotion { from, to, choices, asked, reward });
         }
         if legal_here.is_empty() {
             return Some(self.why_king(pseudo[0]));
@@ -1353,6 +1396,13 @@ impl Position {
     }
 
     /// `"knight"` for several knights, `"piece"` for mixed ones.
+    /// A Construction reward as the reserve holds it (C5, CS5): `a static
+    /// piece`, `a rook power`, `a rook moving half`.
+    fn reward_name(&self, index: u8) -> String {
+        let name = self.variant.pieces[index as usize].name.to_ascii_lowercase();
+        if name.contains("half") || name.contains("static") { format!("a {name}") } else { format!("a {name} power") }
+    }
+
     fn group_name(&self, squares: &[Square]) -> String {
         let names: Vec<String> = squares.iter().filter_map(|s| self.named(*s)).map(|n| n.name).collect();
         match names.first() {
@@ -1585,7 +1635,7 @@ mod tests {
         assert!(i.canonical && i.from_file == Some(4) && i.from_rank == Some(1));
         let i = read_intent("gxh8").unwrap();
         assert_eq!((i.letter, i.from_file, i.promote), (None, Some(6), None));
-        assert_eq!(read_intent("e8=Q").unwrap().promote, Some('Q'));
+        assert_eq!(read_intent("e8=Q").unwrap().promote.as_deref(), Some("Q"));
         assert_eq!(read_intent("0-0-0").unwrap().castle, Some(true));
         assert!(read_intent("hello").is_none());
     }

@@ -668,6 +668,7 @@ impl Position {
             Move::Swap { from, king } => {
                 let code = self.piece_code_at(from);
                 out.push(format!("{code}{from}<>{king}"));
+                out.push(format!("{from}<>{king}"));
                 out.push(format!("swap,{from}"));
                 out.push(format!("swap{from}"));
                 // `O-O` and `O-O-O` read as a swap (C6): with a piece on
@@ -952,6 +953,40 @@ impl Position {
                 return Some(format!("{} {} {sq}", give.to_ascii_lowercase(), kept.join(" ")));
             }
         }
+        // `give d2 rook`, `give e2 a bishop`: the square named first.
+        if self.variant.grants
+            && let [give, sq, middle @ ..] = words.as_slice()
+            && ["give", "grant", "add"].iter().any(|g| give.eq_ignore_ascii_case(g))
+            && square(sq)
+            && middle.last().is_some_and(|w| !square(w))
+        {
+            let reordered = format!("{give} {} {sq}", middle.join(" "));
+            return Some(self.respelled(&reordered).unwrap_or(reordered));
+        }
+        // `drop static d2`, `drop a static piece on d2` (C2), `drop a rook
+        // on c3` (O5): a drop as players say it, its filler words left out.
+        if let [drop, middle @ .., sq] = words.as_slice()
+            && drop.eq_ignore_ascii_case("drop")
+            && square(sq)
+            && !middle.is_empty()
+        {
+            let filler = |w: &&&str| {
+                !["a", "an", "one", "the", "my", "on", "onto", "to", "at", "in"]
+                    .iter()
+                    .any(|f| w.eq_ignore_ascii_case(f))
+            };
+            let kept: Vec<&&str> = middle.iter().filter(filler).collect();
+            let static_words = |w: &&&str| ["static", "piece"].iter().any(|f| w.eq_ignore_ascii_case(f));
+            if self.variant.grants && kept.iter().all(static_words) {
+                return Some(format!("drop {sq}"));
+            }
+            if self.variant.drops
+                && let [piece] = kept.as_slice()
+                && kept.len() < middle.len()
+            {
+                return letter(piece).map(|l| format!("{l}@{sq}"));
+            }
+        }
         // CS2: a half in words in any order (`give moving bishop d2`, `give
         // bishop moving d2`, `give moving half bishop d2`).
         if self.variant.split_powers
@@ -997,14 +1032,16 @@ impl Position {
             {
                 Some(format!("{stem}=+"))
             }
-            // `cxd8(Q)`: the promotion in brackets.
+            // `cxd8(Q)`, `bxc8=(G)+`: the promotion in brackets.
             [one]
-                if one.len() > 4
-                    && one.ends_with(')')
-                    && one.as_bytes()[one.len() - 3] == b'('
-                    && one.as_bytes()[one.len() - 2].is_ascii_alphabetic() =>
+                if let Some(core) = Some(one.trim_end_matches(['+', '#', '!', '?']))
+                    && core.len() > 4
+                    && core.ends_with(')')
+                    && core.as_bytes()[core.len() - 3] == b'('
+                    && core.as_bytes()[core.len() - 2].is_ascii_alphabetic() =>
             {
-                Some(format!("{}={}", &one[..one.len() - 3], &one[one.len() - 2..one.len() - 1]))
+                let stem = core[..core.len() - 3].trim_end_matches('=');
+                Some(format!("{stem}={}{}", &core[core.len() - 2..core.len() - 1], &one[core.len()..]))
             }
             // O5: `P*b3` as shogi writes a drop, `p@b3` in lower case.
             [drop] if self.variant.drops && (drop.contains('*') || drop.contains('@')) => {

@@ -287,6 +287,52 @@ fn grants_in_words_name_the_powers() {
     ));
 }
 
+/// C2, C6, O5: moves said as players say them: a drop with its filler
+/// words, a grant with the square first, a swap by its two squares.
+#[test]
+fn drops_grants_and_swaps_said_otherwise() {
+    let p = start("construction");
+    for text in ["drop static d2", "drop a static piece on d2", "Drop static piece D2"] {
+        assert_eq!(p.canonical(&p.parse_move(text).unwrap()), "S@d2", "{text}");
+    }
+    assert_eq!(
+        said(&p, "drop static d5"),
+        "drop d5 is not possible: static pieces are dropped on your own first 2 ranks (C2)"
+    );
+    // C6: `<>` is a swap, whatever stands where it starts.
+    assert_eq!(said(&p, "a1<>e1"), "a1<>e1 is not possible: there is no piece on a1 to swap with your King (C6)");
+    let p = after("construction", "S@d2 S@d7");
+    assert_eq!(p.canonical(&p.parse_move("give d2 rook").unwrap()), "R>d2");
+    assert_eq!(p.canonical(&p.parse_move("give d2 the castling power").unwrap()), "C>d2");
+    assert!(matches!(p.parse_move("give e1 rook"), Err(MoveError::GrantToKing(_))));
+    let p = after("construction", "S@d2 S@d7 C>d2 C>d7");
+    assert_eq!(p.canonical(&p.parse_move("d2<>e1").unwrap()), "d2e1");
+    // O5: a drop with its filler words, in the game that drops pieces.
+    let p = pos("olympic", "rsgsk/ppppp/5/PPPPP/RSGSK[R] w - - 0 1");
+    assert_eq!(p.canonical(&p.parse_move("drop a rook on c3").unwrap()), "R@c3");
+}
+
+/// CS5: a promotion's reward is one half or a static piece, each choice
+/// named; a whole power, by its letter or by its halves' group, is none.
+#[test]
+fn cs5_rewards_are_named() {
+    let p = pos("construction-split", "2s1k3/1(FG)6/8/8/8/8/8/4K3[S14s14] w - - 0 1");
+    let whole = said(&p, "bxc8=(TU)");
+    assert!(
+        whole.starts_with(
+            "bxc8=(TU) is not possible: b7 to c8 cannot take a whole rook power as its reward (CS5); the choices: \
+             bxc8=S (a static piece), =T (a rook moving half), =U (a rook capturing half)"
+        ),
+        "{whole}"
+    );
+    assert!(said(&p, "bxc8=R").contains("cannot take a whole rook power as its reward (CS5)"));
+    assert!(
+        said(&p, "bxc8").starts_with("bxc8: b7 to c8 needs a reward for the reserve (CS5): bxc8=S (a static piece)")
+    );
+    // A group of one half is that half, check mark and all.
+    assert_eq!(p.canonical(&p.parse_move("bxc8=(G)+").unwrap()), "b7c8g");
+}
+
 /// C2-C4: drops outside the own first ranks and powers that cannot be given.
 #[test]
 fn construction_reasons() {
@@ -679,8 +725,12 @@ fn pa5_c4_a_pawn_style_move_onto_the_last_rank_is_the_promoting_one() {
     assert!(matches!(bishop, kibitz_rules::Move::Normal { promote: kibitz_rules::Promote::No, .. }));
     // C4, C5: the rook-pawn on a7: `a8` promotes, `Ra8` is the rook's step.
     let p = after("construction", "drop_a2 drop_h7 give_rook_a2 give_rook_h7 give_pawn_a2 Rh6 Ra7 Rh5");
-    assert!(said(&p, "a8").starts_with("a8: a7 to a8 needs a promotion piece: (RP)a8=S"), "{}", said(&p, "a8"));
-    assert!(said(&p, "a8=Q").contains("cannot promote to a Queen here"), "{}", said(&p, "a8=Q"));
+    assert!(
+        said(&p, "a8").starts_with("a8: a7 to a8 needs a reward for the reserve (C5): (RP)a8=S (a static piece)"),
+        "{}",
+        said(&p, "a8")
+    );
+    assert!(said(&p, "a8=Q").contains("cannot take a queen power as its reward (C5)"), "{}", said(&p, "a8=Q"));
     assert_eq!(p.canonical(&p.parse_move("a8=R").unwrap()), "a7a8r");
     assert_eq!(p.canonical(&p.parse_move("Ra8").unwrap()), "a7a8");
     // CS3: a piece holding only the Pawn moving half steps as a pawn.

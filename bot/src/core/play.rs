@@ -13,8 +13,8 @@ impl Core {
     pub(super) fn bare_move(&self, msg: &Incoming) -> Vec<Reply> {
         let text = msg.text.trim();
         // A move is a word or a few (`Bxc6 keep`, `give rook e2`, `give
-        // knight capturing half d7`).
-        if text.is_empty() || text.len() > 32 || text.split_whitespace().count() > 5 {
+        // knight capturing half d7`, `drop a static piece on d2`).
+        if text.is_empty() || text.len() > 32 || text.split_whitespace().count() > 6 {
             return Vec::new();
         }
         let Ok(loaded) = self.own_game(msg) else {
@@ -39,12 +39,9 @@ impl Core {
         }
         if !shape::move_shaped(text) {
             let my_turn = loaded.record.colour_of(&msg.sender.id) == Some(colour_of(loaded.game.position().turn()));
-            // C2, C6: a drop, grant or swap begun without its square, on the
+            // A drop, grant, swap or shot begun without its square, on the
             // sender's turn: where?
-            if my_turn
-                && loaded.game.position().variant().grants
-                && let Some(ask) = unfinished(text, loaded.game.position().turn())
-            {
+            if my_turn && let Some(ask) = unfinished(text, loaded.game.position()) {
                 return vec![Reply::text(ask)];
             }
             // `castle`: how castling is written.
@@ -529,12 +526,29 @@ impl Core {
     }
 }
 
-/// C2, C6: `drop`, `give rook`, `swap` without the square they need, and
-/// how to finish them; `None` for anything else (chat).
-fn unfinished(text: &str, turn: Color) -> Option<String> {
-    let (rank, corner) = if turn == Color::White { ('2', "a1") } else { ('7', "a8") };
+/// C2, C6: `drop`, `give rook`, `swap` without the square they need; O5:
+/// `drop` without its piece and square; CA4: `shoot` without its target;
+/// and how to finish them. `None` for anything else (chat), and for words
+/// of moves this game does not have.
+fn unfinished(text: &str, pos: &kibitz_rules::Position) -> Option<String> {
+    let (rank, corner) = if pos.turn() == Color::White { ('2', "a1") } else { ('7', "a8") };
     let words: Vec<&str> = text.split_whitespace().collect();
     let said = |w: &str, list: &[&str]| list.iter().any(|l| w.eq_ignore_ascii_case(l));
+    let variant = pos.variant();
+    let machines = variant.pieces.iter().any(|p| p.powers.contains(kibitz_rules::Powers::MACHINE));
+    if machines && matches!(words.as_slice(), [verb] if said(verb, &["shoot"])) {
+        return Some(
+            "At what? shoot SQUARE names the enemy piece a War Machine of yours removes (shoot e5), or M^e5.".into(),
+        );
+    }
+    if variant.drops && !variant.grants && matches!(words.as_slice(), [verb] if said(verb, &["drop"])) {
+        return Some(
+            "Which piece, and where? drop PIECE SQUARE drops a piece from your hand (drop pawn c3), or P@c3.".into(),
+        );
+    }
+    if !variant.grants {
+        return None;
+    }
     match words.as_slice() {
         [verb] if said(verb, &["drop"]) => {
             Some(format!("Where? drop SQUARE drops a static piece on one of your first two ranks (drop d{rank})."))

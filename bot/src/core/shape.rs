@@ -52,14 +52,22 @@ fn shaped(text: &str, square: Squares) -> bool {
         [one, mark] if said(mark, &MARKS) => token(one, square),
         // `N f3`, `knight f3`, `Knight g1-f3`: the piece as a word of its own.
         [piece, rest] => piece_word(piece) && token(&format!("N{rest}"), square),
-        // O5: `drop rook c3`.
-        [verb, piece, sq] if verb.eq_ignore_ascii_case("drop") => piece_word(piece) && square(sq),
-        // C2, CS2: `give rook e2`, `give rook moving half e2`, `give moving bishop d2`.
+        // O5, C2: `drop rook c3`, `drop a static piece on d2`.
+        [verb, middle @ .., sq] if verb.eq_ignore_ascii_case("drop") && (1..=4).contains(&middle.len()) => {
+            words_only(middle) && square(sq)
+        }
+        // C2, CS2: `give rook e2`, `give rook moving half e2`, `give moving
+        // bishop d2`, and the square first, `give d2 rook`.
         [give, middle @ .., sq] if said(give, &GRANTS) && (1..=4).contains(&middle.len()) => {
-            middle.iter().all(|w| w.chars().all(|c| c.is_ascii_alphabetic())) && square(sq)
+            (words_only(middle) && square(sq)) || (square(middle[0]) && words_only(&[&middle[1..], &[*sq]].concat()))
         }
         _ => false,
     }
+}
+
+/// Words of letters only (`rook`, `moving half`), no squares or marks.
+fn words_only(words: &[&str]) -> bool {
+    words.iter().all(|w| w.chars().all(|c| c.is_ascii_alphabetic()))
 }
 
 /// A pawn's step as a pair writes it: a square (`a3`) or a file and a
@@ -130,7 +138,7 @@ fn token_within(t: &str, square: Squares, depth: u8) -> bool {
         && p.is_ascii_alphabetic()
         && t.len() > 4
     {
-        return token_within(&format!("{}={}", &t[..t.len() - 3], *p as char), square, depth + 1);
+        return token_within(&format!("{}={}", t[..t.len() - 3].trim_end_matches('='), *p as char), square, depth + 1);
     }
     // O5: `P*b3` as shogi writes a drop, `p@b3` in lower case.
     if let [p, b'@' | b'*', ..] = t.as_bytes()
@@ -193,6 +201,11 @@ fn san(t: &str, square: Squares) -> bool {
     }
     // The promotion at the end.
     let rest = rest.strip_suffix("=+").unwrap_or(rest).trim_end_matches('=');
+    // CS5: a reward named as a group of powers, `a8=(TU)`.
+    let rest = match rest.rsplit_once("=(") {
+        Some((stem, group)) if group.strip_suffix(')').is_some_and(|g| !g.is_empty() && words_only(&[g])) => stem,
+        _ => rest,
+    };
     let b = rest.as_bytes();
     let rest = match b {
         [.., b'=', p] if p.is_ascii_alphabetic() => &rest[..rest.len() - 2],
@@ -232,14 +245,15 @@ fn canonical(t: &str, square: Squares) -> bool {
 /// Grants `R>e2`, swaps `Ra1<>e1`, shots `M^h5`, chains `Tb6d6`.
 fn special(t: &str, square: Squares) -> bool {
     let (lettered, rest) = piece(t);
+    // C6: a swap by its squares, `a1<>e1`.
+    if let Some((a, b)) = rest.split_once("<>") {
+        return square(a) && square(b);
+    }
     if !lettered {
         return false;
     }
     if let Some(sq) = rest.strip_prefix('>') {
         return square(sq);
-    }
-    if let Some((a, b)) = rest.split_once("<>") {
-        return square(a) && square(b);
     }
     if let Some((a, b)) = rest.split_once('^') {
         return (a.is_empty() || square(a)) && square(b);
@@ -353,6 +367,16 @@ mod tests {
             "e7-e5",
             "pawn e4",
             "drop rook c3",
+            "drop static d2",
+            "drop a static piece on d2",
+            "drop a rook on c3",
+            "give d2 rook",
+            "give e2 moving bishop",
+            "a1<>e1",
+            "a8=(TU)",
+            "bxa8=(RB)+",
+            "bxc8=(G)+",
+            "bxc8=(X)",
             "drop Silver b2",
             "P*b3",
             "p@b3",
@@ -407,6 +431,9 @@ mod tests {
             "king me",
             "knight rider",
             "drop the rook",
+            "give d2 e4",
+            "a1<>",
+            "a8=()",
             "♘",
             // Two moves of pieces on one line: talk about a line.
             "Bxc6 dxc6",
