@@ -256,6 +256,15 @@ pub enum Why {
         /// The move without the piece, in SAN.
         play: String,
     },
+    /// O3: a promotion to a piece other than Gold; what the piece may do.
+    OnlyGold {
+        /// Whether the piece is a Pawn (which must become Gold), not a
+        /// Silver (which may).
+        pawn: bool,
+        /// The choices in SAN: the Gold promotion, and for a Silver the
+        /// move without it.
+        choices: Vec<String>,
+    },
     /// C2: a power written as a drop (`R@e2`): only static pieces are
     /// dropped; powers are given to pieces on the board.
     PowerDropped {
@@ -303,6 +312,17 @@ pub enum Why {
     NoExit(Option<Square>),
     /// A drop of a piece that is not in hand.
     NotInHand(String),
+    /// A kind of turn the game does not have: `drops` in chess (`P@d3`),
+    /// `power grants` (`R>d2`) or `swaps` (`a1<>e1`) outside Construction,
+    /// `shots` (`M^h5`) outside Clash.
+    NotInGame {
+        /// The game's name.
+        game: &'static str,
+        /// The kind of turn, plural.
+        what: &'static str,
+        /// Whether the game castles (said after a swap).
+        castling: bool,
+    },
     /// A drop onto an occupied square.
     DropOccupied(Named),
     /// O5: a Pawn may not be dropped on its last rank.
@@ -567,8 +587,26 @@ impl fmt::Display for Why {
             Why::NoPromotion { game, play } => {
                 write!(f, "pawns do not promote in {game}: a pawn reaching the last rank wins (A3); write {play}")
             }
+            Why::OnlyGold { pawn: true, choices } => {
+                write!(
+                    f,
+                    "a pawn reaching the last rank becomes Gold and nothing else (O3); write {}",
+                    or_list(choices)
+                )
+            }
+            Why::OnlyGold { pawn: false, choices } => {
+                write!(f, "a silver promotes only to Gold, or stays a silver (O3); write {}", or_list(choices))
+            }
             Why::PromoteOrNot { promote, stay } => write!(f, "promote or not? Write {promote} or {stay}"),
             Why::NotInHand(name) => write!(f, "you have no {name} in hand"),
+            Why::NotInGame { game, what, castling } => {
+                write!(f, "there are no {what} in {game}")?;
+                match *what {
+                    "drops" => f.write_str(": a captured piece leaves the game"),
+                    "swaps" if *castling => f.write_str("; castling is written O-O or O-O-O"),
+                    _ => Ok(()),
+                }
+            }
             Why::DropOccupied(p) => write!(f, "{} is taken: {p} stands there", p.square),
             Why::PawnDropLastRank => f.write_str("a pawn may not be dropped on its last rank (O5)"),
             Why::DropZone(n) => write!(f, "static pieces are dropped on your own first {n} ranks (C2)"),
@@ -916,25 +954,68 @@ impl Position {
         None
     }
 
-    /// A6: one pawn twice (`a6,a5`, `a7a6a5`) through an attacked square.
+    /// A turn of a kind this game has not (`P@d3` in chess, `R>d2` outside
+    /// Construction, `M^h5` outside Clash).
+    fn not_in_game(&self, text: &str) -> Option<Why> {
+        let t = text.trim();
+        let first = t.split_whitespace().next().unwrap_or_default().to_ascii_lowercase();
+        let v = self.variant;
+        let said = |words: &[&str]| words.contains(&first.as_str());
+        let machines = v.pieces.iter().any(|p| p.powers.contains(Powers::MACHINE));
+        let what = if t.contains("<>") || said(&["swap"]) {
+            (!v.grants).then_some("swaps")
+        } else if t.contains('>') || said(&["give", "grant", "add"]) {
+            (!v.grants).then_some("power grants")
+        } else if t.contains(['@', '*']) || said(&["drop"]) {
+            (!v.drops && !v.grants).then_some("drops")
+        } else if t.contains('^') || said(&["shoot"]) {
+            (!machines).then_some("shots")
+        } else {
+            None
+        }?;
+        Some(Why::NotInGame { game: v.name, what, castling: v.castling })
+    }
+
+    /// A6: one pawn twice (`a6,a5`, `a7a6a5`, `a6,ab5`, `a7a6b5`) through
+    /// an attacked square; each step straight or diagonally forward (A2).
     fn why_not_twice(&self, text: &str) -> Option<Why> {
         let t = text.trim().to_ascii_lowercase();
-        let squares: Vec<Square> = if t.contains([',', ' ']) {
-            t.split([',', ' ']).filter(|w| !w.is_empty()).map(Square::parse).collect::<Option<Vec<_>>>()?
+        let us = self.turn;
+        let dir: i8 = if us == Color::White { 1 } else { -1 };
+        // A step as a pair writes it: its target (`a6`), or the file it
+        // leaves and its target (`ab5`).
+        let step = |w: &str| -> Option<(Option<u8>, Square)> {
+            match w.len() {
+                2 => Some((None, Square::parse(w)?)),
+                3 if (b'a'..=b'h').contains(&w.as_bytes()[0]) => {
+                    Some((Some(w.as_bytes()[0] - b'a'), Square::parse(&w[1..])?))
+                }
+                _ => None,
+            }
+        };
+        let forward = |a: Square, b: Square| {
+            a.offset(0, dir).is_some_and(|f| f.rank() == b.rank()) && a.file().abs_diff(b.file()) <= 1
+        };
+        let (from, pass, to) = if t.contains([',', ' ']) {
+            let words: Vec<&str> = t.split([',', ' ']).filter(|w| !w.is_empty()).collect();
+            let ((file, pass), (second, to)) = (step(words.first()?)?, step(words.get(1)?)?);
+            if words.len() != 2 || second.is_some_and(|f| f != pass.file()) {
+                return None;
+            }
+            // `a6,b5` with a pawn of ours on b6: two pawns meant, not one.
+            let behind = to.offset(0, -dir).and_then(|s| self.piece_at(s));
+            if second.is_none() && to.file() != pass.file() && behind.is_some_and(|p| p.color == us) {
+                return None;
+            }
+            (Square::from_coords(file.unwrap_or(pass.file()), (pass.rank() as i8 - dir) as u8)?, pass, to)
         } else if t.len() == 6 && t.is_ascii() {
-            (0..3).map(|i| Square::parse(&t[2 * i..2 * i + 2])).collect::<Option<Vec<_>>>()?
+            let squares = (0..3).map(|i| Square::parse(&t[2 * i..2 * i + 2])).collect::<Option<Vec<_>>>()?;
+            (squares[0], squares[1], squares[2])
         } else {
             return None;
         };
-        let us = self.turn;
-        let dir: i8 = if us == Color::White { 1 } else { -1 };
-        let (from, pass, to) = match squares.as_slice() {
-            [pass, to] => (pass.offset(0, -dir)?, *pass, *to),
-            [from, pass, to] => (*from, *pass, *to),
-            _ => return None,
-        };
         let pawn = self.piece_at(from).is_some_and(|p| p.color == us && p.powers.contains(Powers::PAWN));
-        if !pawn || pass.offset(0, -dir) != Some(from) || to.offset(0, -dir) != Some(pass) {
+        if !pawn || !forward(from, pass) || !forward(pass, to) {
             return None;
         }
         if self.piece_at(pass).is_some() || self.piece_at(to).is_some() || self.last_rank(us).has(pass) {
@@ -952,6 +1033,9 @@ impl Position {
     /// Why `text`, which reads as a move, is not legal here; `None` when
     /// no single reason can be told.
     pub(crate) fn explain(&self, text: &str, legal: &MoveList) -> Option<Why> {
+        if let Some(why) = self.not_in_game(text) {
+            return Some(why);
+        }
         if self.variant.pawn_pairs && self.turn == Color::White && self.first_pawn_turn {
             let mut later = self.clone();
             later.first_pawn_turn = false;
@@ -1026,6 +1110,19 @@ impl Position {
             }
             if word.eq_ignore_ascii_case("swap") {
                 return self.why_not_swap(Square::parse(sq)?).map(Why::Swap);
+            }
+        }
+        // O5: `drop d2` with nothing in hand, or onto a piece.
+        if self.variant.drops
+            && let [word, sq] = text.split_whitespace().collect::<Vec<_>>().as_slice()
+            && word.eq_ignore_ascii_case("drop")
+            && let Some(to) = Square::parse(&sq.to_ascii_lowercase())
+        {
+            if (0..self.variant.pieces.len() as u8).all(|i| self.hand(self.turn, i) == 0) {
+                return Some(Why::NotInHand("piece".into()));
+            }
+            if self.piece_at(to).is_some() {
+                return self.named(to).map(Why::DropOccupied);
             }
         }
         // C6: a swap as a token (`d1e1`) or as the SAN writes it (`Cd1<>e1`):
@@ -1346,6 +1443,15 @@ impl Position {
         if legal_here.is_empty() {
             return Some(self.why_king(pseudo[0]));
         }
+        // O3: a promotion named that is not Gold, where Gold is the choice.
+        if intent.promote.is_some()
+            && let Some(flip) = legal_here.iter().find(|m| matches!(m, Move::Normal { promote: Promote::Flip, .. }))
+        {
+            let same: Vec<&Move> = legal_here.iter().filter(|m| m.from() == flip.from()).collect();
+            let choices = same.iter().map(|m| self.san_body(m, legal)).collect();
+            let pawn = flip.from().and_then(|f| self.piece_at(f)).is_some_and(|p| p.powers.contains(Powers::PAWN));
+            return Some(Why::OnlyGold { pawn, choices });
+        }
         // A3: `gxh8=Q` where a pawn on the last rank wins and nothing promotes.
         if intent.promote.is_some()
             && self.variant.promotion == Promotion::None
@@ -1397,9 +1503,11 @@ impl Position {
 
     /// `"knight"` for several knights, `"piece"` for mixed ones.
     /// A Construction reward as the reserve holds it (C5, CS5): `a static
-    /// piece`, `a rook power`, `a rook moving half`.
-    fn reward_name(&self, index: u8) -> String {
-        let name = self.variant.pieces[index as usize].name.to_ascii_lowercase();
+    /// piece`, `a rook power`, `a rook moving half`; `index` is the piece
+    /// type's in the variant.
+    pub fn reward_name(&self, index: u8) -> String {
+        let Some(piece) = self.variant.pieces.get(index as usize) else { return "a reward".to_string() };
+        let name = piece.name.to_ascii_lowercase();
         if name.contains("half") || name.contains("static") { format!("a {name}") } else { format!("a {name} power") }
     }
 

@@ -200,6 +200,53 @@ fn olympic_optional_promotion_asks() {
     assert_eq!(p.canonical(&p.parse_move("Sxb5=+S").unwrap()), "c4b5+");
     // A drop of what is not in hand, onto a taken square.
     assert_eq!(said(&p, "P@c3"), "P@c3 is not possible: you have no pawn in hand");
+    assert_eq!(said(&p, "drop c3"), "drop c3 is not possible: you have no piece in hand");
+    // O3: a Silver becomes Gold or stays; nothing else.
+    assert_eq!(
+        said(&p, "Sxb5=Q"),
+        "Sxb5=Q is not possible: a silver promotes only to Gold, or stays a silver (O3); write Sxb5=G or Sxb5=S"
+    );
+}
+
+/// O3: a Pawn onto the last rank becomes Gold, and nothing else.
+#[test]
+fn o3_a_pawn_becomes_gold_only() {
+    let p = pos("olympic", "rbsgk/P3p/5/1K3/1GSBR[] w - - 0 1");
+    for text in ["axb5=P", "axb5=Q", "axb5=S"] {
+        assert_eq!(
+            said(&p, text),
+            format!(
+                "{text} is not possible: a pawn reaching the last rank becomes Gold and nothing else (O3); write axb5=G"
+            )
+        );
+    }
+    assert_eq!(p.canonical(&p.parse_move("axb5=G").unwrap()), "a4b5+");
+}
+
+/// Turns of kinds a game has not are told so, not guessed at: drops
+/// outside Olympic and Construction, grants and swaps outside
+/// Construction, shots outside Clash.
+#[test]
+fn turns_a_game_has_not() {
+    let chess = start("chess");
+    assert_eq!(
+        said(&chess, "P@d3"),
+        "P@d3 is not possible: there are no drops in Chess: a captured piece leaves the game"
+    );
+    assert_eq!(
+        said(&chess, "drop d3"),
+        "drop d3 is not possible: there are no drops in Chess: a captured piece leaves the game"
+    );
+    assert_eq!(said(&chess, "R>d2"), "R>d2 is not possible: there are no power grants in Chess");
+    assert_eq!(said(&chess, "give rook d2"), "give rook d2 is not possible: there are no power grants in Chess");
+    let absorption = start("absorption");
+    assert_eq!(
+        said(&absorption, "swap a1"),
+        "swap a1 is not possible: there are no swaps in Power Absorption Chess; castling is written O-O or O-O-O"
+    );
+    assert_eq!(said(&start("alapawn"), "a1<>e1"), "a1<>e1 is not possible: there are no swaps in Alapawn");
+    assert_eq!(said(&start("olympic"), "R^c3"), "R^c3 is not possible: there are no shots in Olympic Chess");
+    assert_eq!(said(&start("olympic"), "shoot c3"), "shoot c3 is not possible: there are no shots in Olympic Chess");
 }
 
 #[test]
@@ -705,6 +752,18 @@ fn a6_one_pawn_twice_through_an_attacked_square_is_told_so() {
     }
     // Through a square nobody attacks it goes.
     assert!(p.parse_move("a6,a5").is_ok());
+    // A2: a step may be diagonal, before or after the square passed.
+    let p = pos("alapawn-balanced", "4k3/p7/8/8/1N6/8/P7/4K3 b - - 0 5");
+    for text in ["a6,ab5", "a6,b5", "a7a6b5", "a6 ab5"] {
+        assert!(
+            said(&p, text).ends_with(
+                "a pawn moving twice may not pass an attacked square, and a6 is attacked by the knight on b4 (A6)"
+            ),
+            "{text}: {}",
+            said(&p, text)
+        );
+    }
+    assert!(p.parse_move("ab6,b5").is_ok());
     // The first pawn turn, not the first turn, is the single step's.
     let p = after("alapawn-balanced", "Nf3 Nf6");
     assert_eq!(

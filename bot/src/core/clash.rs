@@ -536,7 +536,7 @@ impl Core {
             let kind = PieceKind::parse(&name.join(" ")).map_err(|e| quoted_refusal(e, text))?;
             return match m.army(color).pieces.iter().find(|p| p.square == Some(sq)) {
                 Some(p) if p.kind == kind => Ok(PieceRef::Square(sq)),
-                Some(p) => refuse(format!("The piece on {sq} is your {}, not a {kind}.", p.kind)),
+                Some(p) => refuse(format!("The piece on {sq} is your {}, not {}.", p.kind, a(kind))),
                 None => refuse(format!("You have no piece on {sq}.")),
             };
         }

@@ -98,6 +98,8 @@ pub(super) fn as_if_to_move(game: &Game, color: Color) -> Option<Game> {
 fn piece_name(pos: &Position, p: Piece) -> String {
     let v = pos.variant();
     let name = match v.piece_index_of(p.powers, p.royal) {
+        // C6: a piece holding the castling power alone.
+        Some(_) if p.powers == kibitz_rules::Powers::CASTLE => "Castling piece".to_string(),
         Some(i) => v.pieces[i as usize].name.to_string(),
         None => pos.piece_code(Piece { color: Color::White, ..p }),
     };
@@ -159,7 +161,7 @@ fn shortened(sans: &[String]) -> String {
 }
 
 fn group_line(g: &Group) -> String {
-    format!("{} ({}): {}", g.head, g.sans.len(), shortened(&g.sans))
+    format!("{} ({}): {}", g.head, count(g.sans.len(), "move"), shortened(&g.sans))
 }
 
 fn heading(whose: &Whose, n: usize) -> String {
@@ -270,7 +272,10 @@ pub(super) fn one_piece(
     // C2: powers the piece may be given.
     let grants: Vec<String> =
         legal.iter().filter(|m| matches!(m, Move::Grant { to, .. } if *to == sq)).map(|m| pos.san(m)).collect();
-    if from_here.is_empty() && grants.is_empty() {
+    // C6: the King's swaps with the pieces holding a castling power.
+    let swaps: Vec<String> =
+        legal.iter().filter(|m| matches!(m, Move::Swap { king, .. } if *king == sq)).map(|m| pos.san(m)).collect();
+    if from_here.is_empty() && grants.is_empty() && swaps.is_empty() {
         return refuse(match whose {
             Whose::YoursLater => format!("Your {} on {sq} would have no legal move as the board stands.", name),
             _ => format!("The {} on {sq} has no legal move.", name),
@@ -283,17 +288,22 @@ pub(super) fn one_piece(
         _ => String::new(),
     };
     if sans.is_empty() {
-        // A static piece (C2): nothing to move, only powers to take.
-        let _ = write!(
-            text,
-            "{name} {sq} has no move of its own; the powers it may be given ({}): {}",
-            grants.len(),
-            grants.join(" ")
-        );
+        // A static piece (C2): nothing to move, only powers to take; a
+        // King hemmed in, only swaps.
+        let _ = write!(text, "{name} {sq} has no move of its own");
+        if !grants.is_empty() {
+            let _ = write!(text, "; the powers it may be given ({}): {}", grants.len(), grants.join(" "));
+        }
+        if !swaps.is_empty() {
+            let _ = write!(text, "; its swaps: {}", swaps.join(" "));
+        }
     } else {
         let _ = write!(text, "{name} {sq} ({}): {}", count(sans.len(), "move"), shortened(&sans));
         if !grants.is_empty() {
             let _ = write!(text, " (powers: {})", grants.join(" "));
+        }
+        if !swaps.is_empty() {
+            let _ = write!(text, " (swaps: {})", swaps.join(" "));
         }
     }
     Ok((text, targets))
@@ -411,8 +421,8 @@ mod tests {
         let game = Game::new(&kibitz_rules::CHESS);
         let legal: Vec<Move> = game.legal_moves().into_iter().collect();
         let Ok(one) = listing_page(game.position(), &legal, &Whose::Yours, 1) else { panic!("no first page") };
-        assert!(one.starts_with("Your 20 legal moves:\n") && one.contains("\nPawn a2 (2): a3 a4\n"), "{one}");
-        assert!(one.contains("\nKnight b1 (2): Na3 Nc3"), "{one}");
+        assert!(one.starts_with("Your 20 legal moves:\n") && one.contains("\nPawn a2 (2 moves): a3 a4\n"), "{one}");
+        assert!(one.contains("\nKnight b1 (2 moves): Na3 Nc3"), "{one}");
         assert!(listing_page(game.position(), &legal, &Whose::Yours, 2).is_err());
         // Small pages: each within its limit, and every move on exactly one of them.
         let mut seen = Vec::new();

@@ -225,14 +225,7 @@ impl Core {
             && after.game.position().variant().grants
         {
             let pos = after.game.position();
-            let reward = match pos.variant().pieces.get(i as usize) {
-                Some(t) if t.powers.is_empty() => "a static piece".to_string(),
-                Some(t) if t.powers.has_halves() && t.powers.count() == 1 && pos.variant().split_powers => {
-                    format!("a {}", t.name)
-                }
-                Some(t) => format!("a {} power", t.name),
-                None => "a reward".to_string(),
-            };
+            let reward = pos.reward_name(i);
             let now = match pos.piece_at(to) {
                 Some(p) if p.powers.is_empty() => "is now static".to_string(),
                 Some(p) => format!("is now a {}", pos.piece_name(p)),
