@@ -195,7 +195,7 @@ pub enum ParseError {
     NotACommand,
     /// An unknown command word.
     Unknown {
-        /// The word, lower case (its first 24 characters).
+        /// The word as written (its first 24 characters).
         word: String,
         /// The command it most likely meant, with the words that followed
         /// it, to suggest (never to act on).
@@ -285,8 +285,10 @@ pub const ID_LIMIT: usize = 64;
 /// A mention (`@name`, or a platform's mention already turned into one),
 /// as the user it names.
 fn mention(word: &str) -> Option<String> {
-    let name = word.strip_prefix('@')?;
-    (!name.is_empty() && name.len() <= ID_LIMIT).then(|| name.to_string())
+    // `@bob,` and `@bob!`: the punctuation of the sentence is no part of
+    // the name; `@@bob` names nobody.
+    let name = word.strip_prefix('@')?.trim_end_matches([',', '.', '!', '?', ';', ':']);
+    (!name.is_empty() && name.len() <= ID_LIMIT && !name.contains('@')).then(|| name.to_string())
 }
 
 /// Why `word` names no user.
@@ -469,7 +471,7 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
                     }
                 })
             };
-            Err(ParseError::Unknown { word: word.chars().take(24).collect(), meant })
+            Err(ParseError::Unknown { word: written.chars().take(24).collect(), meant })
         }
     }
 }
@@ -583,7 +585,7 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
         if let Some((id, n)) = meant::spoken_game(&args[i..]) {
             // A game by its name in words: `alapawn balanced`, `power absorption`.
             if spec.variant.replace(id.to_string()).is_some() {
-                return Err(problem("challenge", "One game at a time"));
+                return Err(problem("challenge", "Name one game"));
             }
             i += n;
             continue;
@@ -601,7 +603,7 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
         }
         if let (true, Some("+"), Some(seconds)) = (lower.parse::<u32>().is_ok(), next.as_deref(), args.get(i + 2)) {
             // `10 + 5`, as `10+5`.
-            spec.clock = Some(clock(&format!("{a}+{seconds}"))?);
+            once(&mut spec.clock, clock(&format!("{a}+{seconds}"))?, "the clock")?;
             i += 3;
             continue;
         }
@@ -629,9 +631,10 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
                     kibitz_rules::HandicapError::Unknown(w) => {
                         meant::nearest(&w.to_ascii_lowercase(), ["plain", "nopawn", "noqueen"])
                     }
-                    kibitz_rules::HandicapError::Missing => {
-                        rest.first().and_then(|w| meant::nearest(&w.to_ascii_lowercase(), ["white", "black"]))
-                    }
+                    kibitz_rules::HandicapError::Missing => rest
+                        .first()
+                        .and_then(|w| meant::nearest(&w.to_ascii_lowercase(), ["white", "black"]))
+                        .filter(|n| !rest[0].eq_ignore_ascii_case(n)),
                     _ => None,
                 };
                 let mean = near.map(|n| format!(" Did you mean {n}?")).unwrap_or_default();
@@ -656,7 +659,8 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
         } else if lower == "level" {
             let value = args.get(i + 1).and_then(|v| v.parse::<u8>().ok()).filter(|l| (1..=8).contains(l));
             i += 1;
-            spec.level = Some(value.ok_or_else(|| problem("challenge", "Level takes a number from 1 to 8"))?);
+            let level = value.ok_or_else(|| problem("challenge", "Level takes a number from 1 to 8"))?;
+            once(&mut spec.level, level, "the level")?;
         } else if lower == "hints" || lower == "days" || lower == "rated" {
             let value = args.get(i + 1).map(|v| v.to_ascii_lowercase());
             i += 1;
@@ -664,22 +668,26 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
                 value.as_deref().and_then(switch).ok_or_else(|| problem("challenge", format!("{what} take on or off")))
             };
             if lower == "hints" {
-                spec.hints = Some(on_off("Hints")?);
+                once(&mut spec.hints, on_off("Hints")?, "hints")?;
             } else if lower == "rated" {
-                spec.rated = Some(on_off("Rated games")?);
+                once(&mut spec.rated, on_off("Rated games")?, "rated")?;
             } else if matches!(value.as_deref(), Some("off" | "none" | "no")) {
                 // Over a channel's default of days per move.
                 spec.days_off = true;
             } else {
                 let days = value.and_then(|v| v.parse::<u32>().ok()).filter(|d| (1..=30).contains(d));
-                spec.days = Some(days.ok_or_else(|| problem("challenge", "Days take a number from 1 to 30"))?);
+                once(
+                    &mut spec.days,
+                    days.ok_or_else(|| problem("challenge", "Days take a number from 1 to 30"))?,
+                    "days",
+                )?;
             }
         } else if a.contains('+') || a.contains('|') {
             // `5|3` as some sites write it: `5+3`.
-            spec.clock = Some(clock(&a.replace('|', "+"))?);
+            once(&mut spec.clock, clock(&a.replace('|', "+"))?, "the clock")?;
         } else if kibitz_rules::Variant::by_id(&lower).is_some() {
             if spec.variant.replace(lower).is_some() {
-                return Err(problem("challenge", "One game at a time"));
+                return Err(problem("challenge", "Name one game"));
             }
         } else if spec.opponent.is_none() && spec.named.is_none() && is_name(a) {
             // A player named without `@`; the core finds who it is.
@@ -703,6 +711,15 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
         ));
     }
     Ok(spec)
+}
+
+/// Sets a challenge's option, said once: `level 3 level 5` is refused
+/// rather than read as its last word.
+fn once<T>(slot: &mut Option<T>, value: T, what: &str) -> Result<(), ParseError> {
+    if slot.replace(value).is_some() {
+        return Err(problem("challenge", format!("Say {what} once")));
+    }
+    Ok(())
 }
 
 /// A chat clock, `M+S`: 1 to 180 minutes for the game, 0 to 180 seconds
@@ -921,6 +938,12 @@ mod tests {
         assert!(said.contains("not both"), "{said}");
         assert_eq!(parse("/challenge", "k"), Ok(Command::Challenge(ChallengeSpec::default())));
         assert!(parse("/challenge days 0", "k").is_err());
+        // The punctuation of a sentence after a mention is no part of the name.
+        for text in ["/challenge @bob, chess", "/challenge @bob! chess", "/challenge @bob. chess"] {
+            let Ok(Command::Challenge(c)) = parse(text, "k") else { panic!("{text}") };
+            assert_eq!(c.opponent.as_deref(), Some("bob"), "{text}");
+        }
+        assert!(parse("/challenge @@bob", "k").is_err());
         assert!(parse("/challenge hints maybe", "k").is_err());
         assert!(parse("/challenge chess olympic", "k").is_err());
         // A name without `@` is a player to find, unless it is a game.
@@ -951,8 +974,20 @@ mod tests {
             ),
             (
                 "/challenge absorption handicap whte plain",
-                "Handicap: a handicap names a colour and what it may not absorb, e.g. `white plain` or `black nopawn noqueen`. Did you mean white?",
+                "Handicap: a handicap names a colour and what it may not absorb, e.g. white plain or black nopawn noqueen. Did you mean white?",
             ),
+            // A colour named with nothing after it is not pointed back to itself.
+            (
+                "/challenge absorption handicap white",
+                "Handicap: a handicap names a colour and what it may not absorb, e.g. white plain or black nopawn noqueen. Usage",
+            ),
+            ("/challenge absorption handicap white nopawn white plain", "Handicap: White's handicap is named twice"),
+            ("/challenge @bob level 3 level 5", "Say the level once"),
+            ("/challenge @bob hints on hints off", "Say hints once"),
+            ("/challenge @bob rated on rated off", "Say rated once"),
+            ("/challenge @bob 10+5 5+3", "Say the clock once"),
+            ("/challenge @bob days 3 days 4", "Say days once"),
+            ("/challenge @bob chess olympic", "Name one game"),
             ("/challenge absorption handicap", "Handicap: a handicap names a colour"),
             ("/challenge absorption handicap plain", "Handicap: a handicap names a colour"),
             ("/challenge absorption handicap white plain handicap white nopawn", "Each side's handicap once"),

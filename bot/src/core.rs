@@ -821,8 +821,8 @@ impl Core {
                     "You have no game here. Start one with /challenge @friend.".to_string()
                 } else {
                     format!(
-                        "You are not playing here (game {}): only a game's players move and make offers in it. \
-                         /challenge @friend starts a game of your own.",
+                        "You are not playing here (game {}): only a game's players move, make offers and ask for \
+                         hints in it. /challenge @friend starts a game of your own.",
                         watched.join("; game ")
                     )
                 }

@@ -524,7 +524,7 @@ fn c5_a_promotion_in_construction_tells_what_the_piece_is_now_and_what_the_reser
     let r = say(&core, "alice", "a8=R", 20, None);
     assert!(
         r[0].text.contains(
-            "Its pawn power is used up: the piece on a8 is now static, and a Rook power goes to the reserve (C5)."
+            "Its pawn power is used up: the piece on a8 is now static, and a rook power goes to the reserve (C5)."
         ),
         "{}",
         r[0].text

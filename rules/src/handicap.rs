@@ -81,8 +81,11 @@ impl fmt::Display for Handicap {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum HandicapError {
     /// No colour with a handicap was named.
-    #[error("a handicap names a colour and what it may not absorb, e.g. `white plain` or `black nopawn noqueen`")]
+    #[error("a handicap names a colour and what it may not absorb, e.g. white plain or black nopawn noqueen")]
     Missing,
+    /// A colour was named twice (`white nopawn white plain`).
+    #[error("{0}'s handicap is named twice: name each side once, e.g. white plain black nopawn")]
+    Twice(&'static str),
     /// A colour was followed by a word that is no handicap.
     #[error("'{0}' is not a handicap: nopawn, noqueen or plain")]
     Unknown(String),
@@ -140,8 +143,13 @@ impl Handicaps {
     pub fn read_words(words: &[&str]) -> Result<(Handicaps, usize), HandicapError> {
         let mut handicaps = Handicaps::NONE;
         let mut read = 0;
+        let mut named = Vec::new();
         while let Some(color) = words.get(read).and_then(|w| color_word(w)) {
             let mut n = read + 1;
+            if named.contains(&color) && words.get(n).and_then(|w| Handicap::word(w)).is_some() {
+                return Err(HandicapError::Twice(if color == Color::White { "White" } else { "Black" }));
+            }
+            named.push(color);
             while let Some(h) = words.get(n).and_then(|w| Handicap::word(w)) {
                 handicaps.add(color, h);
                 n += 1;
@@ -248,6 +256,7 @@ mod tests {
         assert_eq!(Handicaps::parse("white nopawn plain").unwrap().white, Handicap::PLAIN);
         assert_eq!(Handicaps::parse("white nopwn"), Err(HandicapError::Unknown("nopwn".into())));
         assert_eq!(Handicaps::parse("plain"), Err(HandicapError::Missing));
+        assert_eq!(Handicaps::parse("white nopawn white plain"), Err(HandicapError::Twice("White")));
         assert_eq!(Handicaps::parse("white plain soon"), Err(HandicapError::Trailing("soon".into())));
         assert_eq!(Handicaps::from_fen_field("W=plain,W=nopawn"), None);
         assert_eq!(Handicaps::from_fen_field("X=plain"), None);

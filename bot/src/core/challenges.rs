@@ -216,6 +216,11 @@ impl Core {
             // `/accept @self`.
             ([], []) => match all.iter().find(|c| c.challenger == msg.sender.id) {
                 Some(own) => refuse(own_challenge_words(own)),
+                // In a game, `/accept` may have meant an offer: there is none.
+                None if matches!(self.offers_to(msg), Ok(Some(_))) => refuse(
+                    "There is nothing to accept: your opponent has made no draw offer or takeback request, and \
+                     nobody challenges you here.",
+                ),
                 None => refuse("There is no challenge for you here. Start one with /challenge @friend."),
             },
             (list, _) if !list.is_empty() => refuse(format!(

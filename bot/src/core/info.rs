@@ -47,8 +47,9 @@ impl Core {
             text.push_str(&prices());
         }
         let ids = rulings::of_game(v.id);
-        if let (Some(first), Some(last)) = (ids.first(), ids.last()) {
-            let _ = write!(text, "\nRulings {first}-{last} settle the finer points: /help {first} explains one.");
+        if let Some(first) = ids.first() {
+            let ranges = rulings::ranges(&ids);
+            let _ = write!(text, "\nRulings {ranges} settle the finer points: /help {first} explains one.");
         }
         if !chosen {
             // No game named or played here: the others are a word away.

@@ -340,9 +340,34 @@ pub(crate) fn explain(r: &Ruling) -> String {
     format!("{}, {} ({}): {}", r.id, r.title, game_name(r.game), r.says)
 }
 
-/// The rulings of one game, as `/rules VARIANT` lists them.
+/// The rulings of one game, as `/rules VARIANT` lists them: a game
+/// played as another with an option (Balanced Alapawn, split
+/// Construction) has that game's rulings too.
 pub(crate) fn of_game(game: &str) -> Vec<&'static str> {
-    RULINGS.iter().filter(|r| r.game == game).map(|r| r.id).collect()
+    let base = match game {
+        "alapawn-balanced" => "alapawn",
+        "construction-split" => "construction",
+        other => other,
+    };
+    RULINGS.iter().filter(|r| r.game == game || r.game == base).map(|r| r.id).collect()
+}
+
+/// `ids` as ranges of their groups: `A1-A6`, `C1-C7 and CS1-CS5`.
+pub(crate) fn ranges(ids: &[&str]) -> String {
+    let group = |id: &str| id.trim_end_matches(|c: char| c.is_ascii_digit()).to_string();
+    let mut spans: Vec<(String, &str, &str)> = Vec::new();
+    for id in ids {
+        match spans.last_mut() {
+            Some((g, _, last)) if *g == group(id) => *last = id,
+            _ => spans.push((group(id), id, id)),
+        }
+    }
+    let parts: Vec<String> =
+        spans.iter().map(|(_, a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect();
+    match parts.as_slice() {
+        [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => parts.join(""),
+    }
 }
 
 #[cfg(test)]
@@ -384,6 +409,9 @@ mod tests {
         );
         assert!(no_such("c").is_none() && no_such("board").is_none());
         assert_eq!(of_game("construction"), ["C1", "C2", "C3", "C4", "C5", "C6", "C7"]);
+        assert_eq!(ranges(&of_game("alapawn-balanced")), "A1-A6");
+        assert_eq!(ranges(&of_game("alapawn")), "A1-A5");
+        assert_eq!(ranges(&of_game("construction-split")), "C1-C7 and CS1-CS5");
     }
 
     /// Every ruling id that a message of the bot or of the rules' explanations
