@@ -383,10 +383,13 @@ impl Core {
         let channel = Self::channel(msg);
         if self.store.challenge(&channel, &msg.sender.id)?.is_none() {
             // In a game, the sender's own offer is what there is to cancel.
-            if let Ok(Some(record)) = self.store.player_game_in_channel(&channel, &msg.sender.id)
-                && record.offers.iter().any(|o| o.by == msg.sender.id)
-            {
-                return self.withdraw_offer(msg, None);
+            if let Ok(Some(record)) = self.store.player_game_in_channel(&channel, &msg.sender.id) {
+                if record.offers.iter().any(|o| o.by == msg.sender.id) {
+                    return self.withdraw_offer(msg, None);
+                }
+                return refuse(
+                    "There is nothing to withdraw: you have no draw offer, takeback request or challenge open here.",
+                );
             }
             return refuse("You have no challenge open here.");
         }

@@ -354,6 +354,10 @@ pub(super) fn square_of_move(pos: &Position, legal: &[Move], text: &str) -> Resu
         Err(e) => {
             let said = e.to_string();
             let said = quoting(&format!("{said}{}", sentence_end(&said)), t);
+            // A kind of turn the game has not: no piece of this game to point to.
+            if matches!(e, MoveError::Refused { why: kibitz_rules::Why::NotInGame { .. }, .. }) {
+                return refuse(said);
+            }
             refuse(format!("{said} {usage}"))
         }
     }

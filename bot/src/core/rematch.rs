@@ -64,6 +64,14 @@ impl Core {
         };
         let Some(my_colour) = record.colour_of(me) else { return Err(players_only(&record)) };
         let opponent = other_player(&record, me);
+        // An aborted game was called off before it began: nothing to replay.
+        if record.result.as_ref().is_some_and(|r| r.outcome == Outcome::Aborted) {
+            return refuse(format!(
+                "Game {} was aborted before it began, so there is no rematch of it: /challenge {} starts another.",
+                record.key.id.as_str(),
+                mention(&opponent)
+            ));
+        }
         if self.store.player_game_in_channel(&channel, me)?.is_some() {
             return refuse("You are already playing here. Finish that game first (/board shows it).");
         }
@@ -87,8 +95,19 @@ impl Core {
             && back.challenged.as_deref() == Some(me.as_str())
             && !challenges::lapsed(&back, msg.at)
         {
-            // The opponent asked first: the rematch is their challenge, accepted.
-            return self.accept(msg, Some(&opponent));
+            // The opponent asked first: the rematch is their challenge,
+            // accepted, if it is for the same game.
+            if back.variant == record.variant {
+                return self.accept(msg, Some(&opponent));
+            }
+            let theirs = self.variant(&back.variant).map_or(back.variant.clone(), |v| v.name.to_string());
+            return refuse(format!(
+                "{who} has challenged you to {theirs} meanwhile: /accept {who} plays that; to have the rematch of \
+                 game {id} ({name}) instead, /decline {who} and then /rematch {id}.",
+                who = mention(&opponent),
+                id = record.key.id.as_str(),
+                name = v.name,
+            ));
         }
         if let Some(mine) = self.store.challenge(&channel, me)?
             && mine.challenged.as_deref() == Some(opponent.as_str())
