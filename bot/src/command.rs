@@ -391,10 +391,13 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
             [] => Ok(Command::Resign),
             [word] if ["yes", "y"].iter().any(|w| word.eq_ignore_ascii_case(w)) => Ok(Command::ResignConfirm(true)),
             [word] if ["no", "n"].iter().any(|w| word.eq_ignore_ascii_case(w)) => Ok(Command::ResignConfirm(false)),
+            // `/resign GAME`: the game is the sender's own in this chat, and
+            // from elsewhere they are told where it is played.
+            [word] if kibitz_storage::GameId::parse(word).is_ok() => Ok(Command::Resign),
             _ => Err(problem("resign", "Say /resign yes to resign, or /resign no to play on")),
         },
-        "draw" => none("draw", Command::Draw),
-        "takeback" => none("takeback", Command::Takeback),
+        "draw" => offer("draw", OfferChoice::Draw, Command::Draw, &args),
+        "takeback" => offer("takeback", OfferChoice::Takeback, Command::Takeback, &args),
         "abort" => none("abort", Command::Abort),
         "games" => none("games", Command::Games),
         "rematch" => one("rematch").map(Command::Rematch),
@@ -713,6 +716,25 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
     Ok(spec)
 }
 
+/// `/draw` and `/takeback` with a word that says what to do with the offer
+/// (`/draw accept`, `/takeback no`, `/draw withdraw`), or the game's id
+/// (the sender's game in this chat; from elsewhere they are told where it
+/// is played).
+fn offer(command: &'static str, choice: OfferChoice, plain: Command, args: &[&str]) -> Result<Command, ParseError> {
+    let said = |word: &str, list: &[&str]| list.iter().any(|w| word.eq_ignore_ascii_case(w));
+    match args {
+        [] => Ok(plain),
+        [w] if said(w, &["accept", "accepted", "yes", "y", "ok"]) => Ok(Command::AcceptOffer(choice)),
+        [w] if said(w, &["decline", "declined", "reject", "refuse", "no", "n"]) => Ok(Command::DeclineOffer(choice)),
+        [w] if said(w, &["cancel", "withdraw", "retract"]) => Ok(Command::CancelOffer(choice)),
+        [w] if said(w, &["offer", "propose", "please"]) || kibitz_storage::GameId::parse(w).is_ok() => Ok(plain),
+        _ => Err(problem(
+            command,
+            format!("/{command} offers one; /accept {command}, /decline {command} or /cancel {command} answers one"),
+        )),
+    }
+}
+
 /// Sets a challenge's option, said once: `level 3 level 5` is refused
 /// rather than read as its last word.
 fn once<T>(slot: &mut Option<T>, value: T, what: &str) -> Result<(), ParseError> {
@@ -796,6 +818,24 @@ mod tests {
         assert!(!changes_settings("/settings", "k"));
         assert!(!changes_settings("/settings hints", "k"));
         assert!(!changes_settings("hello", "k"));
+    }
+
+    #[test]
+    fn offers_with_a_word() {
+        assert_eq!(parse("/draw accept", "k"), Ok(Command::AcceptOffer(OfferChoice::Draw)));
+        assert_eq!(parse("/draw No", "k"), Ok(Command::DeclineOffer(OfferChoice::Draw)));
+        assert_eq!(parse("/takeback yes", "k"), Ok(Command::AcceptOffer(OfferChoice::Takeback)));
+        assert_eq!(parse("/takeback withdraw", "k"), Ok(Command::CancelOffer(OfferChoice::Takeback)));
+        assert_eq!(parse("/draw offer", "k"), Ok(Command::Draw));
+        assert_eq!(parse("/draw vuaf", "k"), Ok(Command::Draw));
+        assert_eq!(parse("/resign vuaf", "k"), Ok(Command::Resign));
+        let said = parse("/draw maybe", "k").unwrap_err().to_string();
+        assert!(
+            said.starts_with("/draw offers one; /accept draw, /decline draw or /cancel draw answers one"),
+            "{said}"
+        );
+        let said = parse("/withdraw", "k").unwrap_err().to_string();
+        assert!(said.contains("Did you mean /cancel?"), "{said}");
     }
 
     #[test]

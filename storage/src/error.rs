@@ -80,14 +80,14 @@ pub enum StoreError {
     #[error("message {0} was handled already")]
     AlreadyHandled(String),
     /// No active game has this id in this channel.
-    #[error("there is no game `{}` in this channel", .0.id)]
+    #[error("there is no game {} in this channel", .0.id)]
     NoSuchGame(GameKey),
     /// The game has finished and is in the archive; it takes no more moves.
-    #[error("game `{}` is over", .0.id)]
+    #[error("game {} is over", .0.id)]
     GameOver(GameKey),
     /// The game changed since the caller read it: another move (or offer, or result) came first.
     #[error(
-        "game `{}` changed while this was being done (someone else acted first); look at the board and try again",
+        "game {} changed while this was being done (someone else acted first); look at the board and try again",
         .key.id
     )]
     Conflict {
@@ -99,7 +99,7 @@ pub enum StoreError {
         actual: u64,
     },
     /// This chat message (same message id) was already applied to the game: a retried delivery.
-    #[error("this message was already applied to game `{}`", .key.id)]
+    #[error("this message was already applied to game {}", .key.id)]
     AlreadyApplied {
         /// The game.
         key: GameKey,
@@ -107,7 +107,7 @@ pub enum StoreError {
         version: u64,
     },
     /// A player may be in only one game per channel.
-    #[error("{player} is already playing game `{game}` in this channel")]
+    #[error("{player} is already playing game {game} in this channel")]
     PlayerBusy {
         /// The player.
         player: String,
@@ -132,7 +132,7 @@ pub enum StoreError {
     #[error("you cannot accept your own challenge")]
     OwnChallenge,
     /// No offer of this kind is pending in the game.
-    #[error("there is no pending {kind} offer in game `{}`", .key.id)]
+    #[error("there is no pending {kind} offer in game {}", .key.id)]
     NoOffer {
         /// The game.
         key: GameKey,
@@ -140,7 +140,7 @@ pub enum StoreError {
         kind: &'static str,
     },
     /// A takeback asked for more moves than the game has.
-    #[error("cannot take back {requested} moves: game `{}` has only {available}", .key.id)]
+    #[error("cannot take back {requested} moves: game {} has only {available}", .key.id)]
     TakebackTooLong {
         /// The game.
         key: GameKey,
@@ -158,10 +158,10 @@ pub enum StoreError {
         round: u32,
     },
     /// A bid was sealed in a game that is not a Clash match.
-    #[error("game `{}` is not a Clash match", .0.id)]
+    #[error("game {} is not a Clash match", .0.id)]
     NotAClashMatch(GameKey),
     /// A name (platform, channel, player, variant) contains a NUL character, which keys cannot hold.
-    #[error("`{name}` cannot be used as a {what}: it contains a NUL character")]
+    #[error("{name} cannot be used as a {what}: it contains a NUL character")]
     InvalidName {
         /// What the name was for.
         what: &'static str,
@@ -169,7 +169,7 @@ pub enum StoreError {
         name: String,
     },
     /// Text that is not a game id.
-    #[error("`{0}` is not a game id: game ids are 4 letters and digits such as `k7qz`")]
+    #[error("{0} is not a game id: game ids are 4 letters and digits such as k7qz")]
     InvalidGameId(String),
     /// Every game id of the channel is taken (about 920,000 games).
     #[error("this channel has no free game id left")]

@@ -97,7 +97,7 @@ on_both_backends! {
         );
         match busy {
             Err(e @ StoreError::PlayerBusy { .. }) => {
-                assert_eq!(e.to_string(), format!("bob is already playing game `{}` in this channel", first.key.id));
+                assert_eq!(e.to_string(), format!("bob is already playing game {} in this channel", first.key.id));
             }
             other => panic!("{other:?}"),
         }

@@ -54,6 +54,13 @@ const OTHER_NAMES: &[(&str, &str)] = &[
     ("clock", "board"),
     ("time", "board"),
     ("timer", "board"),
+    ("withdraw", "cancel"),
+    ("retract", "cancel"),
+    ("concede", "resign"),
+    ("offerdraw", "draw"),
+    ("history", "pgn"),
+    ("movelist", "pgn"),
+    ("flip", "board"),
 ];
 
 /// The command an unknown command word (lower case, not one of ours) most

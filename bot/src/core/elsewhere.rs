@@ -100,7 +100,7 @@ impl Core {
                 let verb = |w: &str| {
                     super::shape::VERBS.iter().chain(super::shape::GRANTS.iter()).any(|v| w.eq_ignore_ascii_case(v))
                 };
-                match words.next().filter(|w| is_game_id(w) && !verb(w)) {
+                match words.next().filter(|w| is_game_id(w) && !verb(w) && !super::moves::is_listing_word(w)) {
                     Some(id) => {
                         let rest: Vec<&str> = words.collect();
                         let named = self.own_running_game(msg, id);

@@ -20,6 +20,80 @@ pub(super) enum Ask {
     More,
     /// The drops of the piece with this letter (`/moves P@`).
     Drops(char),
+    /// The moves of every piece of a kind, by its name (`/moves knight`,
+    /// `/moves pawns`).
+    Kind(String),
+}
+
+/// Whether `word` names a kind of piece of some game (`knight`, `pawns`,
+/// `Silver`), or a page (`next`, `page`), rather than a game's id.
+pub(super) fn is_listing_word(word: &str) -> bool {
+    ["next", "page"].iter().any(|w| word.eq_ignore_ascii_case(w)) || kind_named(word).is_some()
+}
+
+/// The piece name `text` says, singular and as the games write it
+/// (`pawns` is `Pawn`), in any game.
+fn kind_named(text: &str) -> Option<&'static str> {
+    let lower = text.trim().to_ascii_lowercase();
+    let singular = lower.strip_suffix('s').unwrap_or(&lower);
+    kibitz_rules::VARIANTS
+        .iter()
+        .flat_map(|v| v.pieces.iter())
+        .find(|p| p.name.eq_ignore_ascii_case(&lower) || p.name.eq_ignore_ascii_case(singular))
+        .map(|p| p.name)
+}
+
+/// `/moves knight`: the moves of the asker's pieces of that kind, each
+/// piece on its line.
+pub(super) fn of_kind(pos: &Position, legal: &[Move], name: &str, whose: &Whose) -> Result<String, Refusal> {
+    let v = pos.variant();
+    let Some(index) = v.pieces.iter().position(|p| p.name.eq_ignore_ascii_case(name)) else {
+        return refuse(format!("There is no {} in {}: /moves lists the moves you have.", name.to_lowercase(), v.name));
+    };
+    let of_kind: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|m| {
+            m.from()
+                .and_then(|f| pos.piece_at(f))
+                .is_some_and(|p| v.piece_index_of(p.powers, p.royal) == Some(index as u8))
+        })
+        .collect();
+    let lower = name.to_lowercase();
+    if of_kind.is_empty() {
+        return refuse(match whose {
+            Whose::Side(..) => format!("No {lower} of the side to move has a legal move."),
+            Whose::YoursLater => format!("No {lower} of yours would have a legal move as the board stands."),
+            Whose::Yours => format!("No {lower} of yours has a legal move now: /moves lists the moves you have."),
+        });
+    }
+    let head = match whose {
+        Whose::Yours => format!("Your {lower} moves ({}):", count(of_kind.len(), "move")),
+        Whose::YoursLater => {
+            format!(
+                "Your {lower} moves for when it is your turn ({} as the board stands):",
+                count(of_kind.len(), "move")
+            )
+        }
+        Whose::Side(c, player) => {
+            let side = if *c == Color::White { "White" } else { "Black" };
+            format!("{} ({side}) to move, {lower} moves ({}):", mention(player), count(of_kind.len(), "move"))
+        }
+    };
+    let room = REPLY_LIMIT.saturating_sub(units(&head) + FOOTER_ROOM).max(40);
+    let mut text = head;
+    let mut used = 0;
+    for g in groups(pos, &of_kind) {
+        let note = g.square.map_or("…".to_string(), |sq| format!("… (/moves {sq} for all)"));
+        let line = cut(&group_line(&g), room.saturating_sub(used), &note);
+        used += units(&line) + 1;
+        text.push('\n');
+        text.push_str(&line);
+        if used >= room {
+            break;
+        }
+    }
+    Ok(text)
 }
 
 /// `/moves P@`: the legal drops of the piece written `letter`.
@@ -52,6 +126,17 @@ impl Ask {
             && letter.is_ascii_alphabetic()
         {
             return Ok(Ask::Drops((*letter as char).to_ascii_uppercase()));
+        }
+        if t.eq_ignore_ascii_case("next") {
+            return Ok(Ask::More);
+        }
+        // `/moves page 2`.
+        let t = match t.split_once(' ') {
+            Some((page, n)) if page.eq_ignore_ascii_case("page") => n.trim(),
+            _ => t,
+        };
+        if let Some(name) = kind_named(t) {
+            return Ok(Ask::Kind(name.to_string()));
         }
         if t.chars().all(|c| c.is_ascii_digit()) {
             return match t.parse::<usize>() {

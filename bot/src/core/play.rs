@@ -426,6 +426,7 @@ impl Core {
                 return Ok(vec![Reply { text, picture, buttons: Vec::new() }]);
             }
             moves::Ask::Drops(letter) => return Ok(vec![Reply::text(moves::drops_of(pos, &legal, letter)?)]),
+            moves::Ask::Kind(name) => return Ok(vec![Reply::text(moves::of_kind(pos, &legal, &name, &whose)?)]),
             moves::Ask::Page(n) => n,
             moves::Ask::More => self.pages.lock().ok().and_then(|p| p.get(&key).copied()).map_or(2, |n| n + 1),
         };
