@@ -216,6 +216,9 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseError::NotACommand => write!(f, "that is not a command"),
+            ParseError::Unknown { word, .. } if word.is_empty() => {
+                write!(f, "A command's word goes right after the slash: /help lists them all.")
+            }
             ParseError::Unknown { word, meant: None } => write!(f, "I don't know the command /{word}. Try /help."),
             ParseError::Unknown { word, meant: Some(meant) } => {
                 write!(f, "I don't know the command /{word}. Did you mean /{meant}? /help lists every command.")
@@ -302,7 +305,18 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
     let text = text.trim();
     let body = text.strip_prefix('/').or_else(|| text.strip_prefix('!')).ok_or(ParseError::NotACommand)?;
     let mut words = body.split_whitespace();
-    let first = words.next().ok_or(ParseError::NotACommand)?;
+    let Some(first) = words.next() else {
+        // A slash alone: someone who knows commands start with one.
+        return if text.starts_with('/') {
+            Err(ParseError::Unknown { word: String::new(), meant: Some("help".into()) })
+        } else {
+            Err(ParseError::NotACommand)
+        };
+    };
+    // `!!`, `!?`, `!!!`: a chess player's marks of surprise, not commands.
+    if text.starts_with('!') && !body.starts_with(|c: char| c.is_alphabetic()) {
+        return Err(ParseError::NotACommand);
+    }
     let written = match first.split_once('@') {
         Some((w, target)) if target.eq_ignore_ascii_case(bot_name) || bot_name.is_empty() => w,
         Some((w, _)) => w,
@@ -576,15 +590,28 @@ pub fn changes_settings(text: &str, bot_name: &str) -> bool {
 }
 
 /// The words a challenge is made of besides mentions, games and clocks.
-const CHALLENGE_WORDS: [&str; 8] = ["white", "black", "random", "hints", "days", "level", "handicap", "rated"];
+pub(crate) const CHALLENGE_WORDS: [&str; 8] =
+    ["white", "black", "random", "hints", "days", "level", "handicap", "rated"];
 
 fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
     let mut spec = ChallengeSpec::default();
     let mut i = 0;
     while i < args.len() {
         let a = args[i];
-        let lower = a.to_ascii_lowercase();
+        let mut lower = a.to_ascii_lowercase();
         let next = args.get(i + 1).map(|w| w.to_ascii_lowercase());
+        // Words a player puts before a colour (`as white`, `colour black`)
+        // say nothing more than the colour does.
+        if matches!(lower.as_str(), "as" | "playing" | "play" | "colour" | "color" | "side")
+            && matches!(next.as_deref(), Some("white" | "black" | "random"))
+        {
+            i += 1;
+            continue;
+        }
+        // `lvl 5`, `difficulty 5`: the level.
+        if matches!(lower.as_str(), "lvl" | "lv" | "levels" | "difficulty" | "strength") {
+            lower = "level".to_string();
+        }
         if let Some((id, n)) = meant::spoken_game(&args[i..]) {
             // A game by its name in words: `alapawn balanced`, `power absorption`.
             if spec.variant.replace(id.to_string()).is_some() {
@@ -853,6 +880,15 @@ mod tests {
         );
         assert_eq!(parse("/accept @alice", "k"), Ok(Command::Accept(Some("alice".into()))));
         assert_eq!(parse("hello", "k"), Err(ParseError::NotACommand));
+        // A slash alone is answered; a chess player's `!!` or `!?` is chat.
+        assert_eq!(
+            parse(" / ", "k").unwrap_err().to_string(),
+            "A command's word goes right after the slash: /help lists them all."
+        );
+        for chat in ["!", "!!", "!?", "! wow"] {
+            assert_eq!(parse(chat, "k"), Err(ParseError::NotACommand), "{chat}");
+        }
+        assert_eq!(parse("!help", "k"), Ok(Command::Help));
         assert!(matches!(parse("/fly", "k"), Err(ParseError::Unknown { word, meant: None }) if word == "fly"));
         let mistyped = parse("/mvoe e4", "k").unwrap_err();
         assert_eq!(
@@ -985,6 +1021,13 @@ mod tests {
         }
         assert!(parse("/challenge @@bob", "k").is_err());
         assert!(parse("/challenge hints maybe", "k").is_err());
+        // `lvl 3` is the level; `as black` and `colour white` the colour.
+        let Ok(Command::Challenge(c)) = parse("/challenge @kibitz lvl 3", "k") else { panic!() };
+        assert_eq!((c.level, c.named), (Some(3), None));
+        let Ok(Command::Challenge(c)) = parse("/challenge @bob as black olympic", "k") else { panic!() };
+        assert_eq!((c.colour, c.variant.as_deref()), (Some(ColourWish::Black), Some("olympic")));
+        let Ok(Command::Challenge(c)) = parse("/challenge colour white", "k") else { panic!() };
+        assert_eq!((c.colour, c.named), (Some(ColourWish::White), None));
         assert!(parse("/challenge chess olympic", "k").is_err());
         // A name without `@` is a player to find, unless it is a game.
         let Ok(Command::Challenge(c)) = parse("/challenge bob chess", "k") else { panic!() };

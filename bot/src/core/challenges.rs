@@ -406,7 +406,11 @@ impl Core {
             return Ok(Some(self.bot_id(&msg.platform)));
         }
         let seen = self.store.user_by_username(&msg.platform, name)?;
-        if msg.platform == "console" && seen.is_none() && meant::game(name).is_none() {
+        if msg.platform == "console"
+            && seen.is_none()
+            && meant::game(name).is_none()
+            && meant::nearest(&name.to_ascii_lowercase(), crate::command::CHALLENGE_WORDS).is_none()
+        {
             return Ok(Some(name.to_ascii_lowercase()));
         }
         Ok(seen)
@@ -431,6 +435,14 @@ impl Core {
             return Ok(id);
         }
         let ids: Vec<&str> = kibitz_rules::VARIANTS.iter().map(|v| v.id).collect();
+        if let Some(word) = meant::nearest(&name.to_ascii_lowercase(), crate::command::CHALLENGE_WORDS) {
+            return refuse(format!(
+                "I don't understand '{}': did you mean {word}? To challenge a player of that name, mention them \
+                 (/challenge @{}).",
+                excerpt(name),
+                excerpt(name)
+            ));
+        }
         if let Some(game) = meant::game(name) {
             return refuse(format!(
                 "I don't know a player or a game called '{}'. Did you mean {game}? To challenge a player, mention \

@@ -269,13 +269,21 @@ impl Core {
         // The offers the move ended, said: the opponent's are declined by
         // it, the mover's own takeback request is withdrawn.
         if played.outcome.is_none() {
-            for o in offered.iter().filter(|o| !after.record.offers.contains(o)) {
-                let what = offers::offer_words(&o.kind);
-                if o.by == mover {
-                    let _ = write!(text, " {}'s {what} is withdrawn by the move.", mention(&o.by));
-                } else {
-                    let _ = write!(text, " The move declines {}'s {what}.", mention(&o.by));
-                }
+            let ended: Vec<_> = offered.iter().filter(|o| !after.record.offers.contains(o)).collect();
+            let words = |mine: bool| -> Vec<String> {
+                ended
+                    .iter()
+                    .filter(|o| (o.by == mover) == mine)
+                    .map(|o| offers::offer_words(&o.kind).to_string())
+                    .collect()
+            };
+            let (own, theirs) = (words(true), words(false));
+            if !own.is_empty() {
+                let verb = if own.len() == 1 { "is" } else { "are" };
+                let _ = write!(text, " {}'s {} {verb} withdrawn by the move.", mention(mover), own.join(" and "));
+            }
+            if let Some(by) = ended.iter().find(|o| o.by != mover) {
+                let _ = write!(text, " The move declines {}'s {}.", mention(&by.by), theirs.join(" and "));
             }
         }
         if let Some(outcome) = played.outcome {
