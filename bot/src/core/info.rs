@@ -103,6 +103,7 @@ impl Core {
             kibitz_rules::VARIANTS.iter().copied().filter(|v| pieces::compound(v, &name).is_some()).collect();
         // One description for every variant that has the piece: that one.
         let mut texts: Vec<&str> = found.iter().map(|(_, p)| p.text).collect();
+        texts.sort_unstable();
         texts.dedup();
         match (found.first(), compounds.first()) {
             (Some((v, _)), _) if texts.len() == 1 => {
@@ -136,24 +137,48 @@ impl Core {
             }
             _ => {
                 // Each game, with what the name is there (`S`: Silver, Static piece, Shielderer).
-                let mut games: Vec<(&str, String)> =
-                    found.iter().map(|(v, p)| (v.id, format!("{} in {}", p.name, v.name))).collect();
+                // Games whose piece of this name is the same are one line.
+                let mut games: Vec<(&str, String, Vec<&str>)> = Vec::new();
+                for (v, p) in &found {
+                    let same_as = found.iter().position(|(_, q)| q.text == p.text && q.name == p.name);
+                    let first = same_as.map(|i| found[i].0.id) == Some(v.id);
+                    if first {
+                        games.push((v.id, format!("{} in {}", p.name, v.name), Vec::new()));
+                    } else if let Some(i) = same_as
+                        && let Some(g) = games.iter_mut().find(|(id, _, _)| *id == found[i].0.id)
+                    {
+                        g.2.push(v.name);
+                    }
+                }
                 for v in &compounds {
                     if let Some((_, _, title)) = pieces::compound(v, &name) {
-                        games.push((v.id, format!("{title} in {}", v.name)));
+                        games.push((v.id, format!("{title} in {}", v.name), Vec::new()));
                     }
                 }
                 let mut names: Vec<&str> = found.iter().map(|(_, p)| p.name).collect();
+                names.sort_unstable();
                 names.dedup();
                 let same = names.len() == 1 && compounds.is_empty();
                 let mut s = match names.as_slice() {
-                    [one] if same => format!("The {one} moves differently in each game. Say which:"),
+                    [one] if same && games.len() == found.len() => {
+                        format!("The {one} differs from game to game. Say which:")
+                    }
+                    [one] if same => format!("The {one} is not the same in every game. Say which:"),
                     _ => format!("'{}' names a piece in several games. Say which:", excerpt(&name)),
                 };
-                for (id, what) in games {
+                for (id, what, also) in games {
                     let _ = write!(s, "\n/piece {id} {}", name.trim());
-                    if !same {
-                        let _ = write!(s, " ({what})");
+                    match (same, also.is_empty()) {
+                        (true, true) => {}
+                        (true, false) => {
+                            let _ = write!(s, " (the same in {})", also.join(", "));
+                        }
+                        (false, true) => {
+                            let _ = write!(s, " ({what})");
+                        }
+                        (false, false) => {
+                            let _ = write!(s, " ({what}; the same in {})", also.join(", "));
+                        }
                     }
                 }
                 Ok(vec![Reply::text(s)])

@@ -372,7 +372,7 @@ Amazon (e8=T).",
 from its starting rank without capturing; takes and may be taken en passant. On the last rank it must promote to \
 any Light, Heavy or Jewel piece but the Amazon.",
     ),
-    p("N", "Knight", "jumps in a 2|1 L and captures where it lands."),
+    p("N", "Knight", KNIGHT),
     p(
         "B",
         "Bishop",
