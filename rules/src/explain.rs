@@ -1501,7 +1501,6 @@ impl Position {
         }
     }
 
-    /// `"knight"` for several knights, `"piece"` for mixed ones.
     /// A Construction reward as the reserve holds it (C5, CS5): `a static
     /// piece`, `a rook power`, `a rook moving half`; `index` is the piece
     /// type's in the variant.
@@ -1533,6 +1532,19 @@ impl Position {
         near.sort();
         near.dedup_by(|a, b| a.1 == b.1);
         near.into_iter().take(3).map(|(_, s)| s).collect()
+    }
+
+    /// Why the piece of the side to move on `from` has no legal move though
+    /// it could move if its royal piece could be left attacked: it is pinned,
+    /// or its side is in check and none of its moves answers it. `None`
+    /// where it has a legal move or would have none anyway (hemmed in).
+    pub fn why_stuck(&self, from: Square) -> Option<Why> {
+        if self.legal_moves().iter().any(|m| m.from() == Some(from)) {
+            return None;
+        }
+        let pseudo = self.unrestricted_moves();
+        let first = pseudo.iter().find(|m| m.from() == Some(from) && matches!(m, Move::Normal { .. }))?;
+        Some(self.why_king(*first))
     }
 
     /// Why a move that its piece could make leaves the royal piece attacked.

@@ -832,3 +832,27 @@ fn c6_a_swap_written_as_a_token_or_as_its_san_gets_the_swaps_reason() {
         assert_eq!(said(&p, text), format!("{text} is not possible: {reason}"), "{text}");
     }
 }
+
+/// A piece with no legal move says why: pinned, or not answering a check;
+/// hemmed in by its own pieces, it has no reason to give.
+#[test]
+fn a_stuck_piece_says_why() {
+    let sq = |s: &str| kibitz_rules::Square::parse(s).unwrap();
+    let checked = after("chess", "e4 d5 Bb5+");
+    match checked.why_stuck(sq("g8")) {
+        Some(Why::KingInCheck { in_check: true, pinned: false, by: Some(by), .. }) => {
+            assert_eq!(by.to_string(), "the bishop on b5")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(checked.why_stuck(sq("a8")).is_none(), "hemmed in");
+    assert!(checked.why_stuck(sq("c7")).is_none(), "c6 answers the check");
+    let pinned = after("chess", "e4 d5 Bb5+ Nd7 d3");
+    match pinned.why_stuck(sq("d7")) {
+        Some(Why::KingInCheck { pinned: true, by: Some(by), .. }) => assert_eq!(by.to_string(), "the bishop on b5"),
+        other => panic!("{other:?}"),
+    }
+    // Olympic (O2): the King must not be left in check there either.
+    let olympic = pos("olympic", "k4/b4/5/5/R3K[] b - - 0 1");
+    assert!(matches!(olympic.why_stuck(sq("a4")), Some(Why::KingInCheck { pinned: true, .. })));
+}

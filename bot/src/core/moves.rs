@@ -363,7 +363,16 @@ pub(super) fn one_piece(
     if from_here.is_empty() && grants.is_empty() && swaps.is_empty() {
         return refuse(match whose {
             Whose::YoursLater => format!("Your {} on {sq} would have no legal move as the board stands.", name),
-            _ => format!("The {} on {sq} has no legal move.", name),
+            _ => match pos.why_stuck(sq) {
+                Some(kibitz_rules::Why::KingInCheck { in_check: true, pinned: false, by, royal, .. }) => {
+                    let from = by.map(|b| format!(" from {b}")).unwrap_or_default();
+                    format!(
+                        "The {name} on {sq} has no legal move: your {royal} is in check{from} and none of its moves answers it."
+                    )
+                }
+                Some(why) => format!("The {name} on {sq} has no legal move: {why}."),
+                None => format!("The {name} on {sq} has no legal move."),
+            },
         });
     }
     let targets: Vec<Square> = from_here.iter().map(|m| m.to()).collect();
