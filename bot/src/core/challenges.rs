@@ -186,7 +186,17 @@ impl Core {
                     refuse(lapse_words(&c))
                 }
                 Some(c) => Ok(c),
-                None => refuse(format!("{} has no challenge open here.", mention(who))),
+                None if who == msg.sender.id => refuse(
+                    "That is you, and you have no challenge open here: name the player whose challenge you mean.",
+                ),
+                None => match self.store.player_game_in_channel(&channel, who)? {
+                    Some(r) => refuse(format!(
+                        "{} has no challenge open here: they are playing game {} now.",
+                        mention(who),
+                        r.key.id.as_str()
+                    )),
+                    None => refuse(format!("{} has no challenge open here.", mention(who))),
+                },
             };
         }
         // Challenges left unanswered too long lapse: they go, and one that
@@ -267,10 +277,25 @@ impl Core {
         }
         let v = self.variant(&challenge.variant)?;
         let start = start_fen(v, challenge.settings.handicap.as_deref())?;
+        // The accepter's own challenge here goes with the game (the store
+        // removes it): said, so that whoever it was for knows.
+        let own = self.store.challenge(&channel, &msg.sender.id)?;
         let record = self.store.accept_challenge(&channel, &challenge.challenger, &msg.sender.id, &start, msg.at)?;
+        let withdrawn = match own.map(|c| c.challenged) {
+            Some(Some(o)) => format!(
+                " ({}'s challenge to {} is withdrawn: a player plays one game at a time in a channel.)",
+                mention(&msg.sender.id),
+                mention(&o)
+            ),
+            Some(None) => format!(
+                " ({}'s open challenge is withdrawn: a player plays one game at a time in a channel.)",
+                mention(&msg.sender.id)
+            ),
+            None => String::new(),
+        };
         let loaded = self.load(record)?;
         if loaded.clash.is_some() {
-            return Ok(vec![Reply::text(clash::match_begins(&loaded.record))]);
+            return Ok(vec![Reply::text(clash::match_begins(&loaded.record) + &withdrawn)]);
         }
         let r = &loaded.record;
         let mut text = format!(
@@ -302,6 +327,7 @@ impl Core {
             }
             _ => text.push('.'),
         }
+        text.push_str(&withdrawn);
         let picture = self.picture(&loaded, Color::White, |_| {});
         Ok(vec![Reply { text, picture, buttons: self.game_buttons(&loaded) }])
     }
