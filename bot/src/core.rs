@@ -720,7 +720,10 @@ impl Core {
                 Some((key, Ok(record))) if key.channel == channel => self.load(record),
                 // The sender's own games elsewhere are named.
                 _ if !self.store.games_of(&msg.platform, &msg.sender.id)?.is_empty() => refuse(self.no_game_here(msg)),
-                _ => refuse("There is no game here. Start one with /challenge @friend."),
+                _ => refuse(
+                    "There is no game running here. Start one with /challenge @friend; a finished game is shown by \
+                     the id its last message gave (/pgn k7qz, /gif k7qz).",
+                ),
             },
             [only] => self.load(only.clone()),
             many => {
