@@ -309,8 +309,11 @@ impl Console {
     pub fn finish(&mut self, mut output: impl Write) -> io::Result<()> {
         let owed = self.core.store().reviews_owed(PLATFORM).map(|jobs| jobs.len()).unwrap_or(0);
         if owed > 0 {
-            let what =
-                if owed == 1 { "the review asked for".to_string() } else { format!("the {owed} reviews asked for") };
+            let what = if owed == 1 {
+                "the game review still owed".to_string()
+            } else {
+                format!("the {owed} game reviews still owed")
+            };
             writeln!(output, "(finishing {what} before closing)")?;
             output.flush()?;
         }

@@ -176,7 +176,12 @@ impl Core {
                 // Asked from elsewhere, the listing names its game.
                 let mut replies = self.moves(&there, id, rest)?;
                 if let Some(first) = replies.first_mut().filter(|r| !r.text.starts_with("Game ")) {
-                    first.text = format!("Game {}: {}", key.id.as_str(), first.text);
+                    // `Game k7qz: your 20 legal moves`, as a sentence goes on.
+                    let text = match first.text.strip_prefix("Your ") {
+                        Some(rest) => format!("your {rest}"),
+                        None => first.text.clone(),
+                    };
+                    first.text = format!("Game {}: {text}", key.id.as_str());
                 }
                 Ok(replies)
             }
