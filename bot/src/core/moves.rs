@@ -50,13 +50,17 @@ pub(super) fn of_kind(pos: &Position, legal: &[Move], name: &str, whose: &Whose)
     let Some(index) = v.pieces.iter().position(|p| p.name.eq_ignore_ascii_case(name)) else {
         return refuse(format!("There is no {} in {}: /moves lists the moves you have.", name.to_lowercase(), v.name));
     };
+    // Where pieces are sets of powers (PA2, C3), a piece holding the kind's
+    // powers with others (a Queen+Pawn) is of the kind too.
+    let kind = &v.pieces[index];
     let of_kind: Vec<Move> = legal
         .iter()
         .copied()
         .filter(|m| {
-            m.from()
-                .and_then(|f| pos.piece_at(f))
-                .is_some_and(|p| v.piece_index_of(p.powers, p.royal) == Some(index as u8))
+            m.from().and_then(|f| pos.piece_at(f)).is_some_and(|p| match v.piece_index_of(p.powers, p.royal) {
+                Some(i) => i as usize == index,
+                None => p.powers.contains(kind.powers) && (p.royal || !kind.royal),
+            })
         })
         .collect();
     let lower = name.to_lowercase();
@@ -179,14 +183,17 @@ pub(super) fn as_if_to_move(game: &Game, color: Color) -> Option<Game> {
 }
 
 /// "Knight", "Bishop+Knight" style names: the variant's name for the piece,
-/// else its code (`(BN)`).
+/// else the names of its powers (`Queen+Pawn` for what moves write `(QP)`).
 fn piece_name(pos: &Position, p: Piece) -> String {
     let v = pos.variant();
     let name = match v.piece_index_of(p.powers, p.royal) {
         // C6: a piece holding the castling power alone.
         Some(_) if p.powers == kibitz_rules::Powers::CASTLE => "Castling piece".to_string(),
         Some(i) => v.pieces[i as usize].name.to_string(),
-        None => pos.piece_code(Piece { color: Color::White, ..p }),
+        None => match pos.powers_name(p) {
+            name if name.chars().any(char::is_lowercase) => name,
+            _ => pos.piece_code(Piece { color: Color::White, ..p }),
+        },
     };
     if p.promoted { format!("Promoted {}", name.to_lowercase()) } else { name }
 }
