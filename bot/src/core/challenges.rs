@@ -195,6 +195,11 @@ impl Core {
                         mention(who),
                         r.key.id.as_str()
                     )),
+                    None if msg.private => refuse(format!(
+                        "{} has no challenge open in this private chat: a challenge is answered in the channel or \
+                         group where it was made.",
+                        mention(who)
+                    )),
                     None => refuse(format!("{} has no challenge open here.", mention(who))),
                 },
             };
@@ -230,6 +235,11 @@ impl Core {
                 None if matches!(self.offers_to(msg), Ok(Some(_))) => refuse(
                     "There is nothing to accept: your opponent has made no draw offer or takeback request, and \
                      nobody challenges you here.",
+                ),
+                // A friend's challenge is answered where it was made.
+                None if msg.private => refuse(
+                    "Nobody else reads this private chat, so no challenge stands here: answer a friend's challenge \
+                     in the channel or group where it was made, or /challenge to play me.",
                 ),
                 None => refuse("There is no challenge for you here. Start one with /challenge @friend."),
             },
@@ -415,6 +425,12 @@ impl Core {
                 }
                 return refuse(
                     "There is nothing to withdraw: you have no draw offer, takeback request or challenge open here.",
+                );
+            }
+            if msg.private {
+                return refuse(
+                    "You have no challenge open in this private chat: a challenge to a friend stands in the \
+                     channel or group where you made it, and /cancel there withdraws it.",
                 );
             }
             return refuse("You have no challenge open here.");
