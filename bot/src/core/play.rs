@@ -44,6 +44,10 @@ impl Core {
             if my_turn && let Some(ask) = unfinished(text, loaded.game.position()) {
                 return vec![Reply::text(ask)];
             }
+            // `Nf3 Nc6 Bb5`: a line of moves, on the sender's turn.
+            if my_turn && let Some(why) = several_moves(loaded.game.position(), text) {
+                return vec![Reply::text(why)];
+            }
             // `castle`: how castling is written.
             if my_turn && ["castle", "castles", "castling"].iter().any(|w| text.eq_ignore_ascii_case(w)) {
                 let v = loaded.game.position().variant();
@@ -101,6 +105,9 @@ impl Core {
         let played = match game.play_text(text) {
             Ok(p) => p,
             Err(e) => {
+                if let Some(why) = several_moves(game.position(), text) {
+                    return refuse(why);
+                }
                 if matches!(e, MoveError::Syntax(_) | MoveError::Illegal { .. })
                     && let Some(why) = stray_word(game.position(), text)
                 {
@@ -612,6 +619,22 @@ fn lost_words(pos: &kibitz_rules::Position, played: &kibitz_rules::Played) -> St
 /// A legal move with a word before it that is no game of the sender's
 /// (`/move xyz e4`) or after it (`e4 now`): what the word is, and the
 /// command that plays the move. Suggested only, never played.
+/// `e4 e5`, `Nf3 Nc6 Bb5`: moves of both sides in one message, which is
+/// not one move (`e2 e4` is, and is played). The first alone is legal.
+fn several_moves(pos: &kibitz_rules::Position, text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let [first, second, ..] = words[..] else { return None };
+    if !words[1..].iter().all(|w| shape::move_shaped(w)) {
+        return None;
+    }
+    let m = pos.parse_move(first).ok()?;
+    Some(format!(
+        "One move a message: {} alone plays yours ({}); {second} is for your opponent to play.",
+        pos.san(&m),
+        pos.canonical(&m)
+    ))
+}
+
 fn stray_word(pos: &kibitz_rules::Position, text: &str) -> Option<String> {
     let (first, rest) = text.trim().split_once(char::is_whitespace)?;
     let rest = rest.trim();
