@@ -427,6 +427,28 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         },
         "leaderboard" => one("leaderboard").map(Command::Leaderboard),
         "army" => none("army", Command::Army),
+        // `/buy pawn a2 b2`, `/place pawn a2 b2`: one at a time (`/place d1
+        // e1` moves the piece on d1).
+        "buy" | "place"
+            if match args.iter().filter(|a| is_square(a)).count() {
+                0 | 1 => false,
+                2 => word == "buy" || args.len() > 2,
+                _ => true,
+            } =>
+        {
+            let command = if word == "buy" { "buy" } else { "place" };
+            let piece: Vec<&str> = args.iter().copied().filter(|a| !is_square(a)).collect();
+            let piece = if piece.is_empty() { "PIECE".to_string() } else { excerpt(&piece.join(" ")) };
+            let squares: Vec<&str> = args.iter().copied().filter(|a| is_square(a)).collect();
+            Err(problem(
+                command,
+                format!(
+                    "One square at a time: /{command} {piece} {}, then /{command} {piece} {}",
+                    squares[0].to_ascii_lowercase(),
+                    squares[1].to_ascii_lowercase()
+                ),
+            ))
+        }
         "buy" => match args.as_slice() {
             [] => Err(problem("buy", "Which piece?")),
             [rest @ .., last] if !rest.is_empty() && is_square(last) => {
@@ -953,6 +975,15 @@ mod tests {
         assert_eq!(parse("/place c1 f1", "k"), Ok(Command::Place { piece: "c1".into(), square: "f1".into() }));
         assert!(matches!(parse("/place bishop", "k"), Err(ParseError::Usage { command: "place", .. })));
         assert!(matches!(parse("/buy", "k"), Err(ParseError::Usage { command: "buy", .. })));
+        assert!(
+            parse("/buy pawn a2 b2", "k")
+                .unwrap_err()
+                .to_string()
+                .starts_with("One square at a time: /buy pawn a2, then /buy pawn b2.")
+        );
+        assert!(parse("/place d1 e1 f1", "k").unwrap_err().to_string().contains("/place PIECE d1"));
+        assert!(parse("/place queen d1 e1", "k").unwrap_err().to_string().contains("/place queen d1, then"));
+        assert!(matches!(parse("/place d1 e1", "k"), Ok(Command::Place { .. })));
         assert_eq!(parse("/ready", "k"), Ok(Command::Ready));
         assert_eq!(parse("/bid 12.5", "k"), Ok(Command::Bid { amount: "12.5".into(), game: None }));
         assert_eq!(parse("/bid 12 abcd", "k"), Ok(Command::Bid { amount: "12".into(), game: Some("abcd".into()) }));

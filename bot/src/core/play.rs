@@ -32,8 +32,18 @@ impl Core {
             // A move before the round: what the match waits for (not to a
             // retried delivery of the move that ended the last round).
             let retried = clash::seen(&loaded.record, msg);
-            if shape::move_shaped(text) && loaded.record.colour_of(&msg.sender.id).is_some() && !retried {
+            let player = loaded.record.colour_of(&msg.sender.id).is_some();
+            if shape::move_shaped(text) && player && !retried {
                 return vec![Reply::text(clash::not_begun(&loaded, &msg.sender.id))];
+            }
+            // `buy knight`: an army command without its slash.
+            let first = text.split_whitespace().next().unwrap_or_default().to_ascii_lowercase();
+            if player && ["buy", "sell", "place", "ready", "bid"].contains(&first.as_str()) {
+                let rest = text.split_once(char::is_whitespace).map_or("", |(_, r)| r.trim());
+                let said = if rest.is_empty() { first.clone() } else { format!("{first} {}", excerpt(rest)) };
+                return vec![Reply::text(format!(
+                    "Commands begin with a slash: /{said}. /army shows your army and gold."
+                ))];
             }
             return Vec::new();
         }
