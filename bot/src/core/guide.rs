@@ -65,7 +65,7 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
     ("board", "show the board of your game here, or of the game with this id.", "/board"),
     (
         "moves",
-        "the legal moves, those of the piece on one square, or which piece makes a move (/moves Nf3).",
+        "the legal moves, those of the piece on one square or of one kind (/moves knights), or which piece makes a move (/moves Nf3); a long list goes on with /moves next (or /moves 2 for its second page).",
         "/moves e2",
     ),
     ("hint", "a suggested move, if the game allows hints.", "/hint"),
@@ -74,8 +74,16 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
         "give up the game (in a Clash match: the round, and your army). I ask first: confirm with /resign yes, or /resign again within 2 minutes; /resign no, or any move, plays on.",
         "/resign",
     ),
-    ("draw", "offer a draw, or accept the one offered to you.", "/draw"),
-    ("takeback", "ask to take back your last move, or accept the request.", "/takeback"),
+    (
+        "draw",
+        "offer a draw, or accept the one offered to you; /draw decline declines it and /draw cancel withdraws yours.",
+        "/draw",
+    ),
+    (
+        "takeback",
+        "ask to take back your last move, or accept the request; /takeback decline declines it and /takeback cancel withdraws yours.",
+        "/takeback",
+    ),
     ("abort", "end a game without a result before both sides have moved.", "/abort"),
     ("games", "your running games, here and elsewhere.", "/games"),
     ("pgn", "the game as PGN, to study elsewhere.", "/pgn"),
