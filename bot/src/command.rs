@@ -427,12 +427,12 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         },
         "leaderboard" => one("leaderboard").map(Command::Leaderboard),
         "army" => none("army", Command::Army),
-        // `/buy pawn a2 b2`, `/place pawn a2 b2`: one at a time (`/place d1
-        // e1` moves the piece on d1).
+        // `/buy pawn a2 b2`, `/place d1 e1 f1`: one at a time (`/place d1
+        // e1` and `/place bishop d1 e1` move the piece on d1).
         "buy" | "place"
             if match args.iter().filter(|a| is_square(a)).count() {
                 0 | 1 => false,
-                2 => word == "buy" || args.len() > 2,
+                2 => word == "buy",
                 _ => true,
             } =>
         {
@@ -982,7 +982,7 @@ mod tests {
                 .starts_with("One square at a time: /buy pawn a2, then /buy pawn b2.")
         );
         assert!(parse("/place d1 e1 f1", "k").unwrap_err().to_string().contains("/place PIECE d1"));
-        assert!(parse("/place queen d1 e1", "k").unwrap_err().to_string().contains("/place queen d1, then"));
+        assert!(matches!(parse("/place queen d1 e1", "k"), Ok(Command::Place { .. })));
         assert!(matches!(parse("/place d1 e1", "k"), Ok(Command::Place { .. })));
         assert_eq!(parse("/ready", "k"), Ok(Command::Ready));
         assert_eq!(parse("/bid 12.5", "k"), Ok(Command::Bid { amount: "12.5".into(), game: None }));
