@@ -586,7 +586,7 @@ fn help_knows_the_short_move_and_moves_with_a_square() {
     let m = say(&core, "alice", "/help m", 1, None);
     assert!(m[0].text.starts_with("/m is short for /move.\n/move [GAME] MOVE:"), "{}", m[0].text);
     let moves = say(&core, "alice", "/help moves e2", 2, None);
-    assert!(moves[0].text.starts_with("/moves [GAME] [SQUARE|PAGE]:"), "{}", moves[0].text);
+    assert!(moves[0].text.starts_with("/moves [GAME] [SQUARE|PIECE|PAGE|next]:"), "{}", moves[0].text);
     let notation = say(&core, "alice", "/help moves olympic", 3, None);
     assert!(notation[0].text.starts_with("How Olympic Chess writes moves"), "{}", notation[0].text);
 }
