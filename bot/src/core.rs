@@ -778,14 +778,18 @@ impl Core {
         let (key, record) = self.store.archived_games_of(&msg.platform, &msg.sender.id, 1).ok()?.into_iter().next()?;
         let r = record.ok().filter(|_| key.channel == here)?;
         let end = r.result.as_ref().filter(|end| msg.at.0.saturating_sub(end.at.0) < within)?;
-        let how = if end.outcome == Outcome::Aborted {
-            "it was aborted".to_string()
-        } else {
-            format!("{} by {}", end.outcome.pgn_result(), end.reason)
-        };
+        // An aborted game has no rematch: it was never played.
+        if end.outcome == Outcome::Aborted {
+            return Some(format!(
+                "Your game {} here is over (it was aborted). /challenge @friend starts another.",
+                r.key.id.as_str()
+            ));
+        }
         Some(format!(
-            "Your game {} here is over ({how}). /rematch plays it again, /challenge @friend starts another.",
-            r.key.id.as_str()
+            "Your game {} here is over ({} by {}). /rematch plays it again, /challenge @friend starts another.",
+            r.key.id.as_str(),
+            end.outcome.pgn_result(),
+            end.reason
         ))
     }
 

@@ -309,12 +309,13 @@ impl Core {
         }
         let r = &loaded.record;
         let mut text = format!(
-            "Game {}: {} (White) vs {} (Black), {}{}.",
+            "Game {}: {} (White) vs {} (Black), {}{}{}.",
             r.key.id.as_str(),
             mention(&r.white),
             mention(&r.black),
             v.name,
-            r.settings.clock.map(|c| format!(", {c}")).unwrap_or_default()
+            r.settings.clock.map(|c| format!(", {c}")).unwrap_or_default(),
+            if r.settings.hints_allowed { ", hints on (/hint)" } else { "" }
         );
         if let Some(h) = handicap_of(&loaded) {
             text.pop();
