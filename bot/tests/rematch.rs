@@ -66,7 +66,7 @@ fn the_button_challenges_the_opponent_with_colours_swapped_and_the_settings_kept
     let again = texts(&say(&core, "bob", "/rematch", 5));
     assert!(again.contains("Your challenge to <@alice> is waiting"), "{again}");
     let started = texts(&say(&core, "alice", "/accept", 6));
-    assert!(started.contains("<@bob> (White) vs <@alice> (Black), Chess, 10+5, hints on (/hint)."), "{started}");
+    assert!(started.contains("<@bob> (White) vs <@alice> (Black), Chess, 10+5, hints on."), "{started}");
     let second = game_of(&core, "alice").unwrap();
     assert_ne!(second.key, first.key);
     assert_eq!((second.white.as_str(), second.black.as_str()), ("bob", "alice"));

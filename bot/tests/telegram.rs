@@ -360,7 +360,10 @@ async fn a_whole_game_through_the_bot_api() {
     let game = fake.wait_for(m, "the first board", |c| c.method == "sendPhoto").await;
     assert_eq!(game.chat(), GROUP);
     assert_png(&game);
-    assert!(game.text().ends_with(": @Alice (White) vs @bob (Black), Chess. @Alice moves first."), "{game:?}");
+    assert!(
+        game.text().ends_with(": @Alice (White) vs @bob (Black), Chess, hints on. @Alice moves first."),
+        "{game:?}"
+    );
     let game_buttons = pairs(&[("Resign", "/resign"), ("Offer draw", "/draw"), ("Hint", "/hint")]);
     assert_eq!(game.buttons(), game_buttons);
 

@@ -315,7 +315,7 @@ impl Core {
             mention(&r.black),
             v.name,
             r.settings.clock.map(|c| format!(", {c}")).unwrap_or_default(),
-            if r.settings.hints_allowed { ", hints on (/hint)" } else { "" }
+            if r.settings.hints_allowed { ", hints on" } else { "" }
         );
         if let Some(h) = handicap_of(&loaded) {
             text.pop();
