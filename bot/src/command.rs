@@ -245,7 +245,7 @@ pub const USAGE: &[(&str, &str)] = &[
     ("decline", "decline [@user|draw|takeback]"),
     ("cancel", "cancel [draw|takeback]"),
     ("move", "move [GAME] MOVE"),
-    ("board", "board [GAME]"),
+    ("board", "board [GAME|white|black|flip]"),
     ("moves", "moves [GAME] [SQUARE|PIECE|PAGE|next]"),
     ("hint", "hint"),
     ("resign", "resign [yes|no|GAME]"),

@@ -774,3 +774,24 @@ fn the_bot_plays_everyone_who_asks_in_a_channel_at_once() {
     let again = say(&core, "alice", "/challenge @kibitz", 4, None);
     assert!(again[0].text.starts_with("You are already playing here."), "{}", again[0].text);
 }
+
+/// `/board black` and `/board flip` draw the board from the side asked for:
+/// bob's own board, as Black, is the picture of `/board black`, and
+/// `/board flip` from bob is White's view, as a spectator's plain `/board`.
+#[test]
+fn the_board_is_drawn_from_the_side_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = core(dir.path());
+    start(&core, "", 0);
+    let png = |who: &str, text: &str| {
+        let r = say(&core, who, text, 1, None);
+        r[0].picture.as_ref().map(|p| p.bytes.clone()).unwrap_or_else(|| panic!("{r:?}"))
+    };
+    let black = png("bob", "/board");
+    let white = png("carol", "/board");
+    assert_ne!(black, white);
+    assert_eq!(png("carol", "/board black"), black);
+    assert_eq!(png("bob", "/board flip"), white);
+    assert_eq!(png("alice", "/board flip"), black);
+    assert_eq!(png("bob", "/board White"), white);
+}

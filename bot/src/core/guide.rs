@@ -62,7 +62,11 @@ pub(crate) const COMMANDS: &[(&str, &str, &str)] = &[
         "/rematch",
     ),
     ("move", "play a move in SAN or as a canonical token; in a game you can also just type the move.", "/move Nf3"),
-    ("board", "show the board of your game here, or of the game with this id.", "/board"),
+    (
+        "board",
+        "show the board of your game here, or of the game with this id; /board black (or white, or flip) shows it from that side.",
+        "/board",
+    ),
     (
         "moves",
         "the legal moves, those of the piece on one square or of one kind (/moves knights), or which piece makes a move (/moves Nf3); a long list goes on with /moves next (or /moves 2 for its second page).",

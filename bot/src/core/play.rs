@@ -353,10 +353,23 @@ impl Core {
     }
 
     pub(super) fn board(&self, msg: &Incoming, id: Option<&str>) -> Answer {
-        let loaded = self.find_game(msg, id)?;
-        let view = match loaded.record.colour_of(&msg.sender.id) {
+        // `/board black`, `/board flip`: the board from a side of one's choice.
+        let side = id.map(str::to_ascii_lowercase);
+        let side = match side.as_deref() {
+            Some("white") => Some(Some(Color::White)),
+            Some("black") => Some(Some(Color::Black)),
+            Some("flip" | "flipped" | "rotate" | "other" | "turn") => Some(None),
+            _ => None,
+        };
+        let loaded = self.find_game(msg, if side.is_some() { None } else { id })?;
+        let own = match loaded.record.colour_of(&msg.sender.id) {
             Some(Colour::Black) => Color::Black,
             _ => Color::White,
+        };
+        let view = match side {
+            Some(Some(c)) => c,
+            Some(None) => !own,
+            None => own,
         };
         if let Some(m) = loaded.clash.as_ref().filter(|_| clash::between_rounds(&loaded)) {
             // Between rounds the board is the armies as they stand.
@@ -385,6 +398,9 @@ impl Core {
             } else if let Some(until) = clock::deadline(r).filter(|_| loaded.clash.is_none()) {
                 let _ = write!(text, ", until {}", clock::deadline_words(until, msg.at));
             }
+        }
+        if side.is_some() {
+            let _ = write!(text, " (seen from {}'s side)", if view == Color::White { "White" } else { "Black" });
         }
         let picture = self.picture(&loaded, view, |_| {});
         // A spectator's board has no buttons: none of them is theirs to press.
