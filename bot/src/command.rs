@@ -193,6 +193,8 @@ pub enum OfferChoice {
 pub enum ParseError {
     /// The message is not a command at all (no prefix).
     NotACommand,
+    /// A slash and nothing after it.
+    Empty,
     /// An unknown command word.
     Unknown {
         /// The word as written (its first 24 characters).
@@ -216,9 +218,7 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseError::NotACommand => write!(f, "that is not a command"),
-            ParseError::Unknown { word, .. } if word.is_empty() => {
-                write!(f, "A command's word goes right after the slash: /help lists them all.")
-            }
+            ParseError::Empty => write!(f, "A command's word goes right after the slash: /help lists them all."),
             ParseError::Unknown { word, meant: None } => write!(f, "I don't know the command /{word}. Try /help."),
             ParseError::Unknown { word, meant: Some(meant) } => {
                 write!(f, "I don't know the command /{word}. Did you mean /{meant}? /help lists every command.")
@@ -307,11 +307,7 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
     let mut words = body.split_whitespace();
     let Some(first) = words.next() else {
         // A slash alone: someone who knows commands start with one.
-        return if text.starts_with('/') {
-            Err(ParseError::Unknown { word: String::new(), meant: Some("help".into()) })
-        } else {
-            Err(ParseError::NotACommand)
-        };
+        return Err(if text.starts_with('/') { ParseError::Empty } else { ParseError::NotACommand });
     };
     // `!!`, `!?`, `!!!`: a chess player's marks of surprise, not commands.
     if text.starts_with('!') && !body.starts_with(|c: char| c.is_alphabetic()) {
@@ -427,28 +423,11 @@ pub fn parse(text: &str, bot_name: &str) -> Result<Command, ParseError> {
         },
         "leaderboard" => one("leaderboard").map(Command::Leaderboard),
         "army" => none("army", Command::Army),
-        // `/buy pawn a2 b2`, `/place d1 e1 f1`: one at a time (`/place d1
-        // e1` and `/place bishop d1 e1` move the piece on d1).
-        "buy" | "place"
-            if match args.iter().filter(|a| is_square(a)).count() {
-                0 | 1 => false,
-                2 => word == "buy",
-                _ => true,
-            } =>
-        {
-            let command = if word == "buy" { "buy" } else { "place" };
-            let piece: Vec<&str> = args.iter().copied().filter(|a| !is_square(a)).collect();
-            let piece = if piece.is_empty() { "PIECE".to_string() } else { excerpt(&piece.join(" ")) };
-            let squares: Vec<&str> = args.iter().copied().filter(|a| is_square(a)).collect();
-            Err(problem(
-                command,
-                format!(
-                    "One square at a time: /{command} {piece} {}, then /{command} {piece} {}",
-                    squares[0].to_ascii_lowercase(),
-                    squares[1].to_ascii_lowercase()
-                ),
-            ))
-        }
+        // `/buy pawn a2 b2`: one at a time.
+        "buy" if let Some(e) = several_squares("buy", &args, 1) => Err(e),
+        // `/place d1 e1` and `/place bishop d1 e1` move the piece on d1;
+        // `/place d1 e1 f1` is several.
+        "place" if let Some(e) = several_squares("place", &args, 2) => Err(e),
         "buy" => match args.as_slice() {
             [] => Err(problem("buy", "Which piece?")),
             [rest @ .., last] if !rest.is_empty() && is_square(last) => {
@@ -763,6 +742,22 @@ fn challenge(args: &[&str]) -> Result<ChallengeSpec, ParseError> {
         ));
     }
     Ok(spec)
+}
+
+/// `/buy pawn a2 b2`: more squares than `command` takes (`most`), refused
+/// with the first two said one at a time.
+fn several_squares(command: &'static str, args: &[&str], most: usize) -> Option<ParseError> {
+    let (squares, piece): (Vec<&str>, Vec<&str>) = args.iter().partition(|a| is_square(a));
+    let [first, second, ..] = squares[..] else { return None };
+    if squares.len() <= most {
+        return None;
+    }
+    let piece = if piece.is_empty() { "PIECE".to_string() } else { excerpt(&piece.join(" ")) };
+    let (first, second) = (first.to_ascii_lowercase(), second.to_ascii_lowercase());
+    Some(problem(
+        command,
+        format!("One square at a time: /{command} {piece} {first}, then /{command} {piece} {second}"),
+    ))
 }
 
 /// `/draw` and `/takeback` with a word that says what to do with the offer

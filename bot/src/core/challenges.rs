@@ -291,18 +291,8 @@ impl Core {
         // removes it): said, so that whoever it was for knows.
         let own = self.store.challenge(&channel, &msg.sender.id)?;
         let record = self.store.accept_challenge(&channel, &challenge.challenger, &msg.sender.id, &start, msg.at)?;
-        let withdrawn = match own.map(|c| c.challenged) {
-            Some(Some(o)) => format!(
-                " ({}'s challenge to {} is withdrawn: a player plays one game at a time in a channel.)",
-                mention(&msg.sender.id),
-                mention(&o)
-            ),
-            Some(None) => format!(
-                " ({}'s open challenge is withdrawn: a player plays one game at a time in a channel.)",
-                mention(&msg.sender.id)
-            ),
-            None => String::new(),
-        };
+        let owner = format!("{}'s", mention(&msg.sender.id));
+        let withdrawn = own.map(|c| withdrawn_words(&owner, c.challenged.as_deref())).unwrap_or_default();
         let loaded = self.load(record)?;
         if loaded.clash.is_some() {
             return Ok(vec![Reply::text(clash::match_begins(&loaded.record) + &withdrawn)]);
@@ -502,6 +492,16 @@ impl Core {
             ids.join(", ")
         ))
     }
+}
+
+/// " (Your challenge to @bob is withdrawn: ...)": why a player's challenge
+/// went when they began another game here; `owner` is `Your` or `@alice's`.
+pub(super) fn withdrawn_words(owner: &str, challenged: Option<&str>) -> String {
+    let what = match challenged {
+        Some(o) => format!("challenge to {}", mention(o)),
+        None => "open challenge".to_string(),
+    };
+    format!(" ({owner} {what} is withdrawn: a player plays one game at a time in a channel.)")
 }
 
 /// "hints on, 3 days per move" or "10+5": the settings a challenge shows

@@ -139,15 +139,14 @@ impl Core {
                 // Each game, with what the name is there (`S`: Silver, Static piece, Shielderer).
                 // Games whose piece of this name is the same are one line.
                 let mut games: Vec<(&str, String, Vec<&str>)> = Vec::new();
+                let mut kinds: Vec<(&str, &str)> = Vec::new();
                 for (v, p) in &found {
-                    let same_as = found.iter().position(|(_, q)| q.text == p.text && q.name == p.name);
-                    let first = same_as.map(|i| found[i].0.id) == Some(v.id);
-                    if first {
-                        games.push((v.id, format!("{} in {}", p.name, v.name), Vec::new()));
-                    } else if let Some(i) = same_as
-                        && let Some(g) = games.iter_mut().find(|(id, _, _)| *id == found[i].0.id)
-                    {
-                        g.2.push(v.name);
+                    match kinds.iter().position(|&kind| kind == (p.name, p.text)) {
+                        Some(i) => games[i].2.push(v.name),
+                        None => {
+                            kinds.push((p.name, p.text));
+                            games.push((v.id, format!("{} in {}", p.name, v.name), Vec::new()));
+                        }
                     }
                 }
                 for v in &compounds {
@@ -168,17 +167,15 @@ impl Core {
                 };
                 for (id, what, also) in games {
                     let _ = write!(s, "\n/piece {id} {}", name.trim());
-                    match (same, also.is_empty()) {
-                        (true, true) => {}
-                        (true, false) => {
-                            let _ = write!(s, " (the same in {})", also.join(", "));
-                        }
-                        (false, true) => {
-                            let _ = write!(s, " ({what})");
-                        }
-                        (false, false) => {
-                            let _ = write!(s, " ({what}; the same in {})", also.join(", "));
-                        }
+                    let mut notes = Vec::new();
+                    if !same {
+                        notes.push(what);
+                    }
+                    if !also.is_empty() {
+                        notes.push(format!("the same in {}", also.join(", ")));
+                    }
+                    if !notes.is_empty() {
+                        let _ = write!(s, " ({})", notes.join("; "));
                     }
                 }
                 Ok(vec![Reply::text(s)])

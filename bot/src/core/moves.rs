@@ -88,8 +88,7 @@ pub(super) fn of_kind(pos: &Position, legal: &[Move], name: &str, whose: &Whose)
     let mut text = head;
     let mut used = 0;
     for g in groups(pos, &of_kind) {
-        let note = g.square.map_or("…".to_string(), |sq| format!("… (/moves {sq} for all)"));
-        let line = cut(&group_line(&g), room.saturating_sub(used), &note);
+        let line = cut(&group_line(&g), room.saturating_sub(used), &cut_note(&g));
         used += units(&line) + 1;
         text.push('\n');
         text.push_str(&line);
@@ -116,13 +115,14 @@ pub(super) fn drops_of(pos: &Position, legal: &[Move], letter: char) -> Result<S
 }
 
 impl Ask {
-    /// Reads the argument of `/moves`: nothing, a page number, `more`, or a square.
+    /// Reads the argument of `/moves`: nothing, a page number (`page 2`),
+    /// `more` or `next`, drops (`P@`), a kind of piece, or a square.
     pub(super) fn read(text: &str) -> Result<Ask, Refusal> {
         let t = text.trim();
         if t.is_empty() {
             return Ok(Ask::Page(1));
         }
-        if t.eq_ignore_ascii_case("more") {
+        if t.eq_ignore_ascii_case("more") || t.eq_ignore_ascii_case("next") {
             return Ok(Ask::More);
         }
         // `/moves P@`: the drops of one kind of piece in hand (O5, C2).
@@ -130,9 +130,6 @@ impl Ask {
             && letter.is_ascii_alphabetic()
         {
             return Ok(Ask::Drops((*letter as char).to_ascii_uppercase()));
-        }
-        if t.eq_ignore_ascii_case("next") {
-            return Ok(Ask::More);
         }
         // `/moves page 2`.
         let t = match t.split_once(' ') {
@@ -190,6 +187,8 @@ fn piece_name(pos: &Position, p: Piece) -> String {
         // C6: a piece holding the castling power alone.
         Some(_) if p.powers == kibitz_rules::Powers::CASTLE => "Castling piece".to_string(),
         Some(i) => v.pieces[i as usize].name.to_string(),
+        // `powers_name` falls back to the upper-case code where no power
+        // has a name: the code as moves write it, then.
         None => match pos.powers_name(p) {
             name if name.chars().any(char::is_lowercase) => name,
             _ => pos.piece_code(Piece { color: Color::White, ..p }),
@@ -252,6 +251,11 @@ fn shortened(sans: &[String]) -> String {
     parts.join("; ")
 }
 
+/// What ends a group's line cut short: where its piece's moves are whole.
+fn cut_note(g: &Group) -> String {
+    g.square.map_or("…".to_string(), |sq| format!("… (/moves {sq} for all)"))
+}
+
 fn group_line(g: &Group) -> String {
     format!("{} ({}): {}", g.head, count(g.sans.len(), "move"), shortened(&g.sans))
 }
@@ -281,16 +285,7 @@ pub(super) fn listing_page(pos: &Position, legal: &[Move], whose: &Whose, page: 
 fn paged(pos: &Position, legal: &[Move], whose: &Whose, page: usize, limit: usize) -> Result<String, Refusal> {
     let head = heading(whose, legal.len());
     let room = limit.saturating_sub(units(&head) + FOOTER_ROOM).max(40);
-    let lines: Vec<String> = groups(pos, legal)
-        .iter()
-        .map(|g| {
-            let note = match g.square {
-                Some(sq) => format!("… (/moves {sq} for all)"),
-                None => "…".to_string(),
-            };
-            cut(&group_line(g), room, &note)
-        })
-        .collect();
+    let lines: Vec<String> = groups(pos, legal).iter().map(|g| cut(&group_line(g), room, &cut_note(g))).collect();
     // Lines to pages, each within the room.
     let mut pages: Vec<Vec<&String>> = vec![Vec::new()];
     let mut used = 0;

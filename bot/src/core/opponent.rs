@@ -48,11 +48,7 @@ impl Core {
         let withdrawn = match open {
             Some(old) => {
                 self.store.withdraw_challenge(&channel, &msg.sender.id)?;
-                let to = match &old.challenged {
-                    Some(o) => format!("Your challenge to {} is withdrawn", mention(o)),
-                    None => "Your open challenge is withdrawn".to_string(),
-                };
-                format!(" ({to}: a player plays one game at a time in a channel.)")
+                challenges::withdrawn_words("Your", old.challenged.as_deref())
             }
             None => String::new(),
         };

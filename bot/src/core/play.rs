@@ -642,9 +642,6 @@ fn lost_words(pos: &kibitz_rules::Position, played: &kibitz_rules::Played) -> St
     }
 }
 
-/// A legal move with a word before it that is no game of the sender's
-/// (`/move xyz e4`) or after it (`e4 now`): what the word is, and the
-/// command that plays the move. Suggested only, never played.
 /// `e4 e5`, `Nf3 Nc6 Bb5`: moves of both sides in one message, which is
 /// not one move (`e2 e4` is, and is played). The first alone is legal.
 fn several_moves(pos: &kibitz_rules::Position, text: &str) -> Option<String> {
@@ -661,6 +658,9 @@ fn several_moves(pos: &kibitz_rules::Position, text: &str) -> Option<String> {
     ))
 }
 
+/// A legal move with a word before it that is no game of the sender's
+/// (`/move xyz e4`) or after it (`e4 now`): what the word is, and the
+/// command that plays the move. Suggested only, never played.
 fn stray_word(pos: &kibitz_rules::Position, text: &str) -> Option<String> {
     let (first, rest) = text.trim().split_once(char::is_whitespace)?;
     let rest = rest.trim();
